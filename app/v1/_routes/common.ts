@@ -1,0 +1,26 @@
+import { z } from "zod";
+
+export const properties = z.record(z.string(), z.string()).describe("Business properties kept by the catalog");
+
+/** Fields every JSON request may carry. */
+export const requestBase = {
+  identity: z
+    .object({ api_key: z.string().optional(), auth_token: z.string().optional() })
+    .partial()
+    .nullish()
+    .describe("Caller identity"),
+  context: z.record(z.string(), z.unknown()).nullish().describe("Caller-provided context"),
+  id: z.array(z.string()).nullish().describe("Identifier; must agree with the path when given"),
+};
+
+export const context = z.record(z.string(), z.string()).describe("Response headers, as header.<name> entries");
+
+export const pageToken = z.string().optional().describe("Token for the next page; absent at the end of the listing");
+
+export const delimiterQuery = {
+  delimiter: z.string().optional().describe("Delimiter of the identifier parts in {id} (default $)"),
+};
+
+export const branchQuery = {
+  branch: z.string().optional().describe("Branch to target; main when absent"),
+};

@@ -1,0 +1,101 @@
+import { z } from "zod";
+import { defaultCatalog } from "@/server/catalogs";
+import { json, pageLimit, pageQuery, qBool, route } from "@/server/http/api";
+import { createTag, deleteTag, listTags, listVersions, tagVersion, updateTag } from "@/server/table-ops";
+import { branchQuery, context, delimiterQuery, pageToken, requestBase } from "./common";
+
+const tagBody = { ...requestBase, tag: z.string().min(1), branch: z.string().nullish() };
+
+export const historyRoutes = [
+  route({
+    operationId: "ListTableVersions",
+    summary: "List the versions of a table with their metadata, paged",
+    group: "Versions and tags",
+    methods: ["POST", "GET"],
+    path: "/v1/table/{id}/version/list",
+    query: z.object({ ...delimiterQuery, ...branchQuery, ...pageQuery, descending: qBool("Latest first when true") }),
+    body: { kind: "json", schema: z.object(requestBase) },
+    response: z.object({
+      versions: z.array(
+        z.object({
+          version: z.number().int(),
+          manifest_path: z.string(),
+          manifest_size: z.number().int(),
+          e_tag: z.string(),
+          timestamp_millis: z.number().int(),
+          metadata: z.record(z.string(), z.string()),
+        }),
+      ),
+      page_token: pageToken,
+      context,
+    }),
+    handler: async ({ id, query }) =>
+      json(
+        await listVersions(await defaultCatalog(), id, {
+          pageToken: query.page_token,
+          limit: pageLimit(query.limit),
+          descending: query.descending ?? false,
+          branch: query.branch || undefined,
+        }),
+      ),
+  }),
+  route({
+    operationId: "ListTableTags",
+    summary: "List the tags of a table and the versions they point to",
+    group: "Versions and tags",
+    methods: ["POST", "GET"],
+    path: "/v1/table/{id}/tags/list",
+    query: z.object({ ...delimiterQuery, ...pageQuery }),
+    body: { kind: "json", schema: z.object(requestBase) },
+    response: z.object({
+      tags: z.record(z.string(), z.object({ version: z.number().int(), manifestSize: z.number().int() })),
+      page_token: pageToken,
+      context,
+    }),
+    handler: async ({ id, query }) => json(await listTags(await defaultCatalog(), id, { pageToken: query.page_token, limit: pageLimit(query.limit) })),
+  }),
+  route({
+    operationId: "GetTableTagVersion",
+    summary: "Get the version a tag points to",
+    group: "Versions and tags",
+    methods: ["POST"],
+    path: "/v1/table/{id}/tags/version",
+    query: z.object(delimiterQuery),
+    body: { kind: "json", schema: z.object(tagBody) },
+    response: z.object({ version: z.number().int(), context }),
+    handler: async ({ id, body }) => json(await tagVersion(await defaultCatalog(), id, body.tag)),
+  }),
+  route({
+    operationId: "CreateTableTag",
+    summary: "Create a tag at a version",
+    group: "Versions and tags",
+    methods: ["POST"],
+    path: "/v1/table/{id}/tags/create",
+    query: z.object(delimiterQuery),
+    body: { kind: "json", schema: z.object({ ...tagBody, version: z.number().int().min(0) }) },
+    response: z.object({ context }),
+    handler: async ({ id, body }) => json(await createTag(await defaultCatalog(), id, body.tag, body.version, body.branch ?? undefined)),
+  }),
+  route({
+    operationId: "UpdateTableTag",
+    summary: "Move an existing tag to another version",
+    group: "Versions and tags",
+    methods: ["POST"],
+    path: "/v1/table/{id}/tags/update",
+    query: z.object(delimiterQuery),
+    body: { kind: "json", schema: z.object({ ...tagBody, version: z.number().int().min(0) }) },
+    response: z.object({ context }),
+    handler: async ({ id, body }) => json(await updateTag(await defaultCatalog(), id, body.tag, body.version, body.branch ?? undefined)),
+  }),
+  route({
+    operationId: "DeleteTableTag",
+    summary: "Delete a tag",
+    group: "Versions and tags",
+    methods: ["POST"],
+    path: "/v1/table/{id}/tags/delete",
+    query: z.object(delimiterQuery),
+    body: { kind: "json", schema: z.object(tagBody) },
+    response: z.object({ context }),
+    handler: async ({ id, body }) => json(await deleteTag(await defaultCatalog(), id, body.tag, body.branch ?? undefined)),
+  }),
+];

@@ -1,0 +1,23 @@
+import { z } from "zod";
+import { route, type RouteDef } from "@/server/http/api";
+import { openApiDocument } from "@/server/http/openapi";
+import { SERVICE_VERSION } from "@/lib/service";
+import { namespaceRoutes } from "./namespaces";
+import { tableRoutes } from "./tables";
+import { dataRoutes } from "./data";
+import { historyRoutes } from "./history";
+
+const catalogRoutes: RouteDef[] = [...namespaceRoutes, ...tableRoutes, ...dataRoutes, ...historyRoutes];
+
+const openApiRoute = route({
+  operationId: "GetOpenApi",
+  summary: "This API's OpenAPI 3.1 description",
+  group: "Service",
+  methods: ["GET"],
+  path: "/v1/openapi.json",
+  response: z.object({ openapi: z.string() }).passthrough(),
+  handler: async () => ({ kind: "json", body: openApiDocument(apiRoutes, SERVICE_VERSION) }),
+});
+
+export const apiRoutes: RouteDef[] = [openApiRoute, ...catalogRoutes];
+

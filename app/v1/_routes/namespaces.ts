@@ -1,0 +1,90 @@
+import { z } from "zod";
+import { defaultCatalog } from "@/server/catalogs";
+import { json, pageLimit, pageQuery, parseMode, qBool, route } from "@/server/http/api";
+import { context, delimiterQuery, pageToken, properties, requestBase } from "./common";
+
+export const namespaceRoutes = [
+  route({
+    operationId: "CreateNamespace",
+    summary: "Create a namespace (modes Create, ExistOk, Overwrite)",
+    group: "Namespaces",
+    methods: ["POST"],
+    path: "/v1/namespace/{id}/create",
+    query: z.object(delimiterQuery),
+    body: { kind: "json", schema: z.object({ ...requestBase, mode: z.string().optional(), properties: properties.nullish() }) },
+    response: z.object({ properties, context }),
+    handler: async ({ id, body }) => {
+      const mode = parseMode(body.mode ?? undefined, ["create", "exist_ok", "overwrite"] as const, "create", "mode");
+      const catalog = await defaultCatalog();
+      return json(await catalog.createNamespace(id, mode, body.properties ?? {}));
+    },
+  }),
+  route({
+    operationId: "ListNamespaces",
+    summary: "List the child namespaces of a namespace",
+    group: "Namespaces",
+    methods: ["GET", "POST"],
+    path: "/v1/namespace/{id}/list",
+    query: z.object({ ...delimiterQuery, ...pageQuery }),
+    response: z.object({ namespaces: z.array(z.string()), page_token: pageToken, context }),
+    handler: async ({ id, query }) => {
+      const catalog = await defaultCatalog();
+      const page = await catalog.listNamespaces(id, query.page_token, pageLimit(query.limit));
+      return json({ namespaces: page.items, page_token: page.pageToken });
+    },
+  }),
+  route({
+    operationId: "DescribeNamespace",
+    summary: "Describe a namespace",
+    group: "Namespaces",
+    methods: ["POST", "GET"],
+    path: "/v1/namespace/{id}/describe",
+    query: z.object(delimiterQuery),
+    body: { kind: "json", schema: z.object(requestBase) },
+    response: z.object({ properties, context }),
+    handler: async ({ id }) => json(await (await defaultCatalog()).describeNamespace(id)),
+  }),
+  route({
+    operationId: "NamespaceExists",
+    summary: "Check that a namespace exists (404 when it does not)",
+    group: "Namespaces",
+    methods: ["POST", "GET"],
+    path: "/v1/namespace/{id}/exists",
+    query: z.object(delimiterQuery),
+    body: { kind: "json", schema: z.object(requestBase) },
+    response: z.object({ context }),
+    handler: async ({ id }) => {
+      await (await defaultCatalog()).namespaceExists(id);
+      return json({});
+    },
+  }),
+  route({
+    operationId: "DropNamespace",
+    summary: "Drop a namespace (behavior Restrict or Cascade; mode Fail or Skip)",
+    group: "Namespaces",
+    methods: ["POST"],
+    path: "/v1/namespace/{id}/drop",
+    query: z.object(delimiterQuery),
+    body: { kind: "json", schema: z.object({ ...requestBase, mode: z.string().optional(), behavior: z.string().optional() }) },
+    response: z.object({ properties: properties.nullable(), context }),
+    handler: async ({ id, body }) => {
+      const mode = parseMode(body.mode, ["fail", "skip"] as const, "fail", "mode");
+      const behavior = parseMode(body.behavior, ["restrict", "cascade"] as const, "restrict", "behavior");
+      return json(await (await defaultCatalog()).dropNamespace(id, mode, behavior));
+    },
+  }),
+  route({
+    operationId: "ListTables",
+    summary: "List the tables of a namespace (names relative to it)",
+    group: "Namespaces",
+    methods: ["GET", "POST"],
+    path: "/v1/namespace/{id}/table/list",
+    query: z.object({ ...delimiterQuery, ...pageQuery, include_declared: qBool("Include declared-only tables (default true)") }),
+    response: z.object({ tables: z.array(z.string()), page_token: pageToken, context }),
+    handler: async ({ id, query }) => {
+      const catalog = await defaultCatalog();
+      const page = await catalog.listTables(id, query.page_token, pageLimit(query.limit), query.include_declared ?? true);
+      return json({ tables: page.items, page_token: page.pageToken });
+    },
+  }),
+];

@@ -1,0 +1,215 @@
+import { z } from "zod";
+import { formatIdentifier } from "@/lib/identifiers";
+import { defaultCatalog } from "@/server/catalogs";
+import { invalidInput } from "@/server/errors";
+import { json, pageLimit, pageQuery, parseMode, qBool, qString, route } from "@/server/http/api";
+import { context, delimiterQuery, pageToken, properties, requestBase } from "./common";
+
+const jsonSchema = z.object({ fields: z.array(z.any()), metadata: z.record(z.string(), z.string()).optional() }).describe("Lance JSON Arrow schema");
+
+const listAll = {
+  query: z.object({ ...delimiterQuery, ...pageQuery, include_declared: qBool("Include declared-only tables (default true)") }),
+  response: z.object({ tables: z.array(z.string()), page_token: pageToken, context }),
+  handler: async ({ query, delimiter }: { query: { page_token?: string; limit?: number; include_declared?: boolean }; delimiter: string }) => {
+    const catalog = await defaultCatalog();
+    const page = await catalog.listAllTables(query.page_token, pageLimit(query.limit), query.include_declared ?? true);
+    return json({ tables: page.items.map((id) => formatIdentifier(id, delimiter)), page_token: page.pageToken });
+  },
+};
+
+function parseProperties(raw: string | undefined): Record<string, string> {
+  if (raw === undefined || raw === "") return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw invalidInput("properties must be a JSON object of strings");
+  }
+  const parsed = z.record(z.string(), z.string()).safeParse(value);
+  if (!parsed.success) throw invalidInput("properties must be a JSON object of strings");
+  return parsed.data;
+}
+
+const createQuery = z.object({
+  ...delimiterQuery,
+  mode: qString("Create (default), ExistOk or Overwrite"),
+  properties: qString("Table properties as a JSON object of strings"),
+  storage_options: qString("Ignored: storage is local to the service"),
+});
+
+const createResponse = z.object({
+  version: z.number().int(),
+  location: z.string(),
+  storage_options: z.record(z.string(), z.string()),
+  properties,
+  context,
+});
+
+async function createTable(id: string[], body: import("@/server/arrow-ipc").ArrowBody, query: z.output<typeof createQuery>) {
+  const mode = parseMode(query.mode, ["create", "exist_ok", "overwrite"] as const, "create", "mode");
+  const catalog = await defaultCatalog();
+  const { entry, version } = await catalog.createTable(id, body, mode, parseProperties(query.properties));
+  return json({ version, location: catalog.location(entry), storage_options: {}, properties: entry.properties });
+}
+
+export const tableRoutes = [
+  route({
+    operationId: "ListAllTables",
+    summary: "List every table of every namespace, as full identifiers",
+    group: "Tables",
+    methods: ["GET"],
+    path: "/v1/table",
+    ...listAll,
+  }),
+  route({
+    operationId: "DeclareTable",
+    summary: "Declare a table: record it and reserve its location without writing data",
+    group: "Tables",
+    methods: ["POST"],
+    path: "/v1/table/{id}/declare",
+    query: z.object(delimiterQuery),
+    body: {
+      kind: "json",
+      schema: z.object({ ...requestBase, location: z.string().nullish(), vend_credentials: z.boolean().nullish(), properties: properties.nullish() }),
+    },
+    response: z.object({
+      location: z.string(),
+      storage_options: z.record(z.string(), z.string()),
+      properties,
+      managed_versioning: z.boolean(),
+      context,
+    }),
+    handler: async ({ id, body }) => {
+      const catalog = await defaultCatalog();
+      const result = await catalog.declareTable(id, body.location ?? undefined, body.properties ?? {});
+      return json({ location: result.location, storage_options: {}, properties: result.properties, managed_versioning: false });
+    },
+  }),
+  route({
+    operationId: "CreateTable",
+    summary: "Create a table from an Arrow IPC stream (modes Create, ExistOk, Overwrite)",
+    group: "Tables",
+    methods: ["POST"],
+    path: "/v1/table/{id}/create",
+    query: createQuery,
+    body: { kind: "arrow" },
+    response: createResponse,
+    handler: async ({ id, body, query }) => createTable(id, body, query),
+  }),
+  route({
+    operationId: "DescribeTable",
+    summary: "Describe a table: location, version, schema, properties, state and statistics, at a version or tag",
+    group: "Tables",
+    methods: ["POST", "GET"],
+    path: "/v1/table/{id}/describe",
+    query: z.object({
+      ...delimiterQuery,
+      with_table_uri: qBool("Accepted; the location is always returned"),
+      load_detailed_metadata: qBool("Accepted; details are always returned"),
+      check_declared: qBool("Accepted; is_only_declared is always returned"),
+    }),
+    body: {
+      kind: "json",
+      schema: z.object({
+        ...requestBase,
+        version: z.number().int().min(0).nullish(),
+        tag: z.string().nullish(),
+        branch: z.string().nullish(),
+        with_table_uri: z.boolean().nullish(),
+        load_detailed_metadata: z.boolean().nullish(),
+        check_declared: z.boolean().nullish(),
+        vend_credentials: z.boolean().nullish(),
+      }),
+    },
+    response: z.object({
+      table: z.string(),
+      namespace: z.array(z.string()),
+      location: z.string(),
+      table_uri: z.string(),
+      version: z.number().int().optional(),
+      schema: jsonSchema.optional(),
+      properties,
+      is_only_declared: z.boolean(),
+      storage_options: z.record(z.string(), z.string()),
+      managed_versioning: z.boolean(),
+      stats: z.object({ num_fragments: z.number(), num_rows: z.number(), total_bytes: z.number(), num_indices: z.number() }).optional(),
+      context,
+    }),
+    handler: async ({ id, body }) => {
+      const catalog = await defaultCatalog();
+      const d = await catalog.describeTable(id, { version: body.version ?? undefined, tag: body.tag ?? undefined, branch: body.branch ?? undefined });
+      const location = catalog.location(d.entry);
+      return json({
+        table: id[id.length - 1],
+        namespace: id.slice(0, -1),
+        location,
+        table_uri: location,
+        version: d.version,
+        schema: d.schema,
+        properties: d.entry.properties,
+        is_only_declared: d.declaredOnly,
+        storage_options: {},
+        managed_versioning: false,
+        stats: d.stats && {
+          num_fragments: d.stats.fragmentStats.numFragments,
+          num_rows: d.stats.numRows,
+          total_bytes: d.stats.totalBytes,
+          num_indices: d.stats.numIndices,
+        },
+      });
+    },
+  }),
+  route({
+    operationId: "TableExists",
+    summary: "Check that a table exists (404 when it does not)",
+    group: "Tables",
+    methods: ["POST", "GET"],
+    path: "/v1/table/{id}/exists",
+    query: z.object(delimiterQuery),
+    body: { kind: "json", schema: z.object({ ...requestBase, version: z.number().int().min(0).nullish() }) },
+    response: z.object({ context }),
+    handler: async ({ id, body }) => {
+      const catalog = await defaultCatalog();
+      const entry = await catalog.resolve(id);
+      if (body.version !== undefined && body.version !== null) await catalog.readHandle(entry, { version: body.version });
+      return json({});
+    },
+  }),
+  route({
+    operationId: "DropTable",
+    summary: "Drop a table and delete its data (declared-only tables too)",
+    group: "Tables",
+    methods: ["POST"],
+    path: "/v1/table/{id}/drop",
+    query: z.object(delimiterQuery),
+    body: { kind: "json", schema: z.object(requestBase) },
+    response: z.object({ id: z.array(z.string()), location: z.string(), properties, context }),
+    handler: async ({ id }) => {
+      const catalog = await defaultCatalog();
+      const { entry } = await catalog.dropTable(id);
+      return json({ id, location: catalog.location(entry), properties: entry.properties });
+    },
+  }),
+  route({
+    operationId: "ListTablesEnterprise",
+    summary: "Enterprise edition: list tables",
+    group: "Enterprise",
+    methods: ["GET"],
+    path: "/v1/tables",
+    ...listAll,
+  }),
+  route({
+    operationId: "CreateTableEnterprise",
+    summary: "Enterprise edition: create a root-level table from an Arrow IPC stream",
+    group: "Enterprise",
+    methods: ["POST"],
+    path: "/v1/tables/{table_name}",
+    query: createQuery,
+    body: { kind: "arrow" },
+    response: createResponse,
+    handler: async ({ id, body, query }) => {
+      if (id.length !== 1) throw invalidInput("the enterprise create endpoint makes root-level tables; give a plain table name");
+      return createTable(id, body, query);
+    },
+  }),
+];

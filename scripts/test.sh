@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The whole test suite: lint, typecheck, unit and integration tests against the real built server, then the
+# browser tests in Debian's Chromium (installed here when missing; Playwright's own browser download cannot work).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+[ -d node_modules ] || npm install --no-audit --no-fund
+
+if [ ! -x /usr/bin/chromium ]; then
+  echo "Installing Debian's chromium for the browser tests..."
+  if [ "$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium >/dev/null; else sudo apt-get update -qq && sudo apt-get install -y -qq chromium >/dev/null; fi
+fi
+
+echo "== lint"; npx eslint .
+echo "== typecheck"; npx tsc --noEmit
+echo "== build"; npx next build
+echo "== unit and integration tests"; npx vitest run
+echo "== browser tests"; npx playwright test

@@ -1,0 +1,301 @@
+/**
+ * The catalog: namespaces and tables of one data root, and every operation on them. No HTTP here; callers pass
+ * parsed identifiers and options and get plain values or a QuiverError.
+ */
+import path from "node:path";
+import { tableFromIPC } from "apache-arrow";
+import { schemaToJson, type JsonSchema } from "@/lib/arrow-schema";
+import { QuiverError, invalidInput } from "./errors";
+import { ID_SEPARATOR, Manifest, type CatalogIndex, type TableEntry } from "./manifest";
+import { pageOf, type Page } from "./paging";
+import { engineCall, Storage } from "./storage";
+import { toIpcFile, ArrowBodyError, type ArrowBody } from "./arrow-ipc";
+import type { NativeTable } from "./lance-native";
+import { KeyedLock } from "./keyed-lock";
+
+export type Id = string[];
+
+export interface ReadAt {
+  version?: number;
+  tag?: string;
+  branch?: string;
+}
+
+const fmt = (id: Id) => id.join(ID_SEPARATOR);
+
+export function parseArrowBody(body: Buffer): ArrowBody {
+  try {
+    return toIpcFile(body);
+  } catch (err) {
+    if (err instanceof ArrowBodyError) throw invalidInput(err.message);
+    throw err;
+  }
+}
+
+export class Catalog {
+  readonly storage: Storage;
+  readonly manifest: Manifest;
+  private readonly locks = new KeyedLock();
+
+  constructor(root: string) {
+    this.storage = new Storage(root);
+    this.manifest = new Manifest(this.storage);
+  }
+
+  async init() {
+    await this.storage.init();
+  }
+
+  index(): Promise<CatalogIndex> {
+    return this.manifest.index();
+  }
+
+  location(entry: TableEntry): string {
+    return path.join(this.storage.root, entry.location);
+  }
+
+  // ---------------------------------------------------------------- namespaces
+
+  private async requireNamespace(id: Id, index?: CatalogIndex): Promise<CatalogIndex> {
+    const idx = index ?? (await this.index());
+    if (!idx.namespaceExists(id)) throw new QuiverError("NamespaceNotFound", `Namespace '${fmt(id)}' was not found`);
+    return idx;
+  }
+
+  async createNamespace(id: Id, mode: "create" | "exist_ok" | "overwrite", properties: Record<string, string>) {
+    if (id.length === 0) throw new QuiverError("NamespaceAlreadyExists", "the root namespace always exists");
+    return this.locks.run(`ns:${fmt(id)}`, async () => {
+      const index = await this.index();
+      await this.requireNamespace(id.slice(0, -1), index);
+      const objectId = fmt(id);
+      if (index.tables.has(objectId)) throw new QuiverError("NamespaceAlreadyExists", `a table named '${objectId}' already exists`);
+      const existing = index.namespaces.get(objectId);
+      if (existing) {
+        if (mode === "create") throw new QuiverError("NamespaceAlreadyExists", `Namespace '${objectId}' already exists`);
+        if (mode === "exist_ok") return { properties: existing.properties };
+        await this.manifest.setProperties(objectId, properties);
+        return { properties };
+      }
+      const connection = await this.storage.namespaces();
+      await engineCall("create namespace", () => connection.createNamespace(id, "create", properties));
+      return { properties };
+    });
+  }
+
+  async listNamespaces(id: Id, pageToken: string | undefined, limit: number): Promise<Page<string>> {
+    const index = await this.requireNamespace(id);
+    return pageOf(index.childNamespaces.get(fmt(id)) ?? [], pageToken, limit);
+  }
+
+  async describeNamespace(id: Id) {
+    const index = await this.requireNamespace(id);
+    return { properties: id.length === 0 ? {} : index.namespaces.get(fmt(id))!.properties };
+  }
+
+  async namespaceExists(id: Id) {
+    await this.requireNamespace(id);
+  }
+
+  async dropNamespace(id: Id, mode: "fail" | "skip", behavior: "restrict" | "cascade") {
+    if (id.length === 0) throw invalidInput("the root namespace cannot be dropped");
+    return this.locks.run(`ns:${fmt(id)}`, async () => {
+      const index = await this.index();
+      const objectId = fmt(id);
+      const entry = index.namespaces.get(objectId);
+      if (!entry) {
+        if (mode === "skip") return { properties: null };
+        throw new QuiverError("NamespaceNotFound", `Namespace '${objectId}' was not found`);
+      }
+      const prefix = objectId + ID_SEPARATOR;
+      const childNamespaces = [...index.namespaces.keys()].filter((k) => k.startsWith(prefix));
+      const childTables = [...index.tables.values()].filter((t) => t.objectId.startsWith(prefix));
+      if ((childNamespaces.length || childTables.length) && behavior === "restrict") {
+        throw new QuiverError(
+          "NamespaceNotEmpty",
+          `Namespace '${objectId}' is not empty: it holds ${childTables.length} table(s) and ${childNamespaces.length} namespace(s)`,
+        );
+      }
+      await this.manifest.remove([...childTables.map((t) => t.objectId), ...childNamespaces, objectId]);
+      for (const t of childTables) await this.storage.remove(t.location);
+      return { properties: entry.properties };
+    });
+  }
+
+  // ---------------------------------------------------------------- table listings
+
+  async listTables(namespace: Id, pageToken: string | undefined, limit: number, includeDeclared: boolean): Promise<Page<string>> {
+    const index = await this.requireNamespace(namespace);
+    const prefix = namespace.length ? fmt(namespace) + ID_SEPARATOR : "";
+    const names = index.childTables.get(fmt(namespace)) ?? [];
+    return pageOf(names, pageToken, limit, (name) => includeDeclared || this.storage.hasData(index.tables.get(prefix + name)!.location));
+  }
+
+  async listAllTables(pageToken: string | undefined, limit: number, includeDeclared: boolean): Promise<Page<Id>> {
+    const index = await this.index();
+    const page = await pageOf(index.sortedTables, pageToken, limit, (key) => includeDeclared || this.storage.hasData(index.tables.get(key)!.location));
+    return { items: page.items.map((k) => index.tables.get(k)!.id), pageToken: page.pageToken };
+  }
+
+  // ---------------------------------------------------------------- table metadata
+
+  async resolve(id: Id, index?: CatalogIndex): Promise<TableEntry> {
+    if (id.length === 0) throw invalidInput("a table identifier needs at least a table name");
+    const idx = index ?? (await this.index());
+    const entry = idx.tables.get(fmt(id));
+    if (entry) return entry;
+    if (!idx.namespaceExists(id.slice(0, -1))) throw new QuiverError("NamespaceNotFound", `Namespace '${fmt(id.slice(0, -1))}' was not found`);
+    throw new QuiverError("TableNotFound", `Table '${fmt(id)}' was not found`);
+  }
+
+  async isDeclaredOnly(entry: TableEntry): Promise<boolean> {
+    return !(await this.storage.hasData(entry.location));
+  }
+
+  async declareTable(id: Id, requestedLocation: string | undefined, properties: Record<string, string>) {
+    if (id.length === 0) throw invalidInput("a table identifier needs at least a table name");
+    return this.locks.run(`t:${fmt(id)}`, async () => {
+      const index = await this.index();
+      await this.requireNamespace(id.slice(0, -1), index);
+      const objectId = fmt(id);
+      if (index.tables.has(objectId)) throw new QuiverError("TableAlreadyExists", `Table '${objectId}' already exists`);
+      if (index.namespaces.has(objectId)) throw new QuiverError("TableAlreadyExists", `a namespace named '${objectId}' already exists`);
+      const location = this.chooseLocation(id, requestedLocation);
+      if (await this.storage.directoryExists(location)) {
+        throw new QuiverError("TableAlreadyExists", `the location of table '${objectId}' is already in use`);
+      }
+      if (!(await this.storage.reserve(location))) throw new QuiverError("TableAlreadyExists", `Table '${objectId}' already exists`);
+      const inserted = await this.manifest.insert({ objectId, objectType: "table", location, properties }).catch(async (err) => {
+        await this.storage.remove(location);
+        throw err;
+      });
+      if (!inserted) {
+        await this.storage.remove(location);
+        throw new QuiverError("TableAlreadyExists", `Table '${objectId}' already exists`);
+      }
+      return { location: path.join(this.storage.root, location), properties };
+    });
+  }
+
+  /** The directory for a new table; a client may name one only as a plain, unused entry of the data root. */
+  private chooseLocation(id: Id, requested: string | undefined): string {
+    const computed = Storage.locationFor(fmt(id), id.length > 1);
+    if (requested === undefined || requested === "") return computed;
+    const relative = path.isAbsolute(requested) ? path.relative(this.storage.root, requested) : requested;
+    if (relative === computed || (id.length === 1 && relative === `${id[0]}.lance`)) return relative;
+    if (id.length > 1 && /^[0-9a-f]{8}_/.test(relative) && relative.slice(9) === fmt(id)) {
+      this.storage.directory(relative);
+      return relative;
+    }
+    throw invalidInput(`location '${requested}' is not allowed: tables live at locations the catalog chooses inside the data root`);
+  }
+
+  async createTable(id: Id, body: ArrowBody, mode: "create" | "exist_ok" | "overwrite", properties: Record<string, string>) {
+    if (id.length === 0) throw invalidInput("a table identifier needs at least a table name");
+    return this.locks.run(`t:${fmt(id)}`, async () => {
+      const index = await this.index();
+      await this.requireNamespace(id.slice(0, -1), index);
+      const objectId = fmt(id);
+      if (index.namespaces.has(objectId)) throw new QuiverError("TableAlreadyExists", `a namespace named '${objectId}' already exists`);
+      const existing = index.tables.get(objectId);
+      if (existing) {
+        const declaredOnly = await this.isDeclaredOnly(existing);
+        if (!declaredOnly && mode === "create") throw new QuiverError("TableAlreadyExists", `Table '${objectId}' already exists`);
+        if (!declaredOnly && mode === "exist_ok") {
+          const table = await this.storage.open(existing.location);
+          return { entry: existing, version: await table.version() };
+        }
+        const table = await this.storage.create(existing.location, body.file, declaredOnly ? "create" : "overwrite");
+        if (Object.keys(properties).length && existing.registered) await this.manifest.setProperties(objectId, properties);
+        return { entry: { ...existing, properties: Object.keys(properties).length ? properties : existing.properties }, version: await table.version() };
+      }
+      const location = Storage.locationFor(objectId, id.length > 1);
+      if (await this.storage.directoryExists(location)) throw new QuiverError("TableAlreadyExists", `the location of table '${objectId}' is already in use`);
+      if (!(await this.manifest.insert({ objectId, objectType: "table", location, properties }))) {
+        throw new QuiverError("TableAlreadyExists", `Table '${objectId}' already exists`);
+      }
+      try {
+        const table = await this.storage.create(location, body.file, "create");
+        const entry: TableEntry = { objectId, id, location, properties, registered: true };
+        return { entry, version: await table.version() };
+      } catch (err) {
+        await this.manifest.remove([objectId]);
+        await this.storage.remove(location);
+        throw err;
+      }
+    });
+  }
+
+  async dropTable(id: Id) {
+    return this.locks.run(`t:${fmt(id)}`, async () => {
+      const entry = await this.resolve(id);
+      if (entry.registered) await this.manifest.remove([entry.objectId]);
+      await this.storage.remove(entry.location);
+      return { entry };
+    });
+  }
+
+  /** The handle to write through: the shared latest handle, or the named branch. */
+  async writeHandle(entry: TableEntry, branch?: string): Promise<NativeTable> {
+    const table = await this.storage.open(entry.location);
+    if (!branch || branch === "main") return table;
+    return this.branchHandle(table, branch);
+  }
+
+  private async branchHandle(table: NativeTable, branch: string): Promise<NativeTable> {
+    const branches = await engineCall("list branches", () => table.branches());
+    const known = await engineCall("list branches", () => branches.list());
+    if (!(branch in known)) throw new QuiverError("TableBranchNotFound", `branch '${branch}' does not exist`);
+    return engineCall("open branch", () => branches.checkout(branch));
+  }
+
+  /** A handle at the requested version, tag or branch (latest main when none is given). */
+  async readHandle(entry: TableEntry, at: ReadAt = {}): Promise<NativeTable> {
+    if (at.tag !== undefined && at.version !== undefined) throw invalidInput("give either a version or a tag, not both");
+    if (at.version === undefined && at.tag === undefined) return this.writeHandle(entry, at.branch);
+    let table = at.branch && at.branch !== "main" ? await this.writeHandle(entry, at.branch) : await this.storage.openDetached(entry.location);
+    if (at.tag !== undefined) {
+      const tag = at.tag;
+      const tags = await engineCall("read tags", () => table.tags());
+      const version = await tags.getVersion(tag).catch(() => {
+        throw new QuiverError("TableTagNotFound", `tag '${tag}' does not exist on table '${entry.objectId}'`);
+      });
+      table = await this.storage.openDetached(entry.location);
+      await engineCall("check out", () => table.checkout(version));
+      return table;
+    }
+    const version = at.version!;
+    await table.checkout(version).catch(() => {
+      throw new QuiverError("TableVersionNotFound", `version ${version} of table '${entry.objectId}' does not exist`);
+    });
+    return table;
+  }
+
+  async requireData(entry: TableEntry, what: string) {
+    if (await this.isDeclaredOnly(entry)) {
+      throw new QuiverError("TableNotFound", `Table '${entry.objectId}' is declared but has no data yet, so it cannot ${what}`);
+    }
+  }
+
+  async describeTable(id: Id, at: ReadAt) {
+    const entry = await this.resolve(id);
+    const declaredOnly = await this.isDeclaredOnly(entry);
+    if (declaredOnly) {
+      if (at.version !== undefined || at.tag !== undefined) {
+        throw new QuiverError("TableVersionNotFound", `Table '${entry.objectId}' is declared only and has no versions`);
+      }
+      return { entry, declaredOnly };
+    }
+    const table = await this.readHandle(entry, at);
+    const [version, schemaBuf, stats] = await Promise.all([
+      table.version(),
+      table.schema(),
+      engineCall("read table statistics", () => table.stats()),
+    ]);
+    const schema: JsonSchema = schemaToJson(tableFromIPC(schemaBuf).schema);
+    return { entry, declaredOnly, version, schema, stats };
+  }
+
+  async schemaOf(table: NativeTable) {
+    return tableFromIPC(await table.schema()).schema;
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * The one error class of the service. Each error carries a Lance Namespace error code; the HTTP status and the
+ * seed's `type`/`title` follow from it, so a failure reads the same to the seed's clients and to Lance clients.
+ */
+
+export const ErrorCode = {
+  Unsupported: 0,
+  NamespaceNotFound: 1,
+  NamespaceAlreadyExists: 2,
+  NamespaceNotEmpty: 3,
+  TableNotFound: 4,
+  TableAlreadyExists: 5,
+  TableIndexNotFound: 6,
+  TableIndexAlreadyExists: 7,
+  TableTagNotFound: 8,
+  TableTagAlreadyExists: 9,
+  TransactionNotFound: 10,
+  TableVersionNotFound: 11,
+  TableColumnNotFound: 12,
+  InvalidInput: 13,
+  ConcurrentModification: 14,
+  PermissionDenied: 15,
+  Unauthenticated: 16,
+  ServiceUnavailable: 17,
+  Internal: 18,
+  InvalidTableState: 19,
+  TableSchemaValidationError: 20,
+  Throttling: 21,
+  TableBranchNotFound: 22,
+  TableBranchAlreadyExists: 23,
+} as const;
+
+export type ErrorCodeName = keyof typeof ErrorCode;
+export type ErrorCodeValue = (typeof ErrorCode)[ErrorCodeName];
+
+const STATUS_BY_CODE: Record<ErrorCodeValue, number> = {
+  0: 406, 1: 404, 2: 409, 3: 409, 4: 404, 5: 409, 6: 404, 7: 409, 8: 404, 9: 409, 10: 404, 11: 404, 12: 404,
+  13: 400, 14: 409, 15: 403, 16: 401, 17: 503, 18: 500, 19: 409, 20: 400, 21: 429, 22: 404, 23: 409,
+};
+
+/** The seed's `type` and `title` per status; statuses the seed does not name follow the same pattern. */
+const SEED_SHAPE: Record<number, { type: string; title: string }> = {
+  400: { type: "/errors/bad-request", title: "Malformed request" },
+  401: { type: "/errors/unauthorized-request", title: "No valid authentication credentials for the operation" },
+  403: { type: "/errors/forbidden-request", title: "Not authorized to make this request" },
+  404: { type: "/errors/not-found-error", title: "Not found Error" },
+  405: { type: "/errors/method-not-allowed", title: "Method not allowed" },
+  406: { type: "/errors/unsupported", title: "Unsupported operation" },
+  409: { type: "/errors/conflict", title: "The namespace has been concurrently modified" },
+  413: { type: "/errors/payload-too-large", title: "Request body too large" },
+  429: { type: "/errors/too-many-requests", title: "Too many requests" },
+  503: { type: "/errors/service-unavailable", title: "Slow down" },
+  500: { type: "/errors/server-error", title: "Internal Server Error" },
+};
+
+export function seedShape(status: number) {
+  return SEED_SHAPE[status] ?? SEED_SHAPE[status >= 500 ? 500 : 400];
+}
+
+export class QuiverError extends Error {
+  readonly code: ErrorCodeValue;
+  readonly status: number;
+
+  constructor(code: ErrorCodeName, message: string, options: { status?: number } = {}) {
+    super(message);
+    this.name = "QuiverError";
+    this.code = ErrorCode[code];
+    this.status = options.status ?? STATUS_BY_CODE[this.code];
+  }
+
+  get codeName(): ErrorCodeName {
+    return (Object.keys(ErrorCode) as ErrorCodeName[]).find((k) => ErrorCode[k] === this.code)!;
+  }
+}
+
+export const invalidInput = (message: string) => new QuiverError("InvalidInput", message);
+export const unsupported = (message: string) => new QuiverError("Unsupported", message);
+
+/**
+ * Lance reports failures as plain errors with long messages that embed Rust source paths. The first line before
+ * any "Caused by" is what a caller needs; this strips paths so no internals leak into a response.
+ */
+export function engineMessage(err: unknown): string {
+  const raw = err instanceof Error ? err.message : String(err);
+  const first = raw.split(/\s+Caused by:/)[0];
+  return first
+    .replace(/,?\s*\/[\w./-]*\.rs:\d+:\d+/g, "")
+    .replace(/\s*\/(?:usr|root|home|tmp|work)\/[^\s,'"]*/g, (m) => (m.includes(".lance") ? m : ""))
+    .replace(/^lance error:\s*/i, "")
+    .replace(/^Namespace error:\s*/i, "")
+    .trim();
+}
+
+/** Classifies an engine failure into the Lance error it means. Unknown failures stay Internal. */
+export function fromEngineError(err: unknown, what: string): QuiverError {
+  if (err instanceof QuiverError) return err;
+  const message = engineMessage(err);
+  const lower = message.toLowerCase();
+  const rules: Array<[RegExp, ErrorCodeName]> = [
+    [/retryable commit conflict|commit conflict|preempted by concurrent|concurrent/, "ConcurrentModification"],
+    [/ref conflict.*tag .* already exists|tag .* already exists/, "TableTagAlreadyExists"],
+    [/ref not found.*tag|tag .* does not exist|tag .* not found/, "TableTagNotFound"],
+    [/branch .* (does not exist|not found)/, "TableBranchNotFound"],
+    [/branch .* already exists/, "TableBranchAlreadyExists"],
+    [/version not found|version .* does not exist|_versions\/\d+\.manifest was not found|not found.*version/, "TableVersionNotFound"],
+    [/column .* does not exist|no field named|does not exist in schema|field .* not found|not found in schema/, "TableColumnNotFound"],
+    [/cannot cast|cast .* not supported|unsupported cast/, "InvalidInput"],
+    [/append with different schema|found field not in schema|schema mismatch|schema error|missing=|not nullable|contains null values/, "TableSchemaValidationError"],
+    [/already exists/, "TableAlreadyExists"],
+    [/was not found|not found/, "TableNotFound"],
+    [/not supported|not implemented|unsupported/, "Unsupported"],
+    [/timed out|timeout/, "ServiceUnavailable"],
+    [/invalid|parser error|parse error|ipc|arrow error|ambiguous|must have|duplicate|prohibited|not configured|expected/, "InvalidInput"],
+  ];
+  for (const [pattern, code] of rules) {
+    if (pattern.test(lower)) return new QuiverError(code, `${what}: ${message}`);
+  }
+  return new QuiverError("Internal", `${what} failed`);
+}

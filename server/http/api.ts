@@ -1,0 +1,303 @@
+/**
+ * The API's HTTP plumbing: a route table of typed operations, and one dispatcher that matches a request, parses
+ * and validates its inputs, runs the handler, and shapes every success and failure the same way.
+ */
+import { randomUUID } from "node:crypto";
+import { z } from "zod";
+import { DEFAULT_DELIMITER, IdentifierError, parseIdentifier, sameIdentifier, validateIdentifier } from "@/lib/identifiers";
+import { QuiverError, invalidInput, seedShape } from "../errors";
+import { parseArrowBody } from "../catalog";
+import type { ArrowBody } from "../arrow-ipc";
+import { config } from "../config";
+
+export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+type JsonBody = { kind: "json"; schema: z.ZodType };
+type ArrowBodySpec = { kind: "arrow" };
+
+export type Reply =
+  | { kind: "json"; body: unknown; status?: number }
+  | { kind: "arrow-file"; body: Buffer }
+  | { kind: "integer"; value: number };
+
+export interface RouteContext<Q, B> {
+  request: Request;
+  requestId: string;
+  /** The parsed `{id}` (namespace or table identifier), when the route has one. */
+  id: string[];
+  /** Other path parameters, percent-decoded. */
+  params: Record<string, string>;
+  delimiter: string;
+  query: Q;
+  body: B;
+}
+
+export interface RouteDef<QS extends z.ZodType = z.ZodType, BS extends JsonBody | ArrowBodySpec | undefined = JsonBody | ArrowBodySpec | undefined> {
+  operationId: string;
+  summary: string;
+  group: string;
+  methods: Method[];
+  path: string;
+  query?: QS;
+  body?: BS;
+  /** JSON schema of a successful response, or the special forms. */
+  response: z.ZodType | "arrow-file" | "integer" | "empty";
+  handler: (
+    ctx: RouteContext<z.output<QS>, BS extends JsonBody ? z.output<BS["schema"]> : BS extends ArrowBodySpec ? ArrowBody : undefined>,
+  ) => Promise<Reply>;
+}
+
+export function route<QS extends z.ZodType, BS extends JsonBody | ArrowBodySpec | undefined>(def: RouteDef<QS, BS>): RouteDef {
+  return def as unknown as RouteDef;
+}
+
+export const json = (body: unknown, status?: number): Reply => ({ kind: "json", body, status });
+
+// ---------------------------------------------------------------- query parameter types
+
+const truthy = new Set(["true", "1", "yes", "on", ""]);
+const falsy = new Set(["false", "0", "no", "off"]);
+
+export const qBool = (description: string) =>
+  z
+    .string()
+    .optional()
+    .describe(description)
+    .transform((v, ctx) => {
+      if (v === undefined) return undefined;
+      const lower = v.toLowerCase();
+      if (truthy.has(lower)) return true;
+      if (falsy.has(lower)) return false;
+      ctx.addIssue({ code: "custom", message: `'${v}' is not a boolean (use true or false)` });
+      return z.NEVER;
+    });
+
+export const qInt = (description: string, min = 0) =>
+  z
+    .string()
+    .optional()
+    .describe(description)
+    .transform((v, ctx) => {
+      if (v === undefined || v === "") return undefined;
+      if (!/^-?\d+$/.test(v) || !Number.isSafeInteger(Number(v)) || Number(v) < min) {
+        ctx.addIssue({ code: "custom", message: `'${v}' is not an integer of at least ${min}` });
+        return z.NEVER;
+      }
+      return Number(v);
+    });
+
+export const qString = (description: string) => z.string().optional().describe(description);
+
+export const pageQuery = {
+  page_token: qString("Token from the previous response's page_token"),
+  limit: qInt("Inclusive upper bound on the number of items returned", 1),
+};
+
+/** Mode strings are case-insensitive and accept PascalCase or snake_case. */
+export function parseMode<T extends string>(value: string | undefined, allowed: readonly T[], fallback: T, what: string): T {
+  if (value === undefined || value === "") return fallback;
+  const normalized = value.replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase();
+  const found = allowed.find((a) => a === normalized);
+  if (!found) throw invalidInput(`${what} '${value}' is not one of ${allowed.join(", ")}`);
+  return found;
+}
+
+export function pageLimit(limit: number | undefined): number {
+  if (limit === undefined) return config.maxPageSize;
+  if (limit > config.maxPageSize) throw invalidInput(`limit ${limit} is above the maximum page size ${config.maxPageSize}`);
+  return limit;
+}
+
+// ---------------------------------------------------------------- matching
+
+interface Match {
+  route: RouteDef;
+  params: Record<string, string>;
+}
+
+function splitPath(pathname: string): string[] {
+  const parts = pathname.split("/").slice(1);
+  if (parts.length > 1 && parts[parts.length - 1] === "") parts.pop();
+  return parts;
+}
+
+function matchPath(template: string, segments: string[]): Record<string, string> | null {
+  const pattern = splitPath(template);
+  if (pattern.length !== segments.length) return null;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < pattern.length; i++) {
+    const p = pattern[i];
+    if (p.startsWith("{") && p.endsWith("}")) {
+      try {
+        params[p.slice(1, -1)] = decodeURIComponent(segments[i]);
+      } catch {
+        throw invalidInput(`path segment '${segments[i]}' is not valid percent-encoding`);
+      }
+    } else if (p !== segments[i]) return null;
+  }
+  return params;
+}
+
+function find(routes: RouteDef[], method: string, pathname: string): Match | { allowed: Method[] } | null {
+  const segments = splitPath(pathname);
+  const allowed: Method[] = [];
+  for (const route of routes) {
+    const params = matchPath(route.path, segments);
+    if (!params) continue;
+    if (route.methods.includes(method as Method)) return { route, params };
+    allowed.push(...route.methods);
+  }
+  return allowed.length ? { allowed } : null;
+}
+
+// ---------------------------------------------------------------- dispatch
+
+function queryObject(url: URL): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const key of new Set(url.searchParams.keys())) {
+    const values = url.searchParams.getAll(key);
+    out[key] = values.length === 1 ? values[0] : values;
+  }
+  return out;
+}
+
+function zodMessage(error: z.ZodError, where: string): string {
+  return error.issues
+    .slice(0, 5)
+    .map((i) => `${where}${i.path.length ? `.${i.path.join(".")}` : ""}: ${i.message}`)
+    .join("; ");
+}
+
+async function readBody(request: Request, limit: number): Promise<Buffer> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > limit) throw tooLarge(limit);
+  if (!request.body) return Buffer.alloc(0);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const reader = request.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw tooLarge(limit);
+    }
+    chunks.push(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
+  }
+  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
+}
+
+function tooLarge(limit: number) {
+  return new QuiverError("InvalidInput", `request body is larger than the limit of ${limit} bytes`, { status: 413 });
+}
+
+async function parseJsonBody(request: Request, schema: z.ZodType): Promise<unknown> {
+  const raw = await readBody(request, config.maxJsonBodyBytes);
+  const text = raw.toString("utf8").trim();
+  let value: unknown = {};
+  if (text !== "" && text !== "null") {
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw invalidInput("request body is not valid JSON");
+    }
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) throw invalidInput("request body must be a JSON object");
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw invalidInput(zodMessage(parsed.error, "body"));
+  return parsed.data;
+}
+
+function responseHeaders(requestId: string, contentType: string): Record<string, string> {
+  return { "content-type": contentType, "x-request-id": requestId, "cache-control": "no-store" };
+}
+
+function contextOf(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [`header.${k}`, v]));
+}
+
+export function errorResponse(err: unknown, instance: string, requestId: string): Response {
+  const error =
+    err instanceof QuiverError ? err : new QuiverError("Internal", "the service failed to complete the request; see the server log with this request id");
+  if (!(err instanceof QuiverError)) console.error(`[${requestId}]`, err);
+  const headers = responseHeaders(requestId, "application/json");
+  const { type, title } = seedShape(error.status);
+  const body = {
+    type,
+    title,
+    status: error.status,
+    detail: error.message,
+    instance,
+    code: error.code,
+    error: error.message,
+    context: contextOf(headers),
+  };
+  return new Response(JSON.stringify(body), { status: error.status, headers });
+}
+
+function reply(result: Reply, requestId: string): Response {
+  if (result.kind === "arrow-file") {
+    return new Response(new Uint8Array(result.body), { status: 200, headers: responseHeaders(requestId, "application/vnd.apache.arrow.file") });
+  }
+  const headers = responseHeaders(requestId, "application/json");
+  if (result.kind === "integer") return new Response(String(result.value), { status: 200, headers });
+  const body = result.body && typeof result.body === "object" && !Array.isArray(result.body) ? { ...result.body, context: contextOf(headers) } : result.body;
+  return new Response(JSON.stringify(body, (_, v) => (v === undefined ? undefined : v)), { status: result.status ?? 200, headers });
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export async function dispatch(routes: RouteDef[], request: Request): Promise<Response> {
+  const url = new URL(request.url);
+  const given = request.headers.get("x-request-id");
+  const requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
+  try {
+    const found = find(routes, request.method, url.pathname);
+    if (!found) throw new QuiverError("Unsupported", `no API operation at ${url.pathname}`, { status: 404 });
+    if ("allowed" in found) {
+      throw new QuiverError("Unsupported", `${request.method} is not allowed on ${url.pathname}; use ${[...new Set(found.allowed)].join(" or ")}`, {
+        status: 405,
+      });
+    }
+    const { route, params } = found;
+    const rawQuery = queryObject(url);
+    const delimiterRaw = rawQuery.delimiter;
+    if (Array.isArray(delimiterRaw)) throw invalidInput("delimiter is given more than once");
+    const delimiter = delimiterRaw ?? DEFAULT_DELIMITER;
+    let id: string[] = [];
+    try {
+      if (params.id !== undefined) id = parseIdentifier(params.id, delimiter);
+      if (params.table_name !== undefined) id = parseIdentifier(params.table_name, delimiter);
+    } catch (err) {
+      if (err instanceof IdentifierError) throw invalidInput(err.message);
+      throw err;
+    }
+    let query: unknown = {};
+    if (route.query) {
+      const parsed = route.query.safeParse(rawQuery);
+      if (!parsed.success) throw invalidInput(zodMessage(parsed.error, "query"));
+      query = parsed.data;
+    }
+    let body: unknown = undefined;
+    if (route.body?.kind === "json") {
+      body = await parseJsonBody(request, route.body.schema);
+      const bodyId = (body as { id?: unknown }).id;
+      if (bodyId !== undefined && bodyId !== null && (params.id !== undefined || params.table_name !== undefined)) {
+        let parts: string[];
+        try {
+          parts = validateIdentifier(bodyId);
+        } catch (err) {
+          throw invalidInput(`body.id: ${(err as Error).message}`);
+        }
+        if (!sameIdentifier(parts, id)) throw invalidInput("the id in the body does not match the id in the path");
+      }
+    } else if (route.body?.kind === "arrow") {
+      body = parseArrowBody(await readBody(request, config.maxArrowBodyBytes));
+    }
+    const result = await route.handler({ request, requestId, id, params, delimiter, query, body } as never);
+    return reply(result, requestId);
+  } catch (err) {
+    return errorResponse(err, url.pathname, requestId);
+  }
+}

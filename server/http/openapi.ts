@@ -1,0 +1,103 @@
+/**
+ * The OpenAPI 3.1 document, generated from the route table and the same zod schemas that validate requests,
+ * so the description cannot drift from what the service accepts.
+ */
+import { z } from "zod";
+import type { RouteDef } from "./api";
+
+const errorSchema = {
+  type: "object",
+  required: ["type", "title", "status", "detail", "instance", "code", "error"],
+  properties: {
+    type: { type: "string", description: "Error type path, e.g. /errors/not-found-error" },
+    title: { type: "string" },
+    status: { type: "integer" },
+    detail: { type: "string" },
+    instance: { type: "string", description: "Path of the request" },
+    code: { type: "integer", description: "Lance Namespace error code (0-23)" },
+    error: { type: "string", description: "Human-readable message" },
+    context: { type: "object", additionalProperties: { type: "string" } },
+  },
+};
+
+function schemaOf(schema: z.ZodType, io: "input" | "output") {
+  const out = z.toJSONSchema(schema, { io, unrepresentable: "any", target: "draft-2020-12" }) as Record<string, unknown>;
+  delete out.$schema;
+  return out;
+}
+
+function queryParameters(schema: z.ZodType | undefined) {
+  if (!schema) return [];
+  const json = schemaOf(schema, "input") as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
+  return Object.entries(json.properties ?? {}).map(([name, s]) => ({
+    name,
+    in: "query",
+    required: json.required?.includes(name) ?? false,
+    description: s.description,
+    schema: { ...s, description: undefined },
+  }));
+}
+
+export function openApiDocument(routes: RouteDef[], version: string) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
+      name: m[1],
+      in: "path",
+      required: true,
+      description: m[1] === "id" ? "Identifier parts joined by the delimiter; the delimiter alone is the root namespace" : undefined,
+      schema: { type: "string" },
+    }));
+    const responses: Record<string, unknown> = {
+      default: { description: "Error", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
+    };
+    if (route.response === "arrow-file") {
+      responses["200"] = { description: "Arrow IPC file", content: { "application/vnd.apache.arrow.file": { schema: { type: "string", format: "binary" } } } };
+    } else if (route.response === "integer") {
+      responses["200"] = { description: "A bare integer", content: { "application/json": { schema: { type: "integer" } } } };
+    } else if (route.response === "empty") {
+      responses["200"] = { description: "Success" };
+    } else {
+      responses["200"] = { description: "Success", content: { "application/json": { schema: schemaOf(route.response, "output") } } };
+    }
+    let requestBody: unknown;
+    if (route.body?.kind === "json") {
+      requestBody = { required: false, content: { "application/json": { schema: schemaOf(route.body.schema, "input") } } };
+    } else if (route.body?.kind === "arrow") {
+      requestBody = {
+        required: true,
+        description: "Arrow IPC stream; buffers may be LZ4_FRAME or ZSTD compressed",
+        content: { "application/vnd.apache.arrow.stream": { schema: { type: "string", format: "binary" } } },
+      };
+    }
+    const item = (paths[route.path] ??= {});
+    route.methods.forEach((method, i) => {
+      item[method.toLowerCase()] = {
+        operationId: i === 0 ? route.operationId : `${route.operationId}${method[0]}${method.slice(1).toLowerCase()}`,
+        summary: route.summary,
+        tags: [route.group],
+        parameters: [...pathParams, ...queryParameters(route.query)],
+        ...(requestBody ? { requestBody } : {}),
+        responses,
+      };
+    });
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Quiver table catalog API",
+      version,
+      description:
+        "The Lance Namespace REST interface over Lance datasets. Errors carry the seed's type/title/status/detail/instance and Lance's code/error.",
+    },
+    servers: [{ url: "/" }],
+    paths,
+    components: {
+      schemas: { Error: errorSchema },
+      securitySchemes: {
+        bearer: { type: "http", scheme: "bearer" },
+        apiKey: { type: "apiKey", in: "header", name: "x-api-key" },
+      },
+    },
+  };
+}

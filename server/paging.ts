@@ -1,0 +1,57 @@
+/**
+ * Paging by an opaque "start after" token over sorted keys: a page costs a binary search plus its own items,
+ * whatever its position in the listing.
+ */
+import { invalidInput } from "./errors";
+
+export interface Page<T> {
+  items: T[];
+  pageToken?: string;
+}
+
+export function encodePageToken(lastKey: string): string {
+  return Buffer.from(JSON.stringify({ after: lastKey })).toString("base64url");
+}
+
+export function decodePageToken(token: string | undefined | null): string | undefined {
+  if (!token) return undefined;
+  try {
+    const parsed = JSON.parse(Buffer.from(token, "base64url").toString("utf8"));
+    if (parsed && typeof parsed.after === "string") return parsed.after;
+  } catch {
+    // fall through to the error below
+  }
+  throw invalidInput("page_token is not a token this service issued");
+}
+
+/** Index of the first element of sorted `keys` that is greater than `key`. */
+export function upperBound(keys: readonly string[], key: string): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (keys[mid] <= key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Walks sorted keys after the token, keeping those `accept` admits, until `limit` are found.
+ * A token is returned only when more keys remain.
+ */
+export async function pageOf(
+  keys: readonly string[],
+  token: string | undefined | null,
+  limit: number,
+  accept: (key: string) => boolean | Promise<boolean> = () => true,
+): Promise<Page<string>> {
+  const after = decodePageToken(token);
+  let i = after === undefined ? 0 : upperBound(keys, after);
+  const items: string[] = [];
+  while (i < keys.length && items.length < limit) {
+    const key = keys[i++];
+    if (await accept(key)) items.push(key);
+  }
+  return { items, pageToken: i < keys.length ? encodePageToken(keys[i - 1]) : undefined };
+}

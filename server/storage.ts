@@ -1,0 +1,190 @@
+/**
+ * The storage adapter: Lance datasets under one data root, laid out as a Lance directory namespace.
+ *
+ * A table's dataset lives in a directory of the root named by its catalog `location` (`<name>.lance` at the root,
+ * `<hash>_<ns$...$name>` below it, as Lance's own directory namespace names them). The engine's listing
+ * connection opens datasets by a name that must end in `.lance`, so each dataset is reached through a symlink
+ * in `.quiver/links/` whose name is a digest of its location.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { connectNative, type NativeConnection, type NativeTable } from "./lance-native";
+import { QuiverError, fromEngineError } from "./errors";
+
+export const RESERVED_MARKER = ".lance-reserved";
+const MANIFEST_DIR = "__manifest";
+const LOCATION_PATTERN = /^[A-Za-z0-9_.$-]+$/;
+
+export class Storage {
+  readonly root: string;
+  private readonly linksDir: string;
+  private readonly handles = new Map<string, Promise<NativeTable>>();
+  private linkConnection?: Promise<NativeConnection>;
+  private namespaceConnection?: Promise<NativeConnection>;
+
+  constructor(root: string) {
+    this.root = path.resolve(root);
+    this.linksDir = path.join(this.root, ".quiver", "links");
+  }
+
+  /** Creates the root and the directory namespace's `__manifest` dataset when they do not exist yet. */
+  async init(): Promise<void> {
+    await fs.mkdir(this.linksDir, { recursive: true });
+    if (!(await exists(path.join(this.root, MANIFEST_DIR, "_versions")))) {
+      // The engine creates `__manifest` (with its indexes) on its first namespace write.
+      const conn = await this.namespaces();
+      const scratch = [`__quiver_init_${randomBytes(4).toString("hex")}`];
+      await conn.createNamespace(scratch, "create", {});
+      await conn.dropNamespace(scratch, "skip", "restrict");
+    }
+  }
+
+  /** The engine's manifest-backed connection, used for namespace writes so their layout is the engine's own. */
+  namespaces(): Promise<NativeConnection> {
+    this.namespaceConnection ??= connectNative(this.root, { manifestEnabled: true, readConsistencyInterval: 0 });
+    return this.namespaceConnection;
+  }
+
+  private links(): Promise<NativeConnection> {
+    this.linkConnection ??= connectNative(this.linksDir, { readConsistencyInterval: 0 });
+    return this.linkConnection;
+  }
+
+  /** Absolute directory of a catalog location, refusing anything that is not one plain entry of the root. */
+  directory(location: string): string {
+    if (!LOCATION_PATTERN.test(location) || location === "." || location === "..") {
+      throw new QuiverError("InvalidTableState", `table location '${location}' is not inside the data root`);
+    }
+    return path.join(this.root, location);
+  }
+
+  private linkName(location: string): string {
+    return createHash("sha256").update(location).digest("hex").slice(0, 40);
+  }
+
+  private async ensureLink(location: string): Promise<string> {
+    const name = this.linkName(location);
+    const link = path.join(this.linksDir, `${name}.lance`);
+    try {
+      await fs.symlink(path.join("..", "..", location), link, "dir");
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    }
+    return name;
+  }
+
+  manifest(): Promise<NativeTable> {
+    return this.open(MANIFEST_DIR);
+  }
+
+  /** An open handle on the latest version of a dataset; handles are shared and see other writers' commits. */
+  open(location: string): Promise<NativeTable> {
+    let handle = this.handles.get(location);
+    if (!handle) {
+      this.directory(location);
+      handle = (async () => {
+        const name = await this.ensureLink(location);
+        return (await this.links()).openTable(name);
+      })();
+      this.handles.set(location, handle);
+      handle.catch(() => this.handles.delete(location));
+    }
+    return handle;
+  }
+
+  /** A private handle, free to be checked out at an older version or tag without affecting other requests. */
+  async openDetached(location: string): Promise<NativeTable> {
+    this.directory(location);
+    const name = await this.ensureLink(location);
+    return (await this.links()).openTable(name);
+  }
+
+  /** Writes the first version of a dataset (or overwrites one) from an Arrow IPC file. */
+  async create(location: string, file: Buffer, mode: "create" | "overwrite"): Promise<NativeTable> {
+    this.directory(location);
+    const name = await this.ensureLink(location);
+    try {
+      await (await this.links()).createTable(name, file, mode, [], {});
+    } catch (err) {
+      throw fromEngineError(err, "create table");
+    }
+    this.handles.delete(location);
+    return this.open(location);
+  }
+
+  /** True when the location holds at least one committed version. */
+  async hasData(location: string): Promise<boolean> {
+    try {
+      const entries = await fs.readdir(path.join(this.directory(location), "_versions"));
+      return entries.some((e) => e.endsWith(".manifest"));
+    } catch {
+      return false;
+    }
+  }
+
+  async directoryExists(location: string): Promise<boolean> {
+    return exists(this.directory(location));
+  }
+
+  /** Writes the reserved marker atomically; false when it was already there. */
+  async reserve(location: string): Promise<boolean> {
+    const dir = this.directory(location);
+    await fs.mkdir(dir, { recursive: true });
+    try {
+      const handle = await fs.open(path.join(dir, RESERVED_MARKER), "wx");
+      await handle.close();
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
+      throw err;
+    }
+  }
+
+  async remove(location: string): Promise<void> {
+    const handle = this.handles.get(location);
+    this.handles.delete(location);
+    if (handle) handle.then((t) => t.close(), () => undefined);
+    await fs.rm(this.directory(location), { recursive: true, force: true });
+    await fs.rm(path.join(this.linksDir, `${this.linkName(location)}.lance`), { force: true });
+  }
+
+  /** A fresh directory name for a table below the root namespace, as Lance's directory namespace makes them. */
+  static locationFor(objectId: string, nested: boolean): string {
+    return nested ? `${randomBytes(4).toString("hex")}_${objectId}` : `${objectId}.lance`;
+  }
+
+  /** File facts for the version list: the engine's API does not expose manifest sizes or e-tags. */
+  async manifestFile(location: string, version: number, v2Paths: boolean) {
+    const file = v2Paths ? `${(18446744073709551615n - BigInt(version)).toString().padStart(20, "0")}.manifest` : `${version}.manifest`;
+    const relative = path.join(location, "_versions", file);
+    try {
+      const stat = await fs.stat(path.join(this.root, relative), { bigint: true });
+      const mtimeMicros = stat.mtimeNs / 1000n;
+      return {
+        path: path.join(this.root, relative),
+        size: Number(stat.size),
+        eTag: `${stat.ino.toString(16)}-${mtimeMicros.toString(16)}-${stat.size.toString(16)}`,
+      };
+    } catch {
+      return { path: path.join(this.root, relative), size: 0, eTag: "" };
+    }
+  }
+}
+
+async function exists(p: string): Promise<boolean> {
+  try {
+    await fs.access(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function engineCall<T>(what: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw fromEngineError(err, what);
+  }
+}

@@ -1,0 +1,326 @@
+/**
+ * Data, schema and history operations on one table: insert, merge-insert, count, query, alter columns, restore,
+ * versions and tags.
+ */
+import type { Field } from "apache-arrow";
+import { normalizeDataType } from "@/lib/arrow-schema";
+import { FieldPathError, parseFieldPath } from "@/lib/field-path";
+import { QuiverError, invalidInput, unsupported } from "./errors";
+import { joinIpcFiles, type ArrowBody } from "./arrow-ipc";
+import { engineCall } from "./storage";
+import { decodePageToken, encodePageToken } from "./paging";
+import type { Catalog, Id, ReadAt } from "./catalog";
+import type { TableEntry } from "./manifest";
+import type { NativeTable } from "./lance-native";
+
+// ---------------------------------------------------------------- writes
+
+/** Writes the first version of a declared-only table; null when it already had data (a concurrent writer won). */
+async function materialize(catalog: Catalog, entry: TableEntry, body: ArrowBody): Promise<number | null> {
+  if (!(await catalog.isDeclaredOnly(entry))) return null;
+  try {
+    const table = await catalog.storage.create(entry.location, body.file, "create");
+    return await table.version();
+  } catch (err) {
+    if (err instanceof QuiverError && err.codeName === "TableAlreadyExists") return null;
+    throw err;
+  }
+}
+
+export async function insertRecords(catalog: Catalog, id: Id, body: ArrowBody, mode: "append" | "overwrite", branch?: string) {
+  const entry = await catalog.resolve(id);
+  if (!branch) {
+    const created = await materialize(catalog, entry, body);
+    if (created !== null) return { version: created, num_inserted_rows: body.rows };
+  }
+  const table = await catalog.writeHandle(entry, branch);
+  const { version } = await engineCall("insert", () => table.add(body.file, mode));
+  return { version, num_inserted_rows: body.rows };
+}
+
+export interface MergeOptions {
+  on: string[];
+  whenMatchedUpdateAll: boolean;
+  whenMatchedUpdateAllFilt?: string;
+  whenNotMatchedInsertAll: boolean;
+  whenNotMatchedBySourceDelete: boolean;
+  whenNotMatchedBySourceDeleteFilt?: string;
+  timeoutMs?: number;
+  useIndex?: boolean;
+  branch?: string;
+}
+
+export async function mergeInsert(catalog: Catalog, id: Id, body: ArrowBody, options: MergeOptions) {
+  if (options.on.length === 0) throw invalidInput("merge_insert needs at least one 'on' column");
+  const keyPaths = options.on.map((p) => {
+    try {
+      return { text: p, segments: parseFieldPath(p) };
+    } catch (err) {
+      throw invalidInput(`invalid 'on' field path: ${(err as FieldPathError).message}`);
+    }
+  });
+  const matched = options.whenMatchedUpdateAll || options.whenMatchedUpdateAllFilt !== undefined;
+  const bySource = options.whenNotMatchedBySourceDelete || options.whenNotMatchedBySourceDeleteFilt !== undefined;
+  if (!matched && !options.whenNotMatchedInsertAll && !bySource) {
+    throw invalidInput(
+      "merge_insert would change nothing: set when_matched_update_all, when_not_matched_insert_all or when_not_matched_by_source_delete (or a _filt expression)",
+    );
+  }
+  const entry = await catalog.resolve(id);
+  if (!options.branch) {
+    const created = await materialize(catalog, entry, body);
+    if (created !== null) return { version: created, num_inserted_rows: body.rows, num_updated_rows: 0, num_deleted_rows: 0 };
+  }
+  const table = await catalog.writeHandle(entry, options.branch);
+  const schema = await catalog.schemaOf(table);
+  const keys = keyPaths.map(({ text, segments }) => {
+    const field = resolveField(schema.fields, segments);
+    if (!field) throw new QuiverError("TableColumnNotFound", `merge key '${text}' does not name a column of table '${entry.objectId}'`);
+    if (segments.length > 1) {
+      throw unsupported(`merge key '${text}' is a nested field; the engine matches rows only on top-level columns`);
+    }
+    return segments[0];
+  });
+  let builder = table.mergeInsert(keys);
+  if (matched) builder = builder.whenMatchedUpdateAll(options.whenMatchedUpdateAllFilt ?? null);
+  if (options.whenNotMatchedInsertAll) builder = builder.whenNotMatchedInsertAll();
+  if (bySource) builder = builder.whenNotMatchedBySourceDelete(options.whenNotMatchedBySourceDeleteFilt ?? null);
+  if (options.useIndex !== undefined) builder = builder.useIndex(options.useIndex);
+  if (options.timeoutMs !== undefined) builder.setTimeout(options.timeoutMs);
+  const result = await engineCall("merge_insert", () => builder.execute(body.file));
+  return {
+    version: result.version,
+    num_inserted_rows: result.numInsertedRows,
+    num_updated_rows: result.numUpdatedRows,
+    num_deleted_rows: result.numDeletedRows,
+    num_attempts: result.numAttempts,
+  };
+}
+
+interface FieldLike {
+  name: string;
+  type: { children?: FieldLike[] };
+}
+
+function resolveField(fields: readonly FieldLike[] | Field[], segments: string[]): FieldLike | undefined {
+  let current: readonly FieldLike[] = fields as readonly FieldLike[];
+  let found: FieldLike | undefined;
+  for (const segment of segments) {
+    found = current.find((f) => f.name === segment);
+    if (!found) return undefined;
+    current = found.type.children ?? [];
+  }
+  return found;
+}
+
+export interface Alteration {
+  path: string;
+  rename?: string;
+  nullable?: boolean;
+  data_type?: unknown;
+  virtual_column?: unknown;
+}
+
+export async function alterColumns(catalog: Catalog, id: Id, alterations: Alteration[], branch?: string) {
+  if (alterations.length === 0) throw invalidInput("alterations must list at least one change");
+  const entry = await catalog.resolve(id);
+  await catalog.requireData(entry, "have its columns altered");
+  const table = await catalog.writeHandle(entry, branch);
+  const schema = await catalog.schemaOf(table);
+  const native = alterations.map((a, i) => {
+    if (a.virtual_column !== undefined && a.virtual_column !== null) {
+      throw unsupported(`alterations[${i}]: virtual columns are not supported by this service`);
+    }
+    if (a.rename === undefined && a.nullable === undefined && a.data_type === undefined) {
+      throw invalidInput(`alterations[${i}] for '${a.path}' needs a rename, nullable or data_type`);
+    }
+    let segments: string[];
+    try {
+      segments = parseFieldPath(a.path);
+    } catch (err) {
+      throw invalidInput(`alterations[${i}]: ${(err as Error).message}`);
+    }
+    if (!resolveField(schema.fields, segments)) {
+      throw new QuiverError("TableColumnNotFound", `column '${a.path}' does not exist in table '${entry.objectId}'`);
+    }
+    if (a.rename !== undefined && (a.rename.length === 0 || a.rename.includes("."))) {
+      throw invalidInput(`alterations[${i}]: '${a.rename}' is not a valid column name`);
+    }
+    let dataType: string | undefined;
+    if (a.data_type !== undefined && a.data_type !== null) {
+      try {
+        dataType = JSON.stringify(normalizeDataType(a.data_type));
+      } catch (err) {
+        throw invalidInput(`alterations[${i}]: ${(err as Error).message}`);
+      }
+    }
+    return { path: segments.join("."), rename: a.rename, nullable: a.nullable, dataType };
+  });
+  return engineCall("alter columns", () => table.alterColumns(native));
+}
+
+export async function restoreVersion(catalog: Catalog, id: Id, version: number, branch?: string) {
+  const entry = await catalog.resolve(id);
+  await catalog.requireData(entry, "be restored");
+  const table = await catalog.readHandle(entry, { version, branch });
+  await engineCall("restore", () => table.restore());
+  return { version: await table.version() };
+}
+
+// ---------------------------------------------------------------- reads
+
+export async function countRows(catalog: Catalog, id: Id, predicate: string | undefined, at: ReadAt) {
+  const entry = await catalog.resolve(id);
+  if (await catalog.isDeclaredOnly(entry)) {
+    if (at.version !== undefined || at.tag !== undefined) throw new QuiverError("TableVersionNotFound", `Table '${entry.objectId}' has no versions yet`);
+    return 0;
+  }
+  const table = await catalog.readHandle(entry, at);
+  return engineCall("count rows", () => table.countRows(predicate || null));
+}
+
+export interface QueryOptions extends ReadAt {
+  filter?: string;
+  columns?: string[];
+  aliases?: Record<string, string>;
+  limit: number;
+  offset?: number;
+  withRowId?: boolean;
+  vector?: number[];
+  vectorColumn?: string;
+  distanceType?: string;
+  nprobes?: number;
+  refineFactor?: number;
+  ef?: number;
+  bypassVectorIndex?: boolean;
+  postfilter?: boolean;
+}
+
+/** Runs a query and answers an Arrow IPC file. */
+export async function queryTable(catalog: Catalog, id: Id, options: QueryOptions): Promise<Buffer> {
+  const entry = await catalog.resolve(id);
+  await catalog.requireData(entry, "be queried");
+  const table = await catalog.readHandle(entry, options);
+  const base = table.query();
+  const query = options.vector && options.vector.length ? base.nearestTo(Float32Array.from(options.vector)) : base;
+  if (options.filter) query.onlyIf(options.filter);
+  if (options.aliases) query.select(Object.entries(options.aliases));
+  else if (options.columns) query.selectColumns(options.columns);
+  query.limit(options.limit);
+  if (options.offset) query.offset(options.offset);
+  if (options.withRowId) query.withRowId();
+  if (query !== base) {
+    const vq = query as ReturnType<typeof base.nearestTo>;
+    if (options.vectorColumn) vq.column(options.vectorColumn);
+    if (options.distanceType) vq.distanceType(options.distanceType);
+    if (options.nprobes) vq.nprobes(options.nprobes);
+    if (options.refineFactor) vq.refineFactor(options.refineFactor);
+    if (options.ef) vq.ef(options.ef);
+    if (options.bypassVectorIndex) vq.bypassVectorIndex();
+    if (options.postfilter) vq.postfilter();
+  }
+  return engineCall("query", async () => {
+    const iterator = await query.execute();
+    const batches: Buffer[] = [];
+    for (let b = await iterator.next(); b; b = await iterator.next()) batches.push(b);
+    return joinIpcFiles(await query.outputSchema(), batches);
+  });
+}
+
+// ---------------------------------------------------------------- versions
+
+export async function listVersions(
+  catalog: Catalog,
+  id: Id,
+  options: { pageToken?: string; limit: number; descending: boolean; branch?: string },
+) {
+  const entry = await catalog.resolve(id);
+  if (await catalog.isDeclaredOnly(entry)) return { versions: [], page_token: undefined };
+  const table = await catalog.writeHandle(entry, options.branch);
+  const [all, v2] = await Promise.all([engineCall("list versions", () => table.listVersions()), table.usesV2ManifestPaths()]);
+  const ordered = [...all].sort((a, b) => (options.descending ? b.version - a.version : a.version - b.version));
+  const after = decodePageToken(options.pageToken);
+  const afterVersion = after === undefined ? undefined : Number(after);
+  if (afterVersion !== undefined && !Number.isInteger(afterVersion)) throw invalidInput("page_token is not a token this service issued");
+  const start = afterVersion === undefined ? 0 : ordered.findIndex((v) => (options.descending ? v.version < afterVersion : v.version > afterVersion));
+  const slice = start < 0 ? [] : ordered.slice(start, start + options.limit);
+  const more = start >= 0 && start + options.limit < ordered.length;
+  const versions = await Promise.all(
+    slice.map(async (v) => {
+      const file = await catalog.storage.manifestFile(entry.location, v.version, v2);
+      return {
+        version: v.version,
+        manifest_path: file.path,
+        manifest_size: file.size,
+        e_tag: file.eTag,
+        timestamp_millis: Math.round(toMillis(v.timestamp)),
+        metadata: v.metadata,
+      };
+    }),
+  );
+  return { versions, page_token: more ? encodePageToken(String(slice[slice.length - 1].version)) : undefined };
+}
+
+function toMillis(timestamp: number | Date): number {
+  return timestamp instanceof Date ? timestamp.getTime() : timestamp;
+}
+
+// ---------------------------------------------------------------- tags
+
+async function tagsOf(catalog: Catalog, id: Id, branch?: string) {
+  const entry = await catalog.resolve(id);
+  await catalog.requireData(entry, "have tags");
+  const table: NativeTable = await catalog.writeHandle(entry, branch);
+  return { entry, tags: await engineCall("read tags", () => table.tags()) };
+}
+
+export async function listTags(catalog: Catalog, id: Id, options: { pageToken?: string; limit: number }) {
+  const entry = await catalog.resolve(id);
+  if (await catalog.isDeclaredOnly(entry)) return { tags: {}, page_token: undefined };
+  const { tags } = await tagsOf(catalog, id);
+  const all = await engineCall("list tags", () => tags.list());
+  const names = Object.keys(all).sort();
+  const after = decodePageToken(options.pageToken);
+  const start = after === undefined ? 0 : names.findIndex((n) => n > after);
+  const page = start < 0 ? [] : names.slice(start, start + options.limit);
+  const out: Record<string, { version: number; manifestSize: number }> = {};
+  for (const name of page) out[name] = { version: all[name].version, manifestSize: all[name].manifestSize };
+  const more = start >= 0 && start + options.limit < names.length;
+  return { tags: out, page_token: more ? encodePageToken(page[page.length - 1]) : undefined };
+}
+
+export async function tagVersion(catalog: Catalog, id: Id, tag: string) {
+  const { entry, tags } = await tagsOf(catalog, id);
+  const version = await tags.getVersion(tag).catch(() => {
+    throw new QuiverError("TableTagNotFound", `tag '${tag}' does not exist on table '${entry.objectId}'`);
+  });
+  return { version };
+}
+
+async function requireVersion(catalog: Catalog, entry: TableEntry, version: number, branch?: string) {
+  await catalog.readHandle(entry, { version, branch });
+}
+
+export async function createTag(catalog: Catalog, id: Id, tag: string, version: number, branch?: string) {
+  const { entry, tags } = await tagsOf(catalog, id, branch);
+  await requireVersion(catalog, entry, version, branch);
+  await engineCall(`create tag '${tag}'`, () => tags.create(tag, version));
+  return {};
+}
+
+export async function updateTag(catalog: Catalog, id: Id, tag: string, version: number, branch?: string) {
+  const { entry, tags } = await tagsOf(catalog, id, branch);
+  const all = await engineCall("list tags", () => tags.list());
+  if (!(tag in all)) throw new QuiverError("TableTagNotFound", `tag '${tag}' does not exist on table '${entry.objectId}'`);
+  await requireVersion(catalog, entry, version, branch);
+  await engineCall(`update tag '${tag}'`, () => tags.update(tag, version));
+  return {};
+}
+
+export async function deleteTag(catalog: Catalog, id: Id, tag: string, branch?: string) {
+  const { entry, tags } = await tagsOf(catalog, id, branch);
+  const all = await engineCall("list tags", () => tags.list());
+  if (!(tag in all)) throw new QuiverError("TableTagNotFound", `tag '${tag}' does not exist on table '${entry.objectId}'`);
+  await engineCall(`delete tag '${tag}'`, () => tags.delete(tag));
+  return {};
+}

@@ -1,0 +1,61 @@
+/** A small HTTP client for the tests: JSON and Arrow calls that return status and parsed body. */
+import { Float64, Int64, Table, tableFromIPC, tableToIPC, vectorFromArray, Utf8 } from "apache-arrow";
+
+export interface Reply<T = Record<string, unknown>> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export function client(base: string, defaultHeaders: Record<string, string> = {}) {
+  async function call<T>(method: string, path: string, body?: BodyInit, headers: Record<string, string> = {}): Promise<Reply<T>> {
+    const res = await fetch(base + path, { method, body, headers: { ...defaultHeaders, ...headers } });
+    const type = res.headers.get("content-type") ?? "";
+    let parsed: unknown;
+    if (type.includes("arrow")) parsed = tableFromIPC(new Uint8Array(await res.arrayBuffer()));
+    else {
+      const text = await res.text();
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {
+        parsed = text;
+      }
+    }
+    return { status: res.status, body: parsed as T, headers: res.headers };
+  }
+  return {
+    get: <T = Record<string, unknown>>(path: string, headers?: Record<string, string>) => call<T>("GET", path, undefined, headers),
+    post: <T = Record<string, unknown>>(path: string, json?: unknown, headers?: Record<string, string>) =>
+      call<T>("POST", path, json === undefined ? undefined : JSON.stringify(json), { "content-type": "application/json", ...headers }),
+    raw: <T = Record<string, unknown>>(method: string, path: string, body?: BodyInit, headers?: Record<string, string>) => call<T>(method, path, body, headers),
+    arrow: <T = Record<string, unknown>>(path: string, table: Table | Uint8Array, headers?: Record<string, string>) =>
+      call<T>("POST", path, Buffer.from(table instanceof Uint8Array ? table : tableToIPC(table, "stream")), {
+        "content-type": "application/vnd.apache.arrow.stream",
+        ...headers,
+      }),
+  };
+}
+
+/** Rows with an int64 `id`, a float64 `x` and a utf8 `s`, for ids in [from, to). */
+export function rows(from: number, to: number, xOf: (i: number) => number = (i) => i * 1.5, sOf: (i: number) => string = (i) => `s${i}`) {
+  const ids = Array.from({ length: to - from }, (_, k) => from + k);
+  return new Table({
+    id: vectorFromArray(ids.map(BigInt), new Int64()),
+    x: vectorFromArray(ids.map(xOf), new Float64()),
+    s: vectorFromArray(ids.map(sOf), new Utf8()),
+  });
+}
+
+export const expectError = (reply: Reply, status: number, code: number) => {
+  const body = reply.body as Record<string, unknown>;
+  const ok =
+    reply.status === status &&
+    body.code === code &&
+    body.status === status &&
+    typeof body.type === "string" &&
+    typeof body.title === "string" &&
+    typeof body.detail === "string" &&
+    typeof body.instance === "string" &&
+    typeof body.error === "string";
+  if (!ok) throw new Error(`expected ${status}/code ${code}, got ${reply.status}: ${JSON.stringify(body)}`);
+};
