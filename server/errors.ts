@@ -105,7 +105,7 @@ export function fromEngineError(err: unknown, what: string): QuiverError {
     [/version not found|version .* does not exist|_versions\/\d+\.manifest was not found|not found.*version/, "TableVersionNotFound"],
     [/column .* does not exist|no field named|does not exist in schema|field .* not found|not found in schema/, "TableColumnNotFound"],
     [/cannot cast|cast .* not supported|unsupported cast/, "InvalidInput"],
-    [/append with different schema|found field not in schema|schema mismatch|schema error|missing=|not nullable|contains null values/, "TableSchemaValidationError"],
+    [/append with different schema|found field not in schema|schema mismatch|schema error|lanceerror\(schema\)|cannot contain `\.`|missing=|not nullable|contains null values/, "TableSchemaValidationError"],
     [/already exists/, "TableAlreadyExists"],
     [/was not found|not found/, "TableNotFound"],
     [/not supported|not implemented|unsupported/, "Unsupported"],
@@ -115,5 +115,6 @@ export function fromEngineError(err: unknown, what: string): QuiverError {
   for (const [pattern, code] of rules) {
     if (pattern.test(lower)) return new QuiverError(code, `${what}: ${message}`);
   }
+  console.error(`engine failure in ${what}:`, err);
   return new QuiverError("Internal", `${what} failed`);
 }

@@ -7,6 +7,7 @@ import * as lancedb from "@lancedb/lancedb";
 
 export interface NativeVersion {
   version: number;
+  /** Microseconds since the epoch. */
   timestamp: number;
   metadata: Record<string, string>;
 }

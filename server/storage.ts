@@ -102,7 +102,8 @@ export class Storage {
 
   /** Writes the first version of a dataset (or overwrites one) from an Arrow IPC file. */
   async create(location: string, file: Buffer, mode: "create" | "overwrite"): Promise<NativeTable> {
-    this.directory(location);
+    // The link must not dangle: the engine would try to create the directory at the link's own path.
+    await fs.mkdir(this.directory(location), { recursive: true });
     const name = await this.ensureLink(location);
     try {
       await (await this.links()).createTable(name, file, mode, [], {});

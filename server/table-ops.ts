@@ -4,10 +4,11 @@
  */
 import type { Field } from "apache-arrow";
 import { normalizeDataType } from "@/lib/arrow-schema";
-import { FieldPathError, parseFieldPath } from "@/lib/field-path";
+import { FieldPathError, formatFieldPath, parseFieldPath } from "@/lib/field-path";
 import { QuiverError, invalidInput, unsupported } from "./errors";
 import { joinIpcFiles, type ArrowBody } from "./arrow-ipc";
 import { engineCall } from "./storage";
+import { checkWriteSchema } from "./schema-check";
 import { decodePageToken, encodePageToken } from "./paging";
 import type { Catalog, Id, ReadAt } from "./catalog";
 import type { TableEntry } from "./manifest";
@@ -34,6 +35,7 @@ export async function insertRecords(catalog: Catalog, id: Id, body: ArrowBody, m
     if (created !== null) return { version: created, num_inserted_rows: body.rows };
   }
   const table = await catalog.writeHandle(entry, branch);
+  if (mode === "append") checkWriteSchema(await catalog.schemaOf(table), body.schema, entry.objectId);
   const { version } = await engineCall("insert", () => table.add(body.file, mode));
   return { version, num_inserted_rows: body.rows };
 }
@@ -73,6 +75,7 @@ export async function mergeInsert(catalog: Catalog, id: Id, body: ArrowBody, opt
   }
   const table = await catalog.writeHandle(entry, options.branch);
   const schema = await catalog.schemaOf(table);
+  checkWriteSchema(schema, body.schema, entry.objectId);
   const keys = keyPaths.map(({ text, segments }) => {
     const field = resolveField(schema.fields, segments);
     if (!field) throw new QuiverError("TableColumnNotFound", `merge key '${text}' does not name a column of table '${entry.objectId}'`);
@@ -154,7 +157,7 @@ export async function alterColumns(catalog: Catalog, id: Id, alterations: Altera
         throw invalidInput(`alterations[${i}]: ${(err as Error).message}`);
       }
     }
-    return { path: segments.join("."), rename: a.rename, nullable: a.nullable, dataType };
+    return { path: formatFieldPath(segments), rename: a.rename, nullable: a.nullable, dataType };
   });
   return engineCall("alter columns", () => table.alterColumns(native));
 }
@@ -253,16 +256,12 @@ export async function listVersions(
         manifest_path: file.path,
         manifest_size: file.size,
         e_tag: file.eTag,
-        timestamp_millis: Math.round(toMillis(v.timestamp)),
+        timestamp_millis: Math.floor(v.timestamp / 1000),
         metadata: v.metadata,
       };
     }),
   );
   return { versions, page_token: more ? encodePageToken(String(slice[slice.length - 1].version)) : undefined };
-}
-
-function toMillis(timestamp: number | Date): number {
-  return timestamp instanceof Date ? timestamp.getTime() : timestamp;
 }
 
 // ---------------------------------------------------------------- tags

@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { statSync } from "node:fs";
+import { client, expectError, rows } from "./client";
+import { startServer, type TestServer } from "./server";
+
+let server: TestServer;
+let api: ReturnType<typeof client>;
+
+interface VersionRecord {
+  version: number;
+  manifest_path: string;
+  manifest_size: number;
+  e_tag: string;
+  timestamp_millis: number;
+  metadata: Record<string, string>;
+}
+
+beforeAll(async () => {
+  server = await startServer();
+  api = client(server.url);
+  await api.post("/v1/namespace/h/create", {});
+  await api.arrow("/v1/table/h$t/create", rows(0, 1));
+  for (let i = 1; i < 125; i++) await api.arrow("/v1/table/h$t/insert", rows(i, i + 1));
+});
+afterAll(() => server?.stop());
+
+async function allVersions(query: string, limit: number) {
+  const out: VersionRecord[] = [];
+  let token: string | undefined;
+  let pages = 0;
+  do {
+    const reply = await api.post<{ versions: VersionRecord[]; page_token?: string }>(
+      `/v1/table/h$t/version/list?limit=${limit}${query}${token ? `&page_token=${encodeURIComponent(token)}` : ""}`,
+    );
+    expect(reply.status).toBe(200);
+    expect(reply.body.versions.length).toBeLessThanOrEqual(limit);
+    out.push(...reply.body.versions);
+    token = reply.body.page_token;
+    pages++;
+  } while (token);
+  return { versions: out, pages };
+}
+
+describe("versions", () => {
+  it("pages through 125 versions in both orders with complete records", async () => {
+    const asc = await allVersions("", 50);
+    expect(asc.pages).toBe(3);
+    expect(asc.versions.map((v) => v.version)).toEqual(Array.from({ length: 125 }, (_, i) => i + 1));
+    const desc = await allVersions("&descending=true", 40);
+    expect(desc.pages).toBe(4);
+    expect(desc.versions.map((v) => v.version)).toEqual(Array.from({ length: 125 }, (_, i) => 125 - i));
+    const last = desc.versions[0];
+    expect(last.metadata.total_rows).toBe("125");
+    expect(last.manifest_size).toBe(statSync(last.manifest_path).size);
+    expect(last.e_tag).toMatch(/^[0-9a-f]+-[0-9a-f]+-[0-9a-f]+$/);
+    expect(Math.abs(last.timestamp_millis - Date.now())).toBeLessThan(10 * 60_000);
+    expect(asc.versions[0].timestamp_millis).toBeLessThanOrEqual(last.timestamp_millis);
+  });
+
+  it("accepts GET, an empty body, null and {}", async () => {
+    for (const body of [undefined, "null", "{}", ""]) {
+      const reply = await api.raw("POST", "/v1/table/h$t/version/list?limit=1", body, body ? { "content-type": "application/json" } : {});
+      expect((reply.body as { versions: unknown[] }).versions).toHaveLength(1);
+    }
+    expect((await api.get<{ versions: unknown[] }>("/v1/table/h$t/version/list/?limit=2")).body.versions).toHaveLength(2);
+    expectError(await api.post("/v1/table/h$missing/version/list"), 404, 4);
+    expectError(await api.post("/v1/table/h$t/version/list?page_token=bogus"), 400, 13);
+  });
+
+  it("lists no versions for a declared-only table", async () => {
+    await api.post("/v1/table/h$declared/declare", {});
+    expect((await api.post<{ versions: unknown[] }>("/v1/table/h$declared/version/list")).body.versions).toEqual([]);
+  });
+});
+
+describe("tags", () => {
+  it("creates, reads, moves, lists and deletes tags", async () => {
+    expect((await api.post("/v1/table/h$t/tags/create", { tag: "release", version: 10 })).status).toBe(200);
+    expect((await api.post("/v1/table/h$t/tags/version", { tag: "release" })).body.version).toBe(10);
+    expect((await api.post("/v1/table/h$t/tags/update", { tag: "release", version: 120 })).status).toBe(200);
+    const moved = await api.post("/v1/table/h$t/tags/version", { id: ["h", "t"], tag: "release" });
+    expect(moved.body.version).toBe(120);
+    expect(moved.body.branch).toBeUndefined();
+    await api.post("/v1/table/h$t/tags/create", { tag: "alpha", version: 1 });
+    const listed = await api.post<{ tags: Record<string, { version: number; manifestSize: number }> }>("/v1/table/h$t/tags/list");
+    expect(Object.keys(listed.body.tags)).toEqual(["alpha", "release"]);
+    expect(listed.body.tags.release.version).toBe(120);
+    expect(listed.body.tags.release.manifestSize).toBeGreaterThan(0);
+    const paged = await api.get<{ tags: Record<string, unknown>; page_token?: string }>("/v1/table/h$t/tags/list?limit=1");
+    expect(Object.keys(paged.body.tags)).toEqual(["alpha"]);
+    const next = await api.get<{ tags: Record<string, unknown>; page_token?: string }>(`/v1/table/h$t/tags/list?limit=1&page_token=${paged.body.page_token}`);
+    expect(Object.keys(next.body.tags)).toEqual(["release"]);
+    expect(next.body.page_token).toBeUndefined();
+    expect((await api.post("/v1/table/h$t/tags/delete", { tag: "alpha" })).status).toBe(200);
+    expect(Object.keys((await api.post<{ tags: object }>("/v1/table/h$t/tags/list")).body.tags)).toEqual(["release"]);
+  });
+
+  it("answers each missing thing with its own code", async () => {
+    expectError(await api.post("/v1/table/h$t/tags/update", { tag: "nope", version: 2 }), 404, 8);
+    expectError(await api.post("/v1/table/h$t/tags/update", { tag: "release", version: 999 }), 404, 11);
+    expectError(await api.post("/v1/table/h$missing/tags/update", { tag: "release", version: 2 }), 404, 4);
+    expectError(await api.post("/v1/table/nons$t/tags/update", { tag: "release", version: 2 }), 404, 1);
+    expectError(await api.post("/v1/table/h$t/tags/version", { tag: "nope" }), 404, 8);
+    expectError(await api.post("/v1/table/h$t/tags/create", { tag: "release", version: 3 }), 409, 9);
+    expectError(await api.post("/v1/table/h$t/tags/create", { tag: "new", version: 1000 }), 404, 11);
+    expectError(await api.post("/v1/table/h$t/tags/delete", { tag: "nope" }), 404, 8);
+    expectError(await api.post("/v1/table/h$t/tags/update", { tag: "release", version: -1 }), 400, 13);
+    expectError(await api.post("/v1/table/h$t/tags/update", { tag: "release" }), 400, 13);
+    expectError(await api.post("/v1/table/h$t/tags/update", { tag: "release", version: 3, branch: "nope" }), 404, 22);
+    expect((await api.post("/v1/table/h$t/tags/version", { tag: "release" })).body.version).toBe(120);
+  });
+});
