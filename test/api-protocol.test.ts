@@ -1,0 +1,95 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiRoutes } from "@/app/v1/_routes";
+import { client, expectError, rows } from "./client";
+import { startServer, type TestServer } from "./server";
+
+let server: TestServer;
+let api: ReturnType<typeof client>;
+
+beforeAll(async () => {
+  server = await startServer({ QUIVER_MAX_JSON_BODY_BYTES: "2048", QUIVER_MAX_ARROW_BODY_BYTES: "100000", QUIVER_MAX_PAGE_SIZE: "50" });
+  api = client(server.url);
+  await api.post("/v1/namespace/p/create", {});
+  await api.arrow("/v1/table/p$t/create", rows(0, 3));
+});
+afterAll(() => server?.stop());
+
+describe("protocol", () => {
+  it("answers unknown paths and methods under /v1 with the JSON error shape", async () => {
+    const unknown = await api.get("/v1/nothing/here");
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers.get("content-type")).toBe("application/json");
+    expect(unknown.body).toMatchObject({ type: "/errors/not-found-error", status: 404, code: 0, instance: "/v1/nothing/here" });
+    expect((await api.post("/v1/table/p$t/frobnicate", {})).status).toBe(404);
+    const wrongMethod = await api.get("/v1/table/p$t/insert");
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.body).toMatchObject({ status: 405, code: 0 });
+    expect((await api.raw("DELETE", "/v1/table")).status).toBe(405);
+  });
+
+  it("routes both trailing-slash forms without redirecting", async () => {
+    const slash = await api.raw("POST", "/v1/table/p$t/describe/", undefined, {});
+    expect(slash.status).toBe(200);
+    expect(slash.body).toMatchObject({ version: 1 });
+    expect((await api.get("/v1/table/")).status).toBe(200);
+    expect((await api.get("/v1/namespace/%24/list/")).status).toBe(200);
+  });
+
+  it("returns the request id and the response headers as context", async () => {
+    const given = await api.post("/v1/namespace/p/describe", {}, { "x-request-id": "req-123" });
+    expect(given.headers.get("x-request-id")).toBe("req-123");
+    expect(given.body.context).toMatchObject({ "header.x-request-id": "req-123", "header.content-type": "application/json" });
+    const generated = await api.post("/v1/namespace/p/describe", {});
+    expect(generated.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    const error = await api.post("/v1/namespace/nope/describe", {}, { "x-request-id": "err-1" });
+    expect((error.body.context as Record<string, string>)["header.x-request-id"]).toBe("err-1");
+    const injected = await api.post("/v1/namespace/p/describe", {}, { "x-request-id": "bad id\twith tab" });
+    expect(injected.headers.get("x-request-id")).not.toContain("bad");
+  });
+
+  it("rejects malformed JSON, wrong shapes and disagreeing ids", async () => {
+    expectError(await api.raw("POST", "/v1/namespace/q/create", "{not json", { "content-type": "application/json" }), 400, 13);
+    expectError(await api.raw("POST", "/v1/namespace/q/create", "[1,2]", { "content-type": "application/json" }), 400, 13);
+    expectError(await api.post("/v1/namespace/q/create", { properties: { a: 1 } }), 400, 13);
+    expectError(await api.post("/v1/namespace/q/create", { id: ["other"] }), 400, 13);
+    expectError(await api.post("/v1/table/p$t/tags/create", { tag: "x", version: "1" }), 400, 13);
+    expectError(await api.post("/v1/namespace/q/exists"), 404, 1);
+  });
+
+  it("validates identifiers before they reach the file system", async () => {
+    for (const id of ["p$..", "..$p", "a%2Fb", "p$$t", "%00", "p$t%0A", "..%2F..%2Fetc", "%C3%A9t%C3%A9", "x".repeat(200)]) {
+      expectError(await api.post(`/v1/table/${id}/describe`, {}), 400, 13);
+    }
+    expectError(await api.post("/v1/table/p$t/describe?delimiter=", {}), 400, 13);
+    expect((await api.post("/v1/table/p%24t/describe", {})).status).toBe(200);
+    expect((await api.post("/v1/table/p::t/describe?delimiter=::", {})).status).toBe(200);
+    expectError(await api.post("/v1/table/p$t/describe", { id: ["p", "..", "t"] }), 400, 13);
+  });
+
+  it("limits body sizes and page sizes with clear errors", async () => {
+    const big = await api.post("/v1/namespace/big/create", { properties: { blob: "x".repeat(5000) } });
+    expect(big.status).toBe(413);
+    expect(big.body).toMatchObject({ status: 413, code: 13 });
+    const arrow = await api.arrow("/v1/table/p$t/insert", rows(0, 20000));
+    expect(arrow.status).toBe(413);
+    expectError(await api.get("/v1/table?limit=51"), 400, 13);
+    expect((await api.get("/v1/table?limit=50")).status).toBe(200);
+    expect((await api.post("/v1/table/p$t/count_rows", {})).body).toBe(3);
+  });
+
+  it("describes every route of the route table in the OpenAPI document", async () => {
+    const doc = await api.get<{ openapi: string; paths: Record<string, Record<string, { operationId: string; responses: object }>> }>("/v1/openapi.json");
+    expect(doc.body.openapi).toBe("3.1.0");
+    for (const route of apiRoutes) {
+      for (const method of route.methods) {
+        const op = doc.body.paths[route.path]?.[method.toLowerCase()];
+        expect(op, `${method} ${route.path}`).toBeDefined();
+        expect(op.responses).toHaveProperty("default");
+      }
+    }
+    const merge = doc.body.paths["/v1/table/{id}/merge_insert"].post as unknown as { parameters: Array<{ name: string }> };
+    expect(merge.parameters.map((p) => p.name)).toEqual(
+      expect.arrayContaining(["id", "on", "when_matched_update_all", "when_not_matched_by_source_delete_filt", "timeout", "use_index"]),
+    );
+  });
+});
