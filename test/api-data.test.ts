@@ -264,3 +264,16 @@ describe("restore", () => {
     expectError(await api.post("/v1/table/d$r/restore", {}), 400, 13);
   });
 });
+
+describe("compressed Arrow bodies", () => {
+  it("accepts ZSTD-compressed record batches", async () => {
+    const { zstdStream } = await import("./zstd-arrow");
+    const body = await zstdStream(rows(0, 2000, (i) => i / 4, (i) => `zstd-${i}`));
+    const created = await api.raw("POST", "/v1/table/d$zstd/create", body, { "content-type": "application/vnd.apache.arrow.stream" });
+    expect(created.status).toBe(200);
+    expect(await count("d$zstd")).toBe(2000);
+    expect(await valueOf("d$zstd", 1999)).toBe("zstd-1999");
+    const inserted = await api.raw("POST", "/v1/table/d$zstd/insert", await zstdStream(rows(2000, 2100)), {});
+    expect(inserted.body).toMatchObject({ num_inserted_rows: 100 });
+  });
+});

@@ -8,8 +8,8 @@ export interface Reply<T = Record<string, unknown>> {
 }
 
 export function client(base: string, defaultHeaders: Record<string, string> = {}) {
-  async function call<T>(method: string, path: string, body?: BodyInit, headers: Record<string, string> = {}): Promise<Reply<T>> {
-    const res = await fetch(base + path, { method, body, headers: { ...defaultHeaders, ...headers } });
+  async function call<T>(method: string, path: string, body?: BodyInit | Uint8Array, headers: Record<string, string> = {}): Promise<Reply<T>> {
+    const res = await fetch(base + path, { method, body: body as BodyInit, headers: { ...defaultHeaders, ...headers } });
     const type = res.headers.get("content-type") ?? "";
     let parsed: unknown;
     if (type.includes("arrow")) parsed = tableFromIPC(new Uint8Array(await res.arrayBuffer()));
@@ -27,9 +27,10 @@ export function client(base: string, defaultHeaders: Record<string, string> = {}
     get: <T = Record<string, unknown>>(path: string, headers?: Record<string, string>) => call<T>("GET", path, undefined, headers),
     post: <T = Record<string, unknown>>(path: string, json?: unknown, headers?: Record<string, string>) =>
       call<T>("POST", path, json === undefined ? undefined : JSON.stringify(json), { "content-type": "application/json", ...headers }),
-    raw: <T = Record<string, unknown>>(method: string, path: string, body?: BodyInit, headers?: Record<string, string>) => call<T>(method, path, body, headers),
+    raw: <T = Record<string, unknown>>(method: string, path: string, body?: BodyInit | Uint8Array, headers?: Record<string, string>) =>
+      call<T>(method, path, body, headers),
     arrow: <T = Record<string, unknown>>(path: string, table: Table | Uint8Array, headers?: Record<string, string>) =>
-      call<T>("POST", path, Buffer.from(table instanceof Uint8Array ? table : tableToIPC(table, "stream")), {
+      call<T>("POST", path, table instanceof Uint8Array ? table : tableToIPC(table, "stream"), {
         "content-type": "application/vnd.apache.arrow.stream",
         ...headers,
       }),
