@@ -323,3 +323,40 @@ export async function deleteTag(catalog: Catalog, id: Id, tag: string, branch?: 
   await engineCall(`delete tag '${tag}'`, () => tags.delete(tag));
   return {};
 }
+
+// ---------------------------------------------------------------- branches
+
+async function branchesOf(catalog: Catalog, id: Id) {
+  const entry = await catalog.resolve(id);
+  await catalog.requireData(entry, "have branches");
+  const table = await catalog.writeHandle(entry);
+  return { entry, branches: await engineCall("read branches", () => table.branches()) };
+}
+
+export async function listBranches(catalog: Catalog, id: Id) {
+  const { branches } = await branchesOf(catalog, id);
+  const all = await engineCall("list branches", () => branches.list());
+  return {
+    branches: Object.fromEntries(
+      Object.entries(all).map(([name, b]) => [name, { parentBranch: b.parentBranch ?? null, parentVersion: b.parentVersion, manifestSize: b.manifestSize }]),
+    ),
+  };
+}
+
+export async function createBranch(catalog: Catalog, id: Id, name: string, fromBranch?: string, fromVersion?: number) {
+  const { entry, branches } = await branchesOf(catalog, id);
+  const all = await engineCall("list branches", () => branches.list());
+  if (name in all) throw new QuiverError("TableBranchAlreadyExists", `branch '${name}' already exists on table '${entry.objectId}'`);
+  if (fromBranch && fromBranch !== "main" && !(fromBranch in all)) throw new QuiverError("TableBranchNotFound", `branch '${fromBranch}' does not exist`);
+  if (fromVersion !== undefined) await requireVersion(catalog, entry, fromVersion, fromBranch);
+  const created = await engineCall(`create branch '${name}'`, () => branches.create(name, fromBranch && fromBranch !== "main" ? fromBranch : null, fromVersion ?? null));
+  return { version: await created.version() };
+}
+
+export async function deleteBranch(catalog: Catalog, id: Id, name: string) {
+  const { entry, branches } = await branchesOf(catalog, id);
+  const all = await engineCall("list branches", () => branches.list());
+  if (!(name in all)) throw new QuiverError("TableBranchNotFound", `branch '${name}' does not exist on table '${entry.objectId}'`);
+  await engineCall(`delete branch '${name}'`, () => branches.delete(name));
+  return {};
+}

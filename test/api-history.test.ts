@@ -110,3 +110,41 @@ describe("tags", () => {
     expect((await api.post("/v1/table/h$t/tags/version", { tag: "release" })).body.version).toBe(120);
   });
 });
+
+describe("branches", () => {
+  it("writes to a branch without touching main, and reads each by name", async () => {
+    await api.arrow("/v1/table/h$b/create", rows(0, 10));
+    const created = await api.post("/v1/table/h$b/branches/create", { name: "dev" });
+    expect(created.status).toBe(200);
+    expectError(await api.post("/v1/table/h$b/branches/create", { name: "dev" }), 409, 23);
+    const listed = await api.post<{ branches: Record<string, { parentVersion: number }> }>("/v1/table/h$b/branches/list");
+    expect(listed.body.branches.dev.parentVersion).toBe(1);
+
+    const inserted = await api.arrow("/v1/table/h$b/insert?branch=dev", rows(10, 15));
+    expect(inserted.status).toBe(200);
+    expect(inserted.body.num_inserted_rows).toBe(5);
+    const merged = await api.arrow("/v1/table/h$b/merge_insert?branch=dev&on=id&when_matched_update_all=true", rows(0, 2, (i) => i, () => "dev"));
+    expect(merged.body).toMatchObject({ num_updated_rows: 2 });
+    expect((await api.post("/v1/table/h$b/count_rows", { branch: "dev" })).body).toBe(15);
+    expect((await api.post("/v1/table/h$b/count_rows", {})).body).toBe(10);
+    const devVersions = await api.post<{ versions: Array<{ version: number }> }>("/v1/table/h$b/version/list?branch=dev&descending=true");
+    const mainVersions = await api.post<{ versions: Array<{ version: number }> }>("/v1/table/h$b/version/list?descending=true");
+    expect(mainVersions.body.versions.map((v) => v.version)).toEqual([1]);
+    expect(devVersions.body.versions[0].version).toBeGreaterThan(1);
+    const altered = await api.post("/v1/table/h$b/alter_columns", { branch: "dev", alterations: [{ path: "s", rename: "label" }] });
+    expect(altered.status).toBe(200);
+    const mainFields = ((await api.post("/v1/table/h$b/describe", {})).body.schema as { fields: Array<{ name: string }> }).fields.map((f) => f.name);
+    const devFields = ((await api.post("/v1/table/h$b/describe", { branch: "dev" })).body.schema as { fields: Array<{ name: string }> }).fields.map((f) => f.name);
+    expect(mainFields).toEqual(["id", "x", "s"]);
+    expect(devFields).toEqual(["id", "x", "label"]);
+
+    for (const path of ["insert?branch=nope", "merge_insert?branch=nope&on=id&when_matched_update_all=true"]) {
+      expectError(await api.arrow(`/v1/table/h$b/${path}`, rows(0, 1)), 404, 22);
+    }
+    expectError(await api.post("/v1/table/h$b/version/list?branch=nope"), 404, 22);
+    expectError(await api.post("/v1/table/h$b/alter_columns", { branch: "nope", alterations: [{ path: "s", rename: "t" }] }), 404, 22);
+    expect((await api.post("/v1/table/h$b/branches/delete", { name: "dev" })).status).toBe(200);
+    expectError(await api.post("/v1/table/h$b/branches/delete", { name: "dev" }), 404, 22);
+    expect((await api.post("/v1/table/h$b/count_rows", {})).body).toBe(10);
+  });
+});

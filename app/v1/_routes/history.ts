@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defaultCatalog } from "@/server/catalogs";
 import { json, pageLimit, pageQuery, qBool, route } from "@/server/http/api";
-import { createTag, deleteTag, listTags, listVersions, tagVersion, updateTag } from "@/server/table-ops";
+import { createBranch, createTag, deleteBranch, deleteTag, listBranches, listTags, listVersions, tagVersion, updateTag } from "@/server/table-ops";
 import { branchQuery, context, delimiterQuery, pageToken, requestBase } from "./common";
 
 const tagBody = { ...requestBase, tag: z.string().min(1), branch: z.string().nullish() };
@@ -97,5 +97,45 @@ export const historyRoutes = [
     body: { kind: "json", schema: z.object(tagBody) },
     response: z.object({ context }),
     handler: async ({ id, body }) => json(await deleteTag(await defaultCatalog(), id, body.tag, body.branch ?? undefined)),
+  }),
+  route({
+    operationId: "ListTableBranches",
+    summary: "List the branches of a table",
+    group: "Versions and tags",
+    methods: ["POST", "GET"],
+    path: "/v1/table/{id}/branches/list",
+    query: z.object(delimiterQuery),
+    body: { kind: "json", schema: z.object(requestBase) },
+    response: z.object({
+      branches: z.record(z.string(), z.object({ parentBranch: z.string().nullable(), parentVersion: z.number().int(), manifestSize: z.number().int() })),
+      context,
+    }),
+    handler: async ({ id }) => json(await listBranches(await defaultCatalog(), id)),
+  }),
+  route({
+    operationId: "CreateTableBranch",
+    summary: "Create a branch from main or another branch, at its latest or a given version",
+    group: "Versions and tags",
+    methods: ["POST"],
+    path: "/v1/table/{id}/branches/create",
+    query: z.object(delimiterQuery),
+    body: {
+      kind: "json",
+      schema: z.object({ ...requestBase, name: z.string().min(1), from_branch: z.string().nullish(), from_version: z.number().int().min(0).nullish() }),
+    },
+    response: z.object({ version: z.number().int(), context }),
+    handler: async ({ id, body }) =>
+      json(await createBranch(await defaultCatalog(), id, body.name, body.from_branch ?? undefined, body.from_version ?? undefined)),
+  }),
+  route({
+    operationId: "DeleteTableBranch",
+    summary: "Delete a branch",
+    group: "Versions and tags",
+    methods: ["POST"],
+    path: "/v1/table/{id}/branches/delete",
+    query: z.object(delimiterQuery),
+    body: { kind: "json", schema: z.object({ ...requestBase, name: z.string().min(1) }) },
+    response: z.object({ context }),
+    handler: async ({ id, body }) => json(await deleteBranch(await defaultCatalog(), id, body.name)),
   }),
 ];
