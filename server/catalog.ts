@@ -23,6 +23,10 @@ export interface ReadAt {
 
 const fmt = (id: Id) => id.join(ID_SEPARATOR);
 
+/** Which namespaces or tables a listing may show to its caller. */
+export type Visible = (id: Id) => boolean | Promise<boolean>;
+const everything: Visible = () => true;
+
 export function parseArrowBody(body: Buffer): ArrowBody {
   try {
     return toIpcFile(body);
@@ -82,9 +86,9 @@ export class Catalog {
     });
   }
 
-  async listNamespaces(id: Id, pageToken: string | undefined, limit: number): Promise<Page<string>> {
+  async listNamespaces(id: Id, pageToken: string | undefined, limit: number, visible: Visible = everything): Promise<Page<string>> {
     const index = await this.requireNamespace(id);
-    return pageOf(index.childNamespaces.get(fmt(id)) ?? [], pageToken, limit);
+    return pageOf(index.childNamespaces.get(fmt(id)) ?? [], pageToken, limit, (name) => visible([...id, name]));
   }
 
   async describeNamespace(id: Id) {
@@ -123,16 +127,22 @@ export class Catalog {
 
   // ---------------------------------------------------------------- table listings
 
-  async listTables(namespace: Id, pageToken: string | undefined, limit: number, includeDeclared: boolean): Promise<Page<string>> {
+  async listTables(namespace: Id, pageToken: string | undefined, limit: number, includeDeclared: boolean, visible: Visible = everything): Promise<Page<string>> {
     const index = await this.requireNamespace(namespace);
     const prefix = namespace.length ? fmt(namespace) + ID_SEPARATOR : "";
     const names = index.childTables.get(fmt(namespace)) ?? [];
-    return pageOf(names, pageToken, limit, (name) => includeDeclared || this.storage.hasData(index.tables.get(prefix + name)!.location));
+    return pageOf(names, pageToken, limit, async (name) => {
+      const entry = index.tables.get(prefix + name)!;
+      return (await visible(entry.id)) && (includeDeclared || this.storage.hasData(entry.location));
+    });
   }
 
-  async listAllTables(pageToken: string | undefined, limit: number, includeDeclared: boolean): Promise<Page<Id>> {
+  async listAllTables(pageToken: string | undefined, limit: number, includeDeclared: boolean, visible: Visible = everything): Promise<Page<Id>> {
     const index = await this.index();
-    const page = await pageOf(index.sortedTables, pageToken, limit, (key) => includeDeclared || this.storage.hasData(index.tables.get(key)!.location));
+    const page = await pageOf(index.sortedTables, pageToken, limit, async (key) => {
+      const entry = index.tables.get(key)!;
+      return (await visible(entry.id)) && (includeDeclared || this.storage.hasData(entry.location));
+    });
     return { items: page.items.map((k) => index.tables.get(k)!.id), pageToken: page.pageToken };
   }
 

@@ -11,6 +11,8 @@ function intFromEnv(name: string, fallback: number): number {
 
 export const config = {
   root: path.resolve(/*turbopackIgnore: true*/ process.env.QUIVER_ROOT || "./data"),
+  /** The database a request without a database header uses. */
+  defaultDatabase: process.env.QUIVER_DEFAULT_DATABASE || "default",
   /** Largest Arrow request body, in bytes (413 beyond). */
   maxArrowBodyBytes: intFromEnv("QUIVER_MAX_ARROW_BODY_BYTES", 2 * 1024 * 1024 * 1024 - 1),
   /** Largest JSON request body, in bytes. */

@@ -17,7 +17,7 @@ interface VersionRecord {
 
 beforeAll(async () => {
   server = await startServer();
-  api = client(server.url);
+  api = client(server.url, server.auth);
   await api.post("/v1/namespace/h/create", {});
   await api.arrow("/v1/table/h$t/create", rows(0, 1));
   for (let i = 1; i < 125; i++) await api.arrow("/v1/table/h$t/insert", rows(i, i + 1));

@@ -7,7 +7,7 @@ let api: ReturnType<typeof client>;
 
 beforeAll(async () => {
   server = await startServer();
-  api = client(server.url);
+  api = client(server.url, server.auth);
 });
 afterAll(() => server?.stop());
 

@@ -10,7 +10,7 @@ let api: ReturnType<typeof client>;
 
 beforeAll(async () => {
   server = await startServer();
-  api = client(server.url);
+  api = client(server.url, server.auth);
   await api.post("/v1/namespace/lake/create", {});
   await api.post("/v1/namespace/lake$raw/create", {});
 });

@@ -18,7 +18,7 @@ let api: ReturnType<typeof client>;
 
 beforeAll(async () => {
   server = await startServer();
-  api = client(server.url);
+  api = client(server.url, server.auth);
   await api.post("/v1/namespace/sales/create", { properties: { owner: "team" } });
   await api.post("/v1/namespace/sales$eu/create", {});
   await api.arrow("/v1/table/sales$eu$orders/create", rows(0, 40));
@@ -73,7 +73,7 @@ describe("directory namespace interoperability", () => {
 
 describe("LanceDB remote client", () => {
   it("creates and appends with LZ4-compressed Arrow bodies", async () => {
-    const db = await lancedb.connect("db://default", { apiKey: "unused-until-auth", hostOverride: server.url });
+    const db = await lancedb.connect("db://default", { apiKey: server.adminKey, hostOverride: server.url });
     const schema = new arrowCjs.Schema([
       new arrowCjs.Field("id", new arrowCjs.Int64(), false),
       new arrowCjs.Field("s", new arrowCjs.Utf8(), true),

@@ -14,7 +14,10 @@ it("runs the README walk-through and gets the values it describes", () => {
   const readme = readFileSync("README.md", "utf8");
   const script = /<!-- walkthrough -->\s*```bash\n([\s\S]*?)```/.exec(readme)?.[1];
   expect(script).toBeDefined();
-  const output = execFileSync("bash", ["-euo", "pipefail", "-c", script!], { env: { ...process.env, BASE: server.url }, encoding: "utf8" });
+  const output = execFileSync("bash", ["-euo", "pipefail", "-O", "expand_aliases", "-c", script!], {
+    env: { ...process.env, BASE: server.url, QUIVER_KEY: server.adminKey },
+    encoding: "utf8",
+  });
   const lines = output.trim().split("\n").map((l) => JSON.parse(l));
   expect(lines[0]).toMatchObject({ properties: { owner: "data-team" } });
   expect(lines[1]).toMatchObject({ properties: { tier: "gold" }, managed_versioning: false });

@@ -1,34 +1,30 @@
 /** Starts the real built server on a free port against a fresh temporary data root. */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
+import { freePort } from "./oidc";
 import os from "node:os";
 import path from "node:path";
 
 export interface TestServer {
   url: string;
   root: string;
+  /** The admin key the server was started with, and the headers that present it. */
+  adminKey: string;
+  auth: Record<string, string>;
   output: () => string;
   stop: () => Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-    srv.on("error", reject);
-  });
-}
 
-export async function startServer(env: Record<string, string> = {}): Promise<TestServer> {
+export const TEST_ADMIN_KEY = "test-admin-key-0123456789";
+
+export async function startServer(env: Record<string, string> = {}, options: { port?: number } = {}): Promise<TestServer> {
   const root = mkdtempSync(path.join(os.tmpdir(), "quiver-test-"));
-  const port = await freePort();
+  const adminKey = env.QUIVER_ADMIN_API_KEY ?? TEST_ADMIN_KEY;
+  const port = options.port ?? (await freePort());
   let log = "";
   const child: ChildProcess = spawn("node_modules/.bin/next", ["start", "-p", String(port), "-H", "127.0.0.1"], {
-    env: { ...process.env, QUIVER_ROOT: root, NODE_ENV: "production", ...env },
+    env: { ...process.env, QUIVER_ROOT: root, NODE_ENV: "production", QUIVER_ADMIN_API_KEY: adminKey, NEXTAUTH_URL: `http://127.0.0.1:${port}`, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   child.stdout!.on("data", (d) => (log += d));
@@ -39,7 +35,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
     if (child.exitCode !== null) throw new Error(`server exited early:\n${log}`);
     try {
       const res = await fetch(`${url}/v1/openapi.json`);
-      if (res.ok) break;
+      if (res.status === 401 || res.ok) break;
     } catch {
       // not listening yet
     }
@@ -49,6 +45,8 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
   return {
     url,
     root,
+    adminKey,
+    auth: adminKey ? { "x-api-key": adminKey } : {},
     output: () => log,
     stop: async () => {
       child.kill("SIGTERM");

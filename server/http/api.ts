@@ -4,11 +4,15 @@
  */
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { DEFAULT_DELIMITER, IdentifierError, parseIdentifier, sameIdentifier, validateIdentifier } from "@/lib/identifiers";
+import { DEFAULT_DELIMITER, formatIdentifier, IdentifierError, parseIdentifier, sameIdentifier, validateIdentifier } from "@/lib/identifiers";
 import { QuiverError, invalidInput, seedShape } from "../errors";
-import { parseArrowBody } from "../catalog";
+import { parseArrowBody, type Catalog } from "../catalog";
 import type { ArrowBody } from "../arrow-ipc";
 import { config } from "../config";
+import { catalogFor, checkDatabaseName, DEFAULT_DATABASE } from "../catalogs";
+import { access, type Access } from "../auth/access";
+import { describePrincipal, roleRank, type Principal, type Role } from "../auth/model";
+import { credentialsOf } from "./authenticate";
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
@@ -23,6 +27,11 @@ export type Reply =
 export interface RouteContext<Q, B> {
   request: Request;
   requestId: string;
+  principal: Principal;
+  database: string;
+  /** The catalog of the request's database. */
+  catalog: Catalog;
+  access: Access;
   /** The parsed `{id}` (namespace or table identifier), when the route has one. */
   id: string[];
   /** Other path parameters, percent-decoded. */
@@ -40,6 +49,16 @@ export interface RouteDef<QS extends z.ZodType = z.ZodType, BS extends JsonBody 
   path: string;
   query?: QS;
   body?: BS;
+  /**
+   * Who may call: a role on the table or namespace the path names (or its parent), only being able to see the
+   * namespace (listings then filter what they show), any signed-in caller, or a global admin.
+   */
+  access: {
+    need: Role | "visible" | "authenticated" | "global-admin";
+    on?: "table" | "namespace" | "parent";
+    /** Enterprise endpoints accept only the x-api-key header. */
+    apiKeyHeaderOnly?: boolean;
+  };
   /** JSON schema of a successful response, or the special forms. */
   response: z.ZodType | "arrow-file" | "integer" | "empty";
   handler: (
@@ -192,21 +211,18 @@ function tooLarge(limit: number) {
   return new QuiverError("InvalidInput", `request body is larger than the limit of ${limit} bytes`, { status: 413 });
 }
 
-async function parseJsonBody(request: Request, schema: z.ZodType): Promise<unknown> {
-  const raw = await readBody(request, config.maxJsonBodyBytes);
-  const text = raw.toString("utf8").trim();
-  let value: unknown = {};
-  if (text !== "" && text !== "null") {
-    try {
-      value = JSON.parse(text);
-    } catch {
-      throw invalidInput("request body is not valid JSON");
-    }
+/** Reads a JSON body leniently: empty, `null` and `{}` are all "no fields"; malformed JSON is kept as an error. */
+async function readJsonBody(request: Request): Promise<{ value: Record<string, unknown> } | { error: QuiverError }> {
+  const text = (await readBody(request, config.maxJsonBodyBytes)).toString("utf8").trim();
+  if (text === "" || text === "null") return { value: {} };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { error: invalidInput("request body is not valid JSON") };
   }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) throw invalidInput("request body must be a JSON object");
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw invalidInput(zodMessage(parsed.error, "body"));
-  return parsed.data;
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return { error: invalidInput("request body must be a JSON object") };
+  return { value: value as Record<string, unknown> };
 }
 
 function responseHeaders(requestId: string, contentType: string): Record<string, string> {
@@ -222,6 +238,7 @@ export function errorResponse(err: unknown, instance: string, requestId: string)
     err instanceof QuiverError ? err : new QuiverError("Internal", "the service failed to complete the request; see the server log with this request id");
   if (!(err instanceof QuiverError)) console.error(`[${requestId}]`, err);
   const headers = responseHeaders(requestId, "application/json");
+  if (error.status === 401) headers["www-authenticate"] = `Bearer realm="quiver"`;
   const { type, title } = seedShape(error.status);
   const body = {
     type,
@@ -243,15 +260,55 @@ function reply(result: Reply, requestId: string): Response {
   const headers = responseHeaders(requestId, "application/json");
   if (result.kind === "integer") return new Response(String(result.value), { status: 200, headers });
   const body = result.body && typeof result.body === "object" && !Array.isArray(result.body) ? { ...result.body, context: contextOf(headers) } : result.body;
-  return new Response(JSON.stringify(body, (_, v) => (v === undefined ? undefined : v)), { status: result.status ?? 200, headers });
+  return new Response(JSON.stringify(body), { status: result.status ?? 200, headers });
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+function parseId(params: Record<string, string>, delimiter: string): string[] {
+  try {
+    if (params.id !== undefined) return parseIdentifier(params.id, delimiter);
+    if (params.table_name !== undefined) return parseIdentifier(params.table_name, delimiter);
+    return [];
+  } catch (err) {
+    if (err instanceof IdentifierError) throw invalidInput(err.message);
+    throw err;
+  }
+}
+
+async function authorize(route: RouteDef, principal: Principal, database: string, id: string[]) {
+  const auth = access();
+  const { need, on } = route.access;
+  if (need === "authenticated") return;
+  if (need === "global-admin") {
+    if (!(await auth.isGlobalAdmin(principal))) throw new QuiverError("PermissionDenied", `${route.operationId} needs an administrator of the whole service`);
+    return;
+  }
+  const target = on === "parent" ? id.slice(0, -1) : id;
+  const what = `${on === "table" ? "table" : "namespace"} '${target.length ? target.join("$") : "(root)"}' of database '${database}'`;
+  if (need === "visible") {
+    if (!(await auth.canSeeNamespace(principal, database, target))) throw new QuiverError("PermissionDenied", `no access to ${what}`);
+    return;
+  }
+  const role = await auth.roleOn(principal, database, target);
+  if (roleRank(role) < roleRank(need)) {
+    throw new QuiverError("PermissionDenied", `${route.operationId} needs the ${need} role on ${what}${role ? `; the caller is ${role}` : ""}`);
+  }
+}
+
+/** Mutating calls are audited whatever their outcome; every refused call is audited too. */
+const mutating = (route: RouteDef) => ["editor", "admin", "global-admin"].includes(route.access.need) && !route.methods.includes("GET");
 
 export async function dispatch(routes: RouteDef[], request: Request): Promise<Response> {
   const url = new URL(request.url);
   const given = request.headers.get("x-request-id");
   const requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
+  const database = request.headers.get("x-quiver-database") || request.headers.get("x-lancedb-database") || DEFAULT_DATABASE;
+  let principal: Principal | null = null;
+  let matched: RouteDef | null = null;
+  let target: string | null = null;
+  let errorCode: number | null = null;
+  let response: Response;
   try {
     const found = find(routes, request.method, url.pathname);
     if (!found) throw new QuiverError("Unsupported", `no API operation at ${url.pathname}`, { status: 404 });
@@ -261,18 +318,31 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
       });
     }
     const { route, params } = found;
+    matched = route;
     const rawQuery = queryObject(url);
     const delimiterRaw = rawQuery.delimiter;
     if (Array.isArray(delimiterRaw)) throw invalidInput("delimiter is given more than once");
     const delimiter = delimiterRaw ?? DEFAULT_DELIMITER;
-    let id: string[] = [];
-    try {
-      if (params.id !== undefined) id = parseIdentifier(params.id, delimiter);
-      if (params.table_name !== undefined) id = parseIdentifier(params.table_name, delimiter);
-    } catch (err) {
-      if (err instanceof IdentifierError) throw invalidInput(err.message);
-      throw err;
+
+    let json: Awaited<ReturnType<typeof readJsonBody>> | undefined;
+    if (route.body?.kind === "json") json = await readJsonBody(request);
+    const identity = json && "value" in json ? (json.value.identity as { api_key?: string; auth_token?: string } | null | undefined) : undefined;
+    const credentials = await credentialsOf(request, { apiKeyHeaderOnly: route.access.apiKeyHeaderOnly === true, identity });
+    if ("missing" in credentials) throw new QuiverError("Unauthenticated", credentials.missing);
+    if ("refused" in credentials) throw new QuiverError("Unauthenticated", credentials.refused);
+    if ("forbidden" in credentials) throw new QuiverError("PermissionDenied", credentials.forbidden);
+    principal = credentials.principal;
+
+    checkDatabaseName(database);
+    const keyDatabase = access().keyDatabase(principal);
+    if (keyDatabase !== null && keyDatabase !== database) {
+      throw new QuiverError("PermissionDenied", `this API key is limited to database '${keyDatabase}'`);
     }
+    const id = parseId(params, delimiter);
+    target = id.length ? formatIdentifier(id, "$") : null;
+    await authorize(route, principal, database, id);
+    const catalog = await catalogFor(database);
+
     let query: unknown = {};
     if (route.query) {
       const parsed = route.query.safeParse(rawQuery);
@@ -280,8 +350,11 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
       query = parsed.data;
     }
     let body: unknown = undefined;
-    if (route.body?.kind === "json") {
-      body = await parseJsonBody(request, route.body.schema);
+    if (json) {
+      if ("error" in json) throw json.error;
+      const parsed = (route.body as JsonBody).schema.safeParse(json.value);
+      if (!parsed.success) throw invalidInput(zodMessage(parsed.error, "body"));
+      body = parsed.data;
       const bodyId = (body as { id?: unknown }).id;
       if (bodyId !== undefined && bodyId !== null && (params.id !== undefined || params.table_name !== undefined)) {
         let parts: string[];
@@ -295,9 +368,28 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
     } else if (route.body?.kind === "arrow") {
       body = parseArrowBody(await readBody(request, config.maxArrowBodyBytes));
     }
-    const result = await route.handler({ request, requestId, id, params, delimiter, query, body } as never);
-    return reply(result, requestId);
+    const result = await route.handler({ request, requestId, principal, database, catalog, access: access(), id, params, delimiter, query, body } as never);
+    response = reply(result, requestId);
   } catch (err) {
-    return errorResponse(err, url.pathname, requestId);
+    errorCode = err instanceof QuiverError ? err.code : 18;
+    response = errorResponse(err, url.pathname, requestId);
   }
+  if (matched && (mutating(matched) || response.status === 401 || response.status === 403)) {
+    await access()
+      .audit.record({
+        time: new Date().toISOString(),
+        requestId,
+        principal: principal ? describePrincipal(principal) : null,
+        action: matched.operationId,
+        method: request.method,
+        path: url.pathname,
+        database,
+        target,
+        status: response.status,
+        code: errorCode,
+        outcome: response.status < 400 ? "ok" : response.status === 401 || response.status === 403 ? "refused" : "failed",
+      })
+      .catch((err) => console.error(`[${requestId}] audit log write failed`, err));
+  }
+  return response;
 }

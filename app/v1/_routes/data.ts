@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { parseDuration } from "@/lib/durations";
-import { defaultCatalog } from "@/server/catalogs";
 import { config } from "@/server/config";
 import { invalidInput } from "@/server/errors";
 import { json, parseMode, qBool, qString, route } from "@/server/http/api";
@@ -16,12 +15,13 @@ export const dataRoutes = [
     group: "Data",
     methods: ["POST"],
     path: "/v1/table/{id}/insert",
+    access: { need: "editor", on: "table" },
     query: z.object({ ...delimiterQuery, ...branchQuery, mode: qString("Append (default) or Overwrite, case-insensitive") }),
     body: { kind: "arrow" },
     response: z.object({ ...writeResponse, num_inserted_rows: z.number().int() }),
-    handler: async ({ id, query, body }) => {
+    handler: async ({ id, query, body, catalog }) => {
       const mode = parseMode(query.mode, ["append", "overwrite"] as const, "append", "mode");
-      return json(await insertRecords(await defaultCatalog(), id, body, mode, query.branch || undefined));
+      return json(await insertRecords(catalog, id, body, mode, query.branch || undefined));
     },
   }),
   route({
@@ -30,6 +30,7 @@ export const dataRoutes = [
     group: "Data",
     methods: ["POST"],
     path: "/v1/table/{id}/merge_insert",
+    access: { need: "editor", on: "table" },
     query: z.object({
       ...delimiterQuery,
       ...branchQuery,
@@ -49,7 +50,7 @@ export const dataRoutes = [
       num_inserted_rows: z.number().int(),
       num_deleted_rows: z.number().int(),
     }),
-    handler: async ({ id, query, body }) => {
+    handler: async ({ id, query, body, catalog }) => {
       const on = query.on === undefined ? [] : Array.isArray(query.on) ? query.on : [query.on];
       if (on.length === 0 || on.some((o) => o.length === 0)) throw invalidInput("'on' is required: name the key column(s) to match rows on");
       let timeoutMs: number | undefined;
@@ -58,7 +59,7 @@ export const dataRoutes = [
         if (timeoutMs === undefined) throw invalidInput(`timeout '${query.timeout}' is not a duration such as 500ms, 30s, 5m or 1h`);
       }
       return json(
-        await mergeInsert(await defaultCatalog(), id, body, {
+        await mergeInsert(catalog, id, body, {
           on,
           whenMatchedUpdateAll: query.when_matched_update_all ?? false,
           whenMatchedUpdateAllFilt: query.when_matched_update_all_filt || undefined,
@@ -78,6 +79,7 @@ export const dataRoutes = [
     group: "Data",
     methods: ["POST", "GET"],
     path: "/v1/table/{id}/count_rows",
+    access: { need: "viewer", on: "table" },
     query: z.object({ ...delimiterQuery, ...branchQuery }),
     body: {
       kind: "json",
@@ -89,8 +91,8 @@ export const dataRoutes = [
       }),
     },
     response: "integer",
-    handler: async ({ id, body, query }) => {
-      const value = await countRows(await defaultCatalog(), id, body.predicate ?? undefined, {
+    handler: async ({ id, body, query, catalog }) => {
+      const value = await countRows(catalog, id, body.predicate ?? undefined, {
         version: body.version ?? undefined,
         branch: body.branch ?? query.branch ?? undefined,
       });
@@ -103,6 +105,7 @@ export const dataRoutes = [
     group: "Data",
     methods: ["POST"],
     path: "/v1/table/{id}/query",
+    access: { need: "viewer", on: "table" },
     query: z.object(delimiterQuery),
     body: {
       kind: "json",
@@ -135,13 +138,13 @@ export const dataRoutes = [
       }),
     },
     response: "arrow-file",
-    handler: async ({ id, body }) => {
+    handler: async ({ id, body, catalog }) => {
       const requested = body.limit ?? (body.k !== undefined && body.k !== null ? Math.min(body.k, Number.MAX_SAFE_INTEGER) : undefined);
       const limit = requested === undefined || requested === 0 ? 10 : Math.min(requested, config.maxQueryRows);
       const columns = Array.isArray(body.columns) ? body.columns : (body.columns?.column_names ?? undefined);
       const aliases = Array.isArray(body.columns) ? undefined : (body.columns?.column_aliases ?? undefined);
       const vector = Array.isArray(body.vector) ? body.vector : (body.vector?.single_vector ?? body.vector?.multi_vector?.[0] ?? undefined);
-      const file = await queryTable(await defaultCatalog(), id, {
+      const file = await queryTable(catalog, id, {
         filter: body.filter ?? undefined,
         columns,
         aliases,
@@ -169,6 +172,7 @@ export const dataRoutes = [
     group: "Schema",
     methods: ["POST"],
     path: "/v1/table/{id}/alter_columns",
+    access: { need: "editor", on: "table" },
     query: z.object(delimiterQuery),
     body: {
       kind: "json",
@@ -187,7 +191,7 @@ export const dataRoutes = [
       }),
     },
     response: z.object(writeResponse),
-    handler: async ({ id, body }) => {
+    handler: async ({ id, body, catalog }) => {
       const alterations = body.alterations.map((a) => ({
         path: a.path,
         rename: a.rename ?? undefined,
@@ -195,7 +199,7 @@ export const dataRoutes = [
         data_type: a.data_type ?? undefined,
         virtual_column: a.virtual_column ?? undefined,
       }));
-      return json(await alterColumns(await defaultCatalog(), id, alterations, body.branch ?? undefined));
+      return json(await alterColumns(catalog, id, alterations, body.branch ?? undefined));
     },
   }),
   route({
@@ -204,9 +208,10 @@ export const dataRoutes = [
     group: "Schema",
     methods: ["POST"],
     path: "/v1/table/{id}/restore",
+    access: { need: "editor", on: "table" },
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object({ ...requestBase, version: z.number().int().min(0), branch: z.string().nullish() }) },
     response: z.object(writeResponse),
-    handler: async ({ id, body }) => json(await restoreVersion(await defaultCatalog(), id, body.version, body.branch ?? undefined)),
+    handler: async ({ id, body, catalog }) => json(await restoreVersion(catalog, id, body.version, body.branch ?? undefined)),
   }),
 ];

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { defaultCatalog } from "@/server/catalogs";
 import { json, pageLimit, pageQuery, qBool, route } from "@/server/http/api";
 import { createBranch, createTag, deleteBranch, deleteTag, listBranches, listTags, listVersions, tagVersion, updateTag } from "@/server/table-ops";
 import { branchQuery, context, delimiterQuery, pageToken, requestBase } from "./common";
@@ -13,6 +12,7 @@ export const historyRoutes = [
     group: "Versions and tags",
     methods: ["POST", "GET"],
     path: "/v1/table/{id}/version/list",
+    access: { need: "viewer", on: "table" },
     query: z.object({ ...delimiterQuery, ...branchQuery, ...pageQuery, descending: qBool("Latest first when true") }),
     body: { kind: "json", schema: z.object(requestBase) },
     response: z.object({
@@ -29,9 +29,9 @@ export const historyRoutes = [
       page_token: pageToken,
       context,
     }),
-    handler: async ({ id, query }) =>
+    handler: async ({ id, query, catalog }) =>
       json(
-        await listVersions(await defaultCatalog(), id, {
+        await listVersions(catalog, id, {
           pageToken: query.page_token,
           limit: pageLimit(query.limit),
           descending: query.descending ?? false,
@@ -45,6 +45,7 @@ export const historyRoutes = [
     group: "Versions and tags",
     methods: ["POST", "GET"],
     path: "/v1/table/{id}/tags/list",
+    access: { need: "viewer", on: "table" },
     query: z.object({ ...delimiterQuery, ...pageQuery }),
     body: { kind: "json", schema: z.object(requestBase) },
     response: z.object({
@@ -52,7 +53,7 @@ export const historyRoutes = [
       page_token: pageToken,
       context,
     }),
-    handler: async ({ id, query }) => json(await listTags(await defaultCatalog(), id, { pageToken: query.page_token, limit: pageLimit(query.limit) })),
+    handler: async ({ id, query, catalog }) => json(await listTags(catalog, id, { pageToken: query.page_token, limit: pageLimit(query.limit) })),
   }),
   route({
     operationId: "GetTableTagVersion",
@@ -60,10 +61,11 @@ export const historyRoutes = [
     group: "Versions and tags",
     methods: ["POST"],
     path: "/v1/table/{id}/tags/version",
+    access: { need: "viewer", on: "table" },
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object(tagBody) },
     response: z.object({ version: z.number().int(), context }),
-    handler: async ({ id, body }) => json(await tagVersion(await defaultCatalog(), id, body.tag)),
+    handler: async ({ id, body, catalog }) => json(await tagVersion(catalog, id, body.tag)),
   }),
   route({
     operationId: "CreateTableTag",
@@ -71,10 +73,11 @@ export const historyRoutes = [
     group: "Versions and tags",
     methods: ["POST"],
     path: "/v1/table/{id}/tags/create",
+    access: { need: "editor", on: "table" },
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object({ ...tagBody, version: z.number().int().min(0) }) },
     response: z.object({ context }),
-    handler: async ({ id, body }) => json(await createTag(await defaultCatalog(), id, body.tag, body.version, body.branch ?? undefined)),
+    handler: async ({ id, body, catalog }) => json(await createTag(catalog, id, body.tag, body.version, body.branch ?? undefined)),
   }),
   route({
     operationId: "UpdateTableTag",
@@ -82,10 +85,11 @@ export const historyRoutes = [
     group: "Versions and tags",
     methods: ["POST"],
     path: "/v1/table/{id}/tags/update",
+    access: { need: "editor", on: "table" },
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object({ ...tagBody, version: z.number().int().min(0) }) },
     response: z.object({ context }),
-    handler: async ({ id, body }) => json(await updateTag(await defaultCatalog(), id, body.tag, body.version, body.branch ?? undefined)),
+    handler: async ({ id, body, catalog }) => json(await updateTag(catalog, id, body.tag, body.version, body.branch ?? undefined)),
   }),
   route({
     operationId: "DeleteTableTag",
@@ -93,10 +97,11 @@ export const historyRoutes = [
     group: "Versions and tags",
     methods: ["POST"],
     path: "/v1/table/{id}/tags/delete",
+    access: { need: "editor", on: "table" },
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object(tagBody) },
     response: z.object({ context }),
-    handler: async ({ id, body }) => json(await deleteTag(await defaultCatalog(), id, body.tag, body.branch ?? undefined)),
+    handler: async ({ id, body, catalog }) => json(await deleteTag(catalog, id, body.tag, body.branch ?? undefined)),
   }),
   route({
     operationId: "ListTableBranches",
@@ -104,13 +109,14 @@ export const historyRoutes = [
     group: "Versions and tags",
     methods: ["POST", "GET"],
     path: "/v1/table/{id}/branches/list",
+    access: { need: "viewer", on: "table" },
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object(requestBase) },
     response: z.object({
       branches: z.record(z.string(), z.object({ parentBranch: z.string().nullable(), parentVersion: z.number().int(), manifestSize: z.number().int() })),
       context,
     }),
-    handler: async ({ id }) => json(await listBranches(await defaultCatalog(), id)),
+    handler: async ({ id, catalog }) => json(await listBranches(catalog, id)),
   }),
   route({
     operationId: "CreateTableBranch",
@@ -118,14 +124,15 @@ export const historyRoutes = [
     group: "Versions and tags",
     methods: ["POST"],
     path: "/v1/table/{id}/branches/create",
+    access: { need: "editor", on: "table" },
     query: z.object(delimiterQuery),
     body: {
       kind: "json",
       schema: z.object({ ...requestBase, name: z.string().min(1), from_branch: z.string().nullish(), from_version: z.number().int().min(0).nullish() }),
     },
     response: z.object({ version: z.number().int(), context }),
-    handler: async ({ id, body }) =>
-      json(await createBranch(await defaultCatalog(), id, body.name, body.from_branch ?? undefined, body.from_version ?? undefined)),
+    handler: async ({ id, body, catalog }) =>
+      json(await createBranch(catalog, id, body.name, body.from_branch ?? undefined, body.from_version ?? undefined)),
   }),
   route({
     operationId: "DeleteTableBranch",
@@ -133,9 +140,10 @@ export const historyRoutes = [
     group: "Versions and tags",
     methods: ["POST"],
     path: "/v1/table/{id}/branches/delete",
+    access: { need: "editor", on: "table" },
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object({ ...requestBase, name: z.string().min(1) }) },
     response: z.object({ context }),
-    handler: async ({ id, body }) => json(await deleteBranch(await defaultCatalog(), id, body.name)),
+    handler: async ({ id, body, catalog }) => json(await deleteBranch(catalog, id, body.name)),
   }),
 ];

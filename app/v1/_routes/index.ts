@@ -6,8 +6,9 @@ import { namespaceRoutes } from "./namespaces";
 import { tableRoutes } from "./tables";
 import { dataRoutes } from "./data";
 import { historyRoutes } from "./history";
+import { adminRoutes } from "./admin";
 
-const catalogRoutes: RouteDef[] = [...namespaceRoutes, ...tableRoutes, ...dataRoutes, ...historyRoutes];
+const catalogRoutes: RouteDef[] = [...namespaceRoutes, ...tableRoutes, ...dataRoutes, ...historyRoutes, ...adminRoutes];
 
 const openApiRoute = route({
   operationId: "GetOpenApi",
@@ -15,6 +16,7 @@ const openApiRoute = route({
   group: "Service",
   methods: ["GET"],
   path: "/v1/openapi.json",
+  access: { need: "authenticated" },
   response: z.object({ openapi: z.string() }).passthrough(),
   handler: async () => ({ kind: "json", body: openApiDocument(apiRoutes, SERVICE_VERSION) }),
 });

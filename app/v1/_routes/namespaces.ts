@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { defaultCatalog } from "@/server/catalogs";
 import { json, pageLimit, pageQuery, parseMode, qBool, route } from "@/server/http/api";
 import { context, delimiterQuery, pageToken, properties, requestBase } from "./common";
+import { readableTables, visibleNamespaces } from "./visibility";
 
 export const namespaceRoutes = [
   route({
@@ -10,12 +10,12 @@ export const namespaceRoutes = [
     group: "Namespaces",
     methods: ["POST"],
     path: "/v1/namespace/{id}/create",
+    access: { need: "admin", on: "parent" },
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object({ ...requestBase, mode: z.string().optional(), properties: properties.nullish() }) },
     response: z.object({ properties, context }),
-    handler: async ({ id, body }) => {
+    handler: async ({ id, body, catalog }) => {
       const mode = parseMode(body.mode ?? undefined, ["create", "exist_ok", "overwrite"] as const, "create", "mode");
-      const catalog = await defaultCatalog();
       return json(await catalog.createNamespace(id, mode, body.properties ?? {}));
     },
   }),
@@ -25,11 +25,12 @@ export const namespaceRoutes = [
     group: "Namespaces",
     methods: ["GET", "POST"],
     path: "/v1/namespace/{id}/list",
+    access: { need: "visible", on: "namespace" },
     query: z.object({ ...delimiterQuery, ...pageQuery }),
     response: z.object({ namespaces: z.array(z.string()), page_token: pageToken, context }),
-    handler: async ({ id, query }) => {
-      const catalog = await defaultCatalog();
-      const page = await catalog.listNamespaces(id, query.page_token, pageLimit(query.limit));
+    handler: async (ctx) => {
+      const { id, query, catalog } = ctx;
+      const page = await catalog.listNamespaces(id, query.page_token, pageLimit(query.limit), visibleNamespaces(ctx));
       return json({ namespaces: page.items, page_token: page.pageToken });
     },
   }),
@@ -39,10 +40,11 @@ export const namespaceRoutes = [
     group: "Namespaces",
     methods: ["POST", "GET"],
     path: "/v1/namespace/{id}/describe",
+    access: { need: "visible", on: "namespace" },
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object(requestBase) },
     response: z.object({ properties, context }),
-    handler: async ({ id }) => json(await (await defaultCatalog()).describeNamespace(id)),
+    handler: async ({ id, catalog }) => json(await catalog.describeNamespace(id)),
   }),
   route({
     operationId: "NamespaceExists",
@@ -50,11 +52,12 @@ export const namespaceRoutes = [
     group: "Namespaces",
     methods: ["POST", "GET"],
     path: "/v1/namespace/{id}/exists",
+    access: { need: "visible", on: "namespace" },
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object(requestBase) },
     response: z.object({ context }),
-    handler: async ({ id }) => {
-      await (await defaultCatalog()).namespaceExists(id);
+    handler: async ({ id, catalog }) => {
+      await catalog.namespaceExists(id);
       return json({});
     },
   }),
@@ -64,13 +67,14 @@ export const namespaceRoutes = [
     group: "Namespaces",
     methods: ["POST"],
     path: "/v1/namespace/{id}/drop",
+    access: { need: "admin", on: "namespace" },
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object({ ...requestBase, mode: z.string().optional(), behavior: z.string().optional() }) },
     response: z.object({ properties: properties.nullable(), context }),
-    handler: async ({ id, body }) => {
+    handler: async ({ id, body, catalog }) => {
       const mode = parseMode(body.mode, ["fail", "skip"] as const, "fail", "mode");
       const behavior = parseMode(body.behavior, ["restrict", "cascade"] as const, "restrict", "behavior");
-      return json(await (await defaultCatalog()).dropNamespace(id, mode, behavior));
+      return json(await catalog.dropNamespace(id, mode, behavior));
     },
   }),
   route({
@@ -79,11 +83,12 @@ export const namespaceRoutes = [
     group: "Namespaces",
     methods: ["GET", "POST"],
     path: "/v1/namespace/{id}/table/list",
+    access: { need: "visible", on: "namespace" },
     query: z.object({ ...delimiterQuery, ...pageQuery, include_declared: qBool("Include declared-only tables (default true)") }),
     response: z.object({ tables: z.array(z.string()), page_token: pageToken, context }),
-    handler: async ({ id, query }) => {
-      const catalog = await defaultCatalog();
-      const page = await catalog.listTables(id, query.page_token, pageLimit(query.limit), query.include_declared ?? true);
+    handler: async (ctx) => {
+      const { id, query, catalog } = ctx;
+      const page = await catalog.listTables(id, query.page_token, pageLimit(query.limit), query.include_declared ?? true, readableTables(ctx));
       return json({ tables: page.items, page_token: page.pageToken });
     },
   }),

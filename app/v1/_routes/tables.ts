@@ -1,8 +1,10 @@
 import { z } from "zod";
 import { formatIdentifier } from "@/lib/identifiers";
-import { defaultCatalog } from "@/server/catalogs";
 import { invalidInput } from "@/server/errors";
-import { json, pageLimit, pageQuery, parseMode, qBool, qString, route } from "@/server/http/api";
+import { json, pageLimit, pageQuery, parseMode, qBool, qString, route, type RouteContext } from "@/server/http/api";
+import type { Catalog } from "@/server/catalog";
+import type { ArrowBody } from "@/server/arrow-ipc";
+import { readableTables } from "./visibility";
 import { context, delimiterQuery, pageToken, properties, requestBase } from "./common";
 
 const jsonSchema = z.object({ fields: z.array(z.any()), metadata: z.record(z.string(), z.string()).optional() }).describe("Lance JSON Arrow schema");
@@ -10,9 +12,9 @@ const jsonSchema = z.object({ fields: z.array(z.any()), metadata: z.record(z.str
 const listAll = {
   query: z.object({ ...delimiterQuery, ...pageQuery, include_declared: qBool("Include declared-only tables (default true)") }),
   response: z.object({ tables: z.array(z.string()), page_token: pageToken, context }),
-  handler: async ({ query, delimiter }: { query: { page_token?: string; limit?: number; include_declared?: boolean }; delimiter: string }) => {
-    const catalog = await defaultCatalog();
-    const page = await catalog.listAllTables(query.page_token, pageLimit(query.limit), query.include_declared ?? true);
+  handler: async (ctx: RouteContext<{ page_token?: string; limit?: number; include_declared?: boolean }, unknown>) => {
+    const { query, delimiter, catalog } = ctx;
+    const page = await catalog.listAllTables(query.page_token, pageLimit(query.limit), query.include_declared ?? true, readableTables(ctx));
     return json({ tables: page.items.map((id) => formatIdentifier(id, delimiter)), page_token: page.pageToken });
   },
 };
@@ -45,9 +47,8 @@ const createResponse = z.object({
   context,
 });
 
-async function createTable(id: string[], body: import("@/server/arrow-ipc").ArrowBody, query: z.output<typeof createQuery>) {
+async function createTable(catalog: Catalog, id: string[], body: ArrowBody, query: z.output<typeof createQuery>) {
   const mode = parseMode(query.mode, ["create", "exist_ok", "overwrite"] as const, "create", "mode");
-  const catalog = await defaultCatalog();
   const { entry, version } = await catalog.createTable(id, body, mode, parseProperties(query.properties));
   return json({ version, location: catalog.location(entry), storage_options: {}, properties: entry.properties });
 }
@@ -59,6 +60,7 @@ export const tableRoutes = [
     group: "Tables",
     methods: ["GET"],
     path: "/v1/table",
+    access: { need: "authenticated" },
     ...listAll,
   }),
   route({
@@ -67,6 +69,7 @@ export const tableRoutes = [
     group: "Tables",
     methods: ["POST"],
     path: "/v1/table/{id}/declare",
+    access: { need: "editor", on: "table" },
     query: z.object(delimiterQuery),
     body: {
       kind: "json",
@@ -79,9 +82,9 @@ export const tableRoutes = [
       managed_versioning: z.boolean(),
       context,
     }),
-    handler: async ({ id, body }) => {
-      const catalog = await defaultCatalog();
+    handler: async ({ id, body, catalog, access, principal, database }) => {
       const result = await catalog.declareTable(id, body.location ?? undefined, body.properties ?? {});
+      await access.grantDeclarer(principal, database, id);
       return json({ location: result.location, storage_options: {}, properties: result.properties, managed_versioning: false });
     },
   }),
@@ -91,10 +94,11 @@ export const tableRoutes = [
     group: "Tables",
     methods: ["POST"],
     path: "/v1/table/{id}/create",
+    access: { need: "editor", on: "table" },
     query: createQuery,
     body: { kind: "arrow" },
     response: createResponse,
-    handler: async ({ id, body, query }) => createTable(id, body, query),
+    handler: async ({ id, body, query, catalog }) => createTable(catalog, id, body, query),
   }),
   route({
     operationId: "DescribeTable",
@@ -102,6 +106,7 @@ export const tableRoutes = [
     group: "Tables",
     methods: ["POST", "GET"],
     path: "/v1/table/{id}/describe",
+    access: { need: "viewer", on: "table" },
     query: z.object({
       ...delimiterQuery,
       with_table_uri: qBool("Accepted; the location is always returned"),
@@ -135,8 +140,7 @@ export const tableRoutes = [
       stats: z.object({ num_fragments: z.number(), num_rows: z.number(), total_bytes: z.number(), num_indices: z.number() }).optional(),
       context,
     }),
-    handler: async ({ id, body }) => {
-      const catalog = await defaultCatalog();
+    handler: async ({ id, body, catalog }) => {
       const d = await catalog.describeTable(id, { version: body.version ?? undefined, tag: body.tag ?? undefined, branch: body.branch ?? undefined });
       const location = catalog.location(d.entry);
       return json({
@@ -165,11 +169,11 @@ export const tableRoutes = [
     group: "Tables",
     methods: ["POST", "GET"],
     path: "/v1/table/{id}/exists",
+    access: { need: "viewer", on: "table" },
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object({ ...requestBase, version: z.number().int().min(0).nullish() }) },
     response: z.object({ context }),
-    handler: async ({ id, body }) => {
-      const catalog = await defaultCatalog();
+    handler: async ({ id, body, catalog }) => {
       const entry = await catalog.resolve(id);
       if (body.version !== undefined && body.version !== null) await catalog.readHandle(entry, { version: body.version });
       return json({});
@@ -181,12 +185,13 @@ export const tableRoutes = [
     group: "Tables",
     methods: ["POST"],
     path: "/v1/table/{id}/drop",
+    access: { need: "admin", on: "table" },
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object(requestBase) },
     response: z.object({ id: z.array(z.string()), location: z.string(), properties, context }),
-    handler: async ({ id }) => {
-      const catalog = await defaultCatalog();
+    handler: async ({ id, catalog, access, database }) => {
       const { entry } = await catalog.dropTable(id);
+      await access.forgetTable(database, id);
       return json({ id, location: catalog.location(entry), properties: entry.properties });
     },
   }),
@@ -196,6 +201,7 @@ export const tableRoutes = [
     group: "Enterprise",
     methods: ["GET"],
     path: "/v1/tables",
+    access: { need: "authenticated", apiKeyHeaderOnly: true },
     ...listAll,
   }),
   route({
@@ -204,12 +210,13 @@ export const tableRoutes = [
     group: "Enterprise",
     methods: ["POST"],
     path: "/v1/tables/{table_name}",
+    access: { need: "editor", on: "table", apiKeyHeaderOnly: true },
     query: createQuery,
     body: { kind: "arrow" },
     response: createResponse,
-    handler: async ({ id, body, query }) => {
+    handler: async ({ id, body, query, catalog }) => {
       if (id.length !== 1) throw invalidInput("the enterprise create endpoint makes root-level tables; give a plain table name");
-      return createTable(id, body, query);
+      return createTable(catalog, id, body, query);
     },
   }),
 ];

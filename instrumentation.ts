@@ -1,0 +1,19 @@
+/** Runs once when the server starts: opens the default database and issues the first admin key if none exists. */
+export async function register() {
+  if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  const { defaultCatalog } = await import("./server/catalogs");
+  const { access } = await import("./server/auth/access");
+  await defaultCatalog();
+  const key = await access().bootstrap();
+  if (key) {
+    console.log(
+      [
+        "",
+        "Quiver created the first admin API key. It is shown this once; only its hash is kept.",
+        `  ${key}`,
+        "Use it as the x-api-key header, or sign in to the console with it as an access key.",
+        "",
+      ].join("\n"),
+    );
+  }
+}
