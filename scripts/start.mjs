@@ -8,6 +8,7 @@ if (!existsSync(".next/BUILD_ID")) {
   if (build.status !== 0) process.exit(build.status ?? 1);
 }
 const port = process.env.PORT || "3000";
+process.env.NEXTAUTH_URL ||= `http://localhost:${port}`;
 const server = spawn(next, ["start", "-p", port, ...process.argv.slice(2)], { stdio: "inherit" });
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));
 server.on("exit", (code) => process.exit(code ?? 0));

@@ -12,7 +12,7 @@ if [ ! -x /usr/bin/chromium ]; then
 fi
 
 echo "== lint"; npx eslint .
-echo "== typecheck"; npx tsc --noEmit
 echo "== build"; npx next build
+echo "== typecheck"; npx tsc --noEmit
 echo "== unit and integration tests"; npx vitest run
 echo "== browser tests"; npx playwright test

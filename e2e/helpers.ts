@@ -1,0 +1,23 @@
+import { expect, type Page } from "@playwright/test";
+
+export const adminKey = () => process.env.E2E_ADMIN_KEY!;
+export const origin = () => process.env.E2E_ORIGIN!;
+
+/** Waits until React has hydrated the page, so typing and clicking reach its handlers. */
+export async function hydrated(page: Page) {
+  await expect(page.locator("[data-hydrated=true]").first()).toBeAttached();
+}
+
+export async function signInWithKey(page: Page, key = adminKey(), path = "/") {
+  await page.goto(`/signin?callbackUrl=${encodeURIComponent(path)}`);
+  await hydrated(page);
+  await page.getByRole("textbox", { name: "Access key" }).fill(key);
+  await page.getByRole("button", { name: "Sign in with access key" }).click();
+  await expect(page.getByTestId("signed-in-user")).toBeVisible();
+  await hydrated(page);
+}
+
+/** Calls the API as a program would, with an API key. */
+export async function apiAs(key: string, path: string, init: RequestInit = {}) {
+  return fetch(origin() + path, { ...init, headers: { "x-api-key": key, ...(init.headers as Record<string, string>) } });
+}

@@ -1,0 +1,17 @@
+/** Query keys, per resource: each mutation invalidates exactly the keys it changes. */
+export const queryKeys = {
+  whoami: (database: string) => ["whoami", database] as const,
+  admin: {
+    all: ["admin"] as const,
+    apiKeys: () => ["admin", "keys"] as const,
+    grants: () => ["admin", "grants"] as const,
+    audit: (filter: Record<string, string>) => ["admin", "audit", filter] as const,
+    databases: () => ["admin", "databases"] as const,
+  },
+  database: (database: string) => ["db", database] as const,
+  namespaces: (database: string, namespace: string[]) => ["db", database, "namespaces", namespace.join("$")] as const,
+  namespace: (database: string, namespace: string[]) => ["db", database, "namespace", namespace.join("$")] as const,
+  tables: (database: string, namespace: string[]) => ["db", database, "tables", namespace.join("$")] as const,
+  allTables: (database: string) => ["db", database, "all-tables"] as const,
+  table: (database: string, table: string[]) => ["db", database, "table", table.join("$")] as const,
+};
