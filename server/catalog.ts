@@ -146,6 +146,42 @@ export class Catalog {
     return { items: page.items.map((k) => index.tables.get(k)!.id), pageToken: page.pageToken };
   }
 
+  /**
+   * One page of a namespace's children of one kind, optionally filtered by a case-insensitive substring, with
+   * each table's state, for the console's namespace page.
+   */
+  async entries(namespace: Id, kind: "namespace" | "table", filter: string, pageToken: string | undefined, limit: number, visible: Visible = everything) {
+    const index = await this.requireNamespace(namespace);
+    const names = (kind === "namespace" ? index.childNamespaces : index.childTables).get(fmt(namespace)) ?? [];
+    const needle = filter.toLowerCase();
+    const page = await pageOf(names, pageToken, limit, (name) => (!needle || name.toLowerCase().includes(needle)) && visible([...namespace, name]));
+    const items = await Promise.all(
+      page.items.map(async (name) => {
+        if (kind === "namespace") return { name, kind };
+        const entry = index.tables.get(fmt([...namespace, name]))!;
+        return { name, kind, declared_only: await this.isDeclaredOnly(entry) };
+      }),
+    );
+    return { items, pageToken: page.pageToken };
+  }
+
+  /** Namespaces and tables whose full identifier contains the query, for the console's global search. */
+  async search(query: string, limit: number, visibleNamespace: Visible, visibleTable: Visible) {
+    const index = await this.index();
+    const needle = query.toLowerCase();
+    const namespaces: Id[] = [];
+    for (const ns of [...index.namespaces.values()].sort((a, b) => (a.objectId < b.objectId ? -1 : 1))) {
+      if (namespaces.length >= limit) break;
+      if (ns.objectId.toLowerCase().includes(needle) && (await visibleNamespace(ns.id))) namespaces.push(ns.id);
+    }
+    const tables: Id[] = [];
+    for (const key of index.sortedTables) {
+      if (tables.length >= limit) break;
+      if (key.toLowerCase().includes(needle) && (await visibleTable(index.tables.get(key)!.id))) tables.push(index.tables.get(key)!.id);
+    }
+    return { namespaces, tables };
+  }
+
   // ---------------------------------------------------------------- table metadata
 
   async resolve(id: Id, index?: CatalogIndex): Promise<TableEntry> {

@@ -9,6 +9,7 @@ import { QuiverError, invalidInput, unsupported } from "./errors";
 import { joinIpcFiles, type ArrowBody } from "./arrow-ipc";
 import { engineCall } from "./storage";
 import { checkWriteSchema } from "./schema-check";
+import { versionOperation } from "./version-operations";
 import { decodePageToken, encodePageToken } from "./paging";
 import type { Catalog, Id, ReadAt } from "./catalog";
 import type { TableEntry } from "./manifest";
@@ -235,7 +236,7 @@ export async function queryTable(catalog: Catalog, id: Id, options: QueryOptions
 export async function listVersions(
   catalog: Catalog,
   id: Id,
-  options: { pageToken?: string; limit: number; descending: boolean; branch?: string },
+  options: { pageToken?: string; limit: number; descending: boolean; branch?: string; withOperations?: boolean },
 ) {
   const entry = await catalog.resolve(id);
   if (await catalog.isDeclaredOnly(entry)) return { versions: [], page_token: undefined };
@@ -258,6 +259,7 @@ export async function listVersions(
         e_tag: file.eTag,
         timestamp_millis: Math.floor(v.timestamp / 1000),
         metadata: v.metadata,
+        ...(options.withOperations ? { operation: await versionOperation(catalog.storage.directory(entry.location), file.path) } : {}),
       };
     }),
   );

@@ -148,3 +148,37 @@ describe("branches", () => {
     expect((await api.post("/v1/table/h$b/count_rows", {})).body).toBe(10);
   });
 });
+
+describe("version operations and console listings", () => {
+  it("names the operation behind each version", async () => {
+    await api.arrow("/v1/table/h$ops/create", rows(0, 5));
+    await api.arrow("/v1/table/h$ops/insert", rows(5, 10));
+    await api.arrow("/v1/table/h$ops/merge_insert?on=id&when_matched_update_all=true&when_not_matched_insert_all=true", rows(8, 12));
+    await api.post("/v1/table/h$ops/alter_columns", { alterations: [{ path: "s", rename: "label" }] });
+    await api.post("/v1/table/h$ops/restore", { version: 2 });
+    await api.arrow("/v1/table/h$ops/insert?mode=overwrite", rows(0, 1));
+    const reply = await api.post<{ versions: Array<{ version: number; operation: string }> }>("/v1/table/h$ops/version/list?include_operations=true");
+    expect(reply.body.versions.map((v) => [v.version, v.operation])).toEqual([
+      [1, "Overwrite"],
+      [2, "Append"],
+      [3, "Update"],
+      [4, "Project"],
+      [5, "Restore"],
+      [6, "Overwrite"],
+    ]);
+    const plain = await api.post<{ versions: Array<Record<string, unknown>> }>("/v1/table/h$ops/version/list");
+    expect(plain.body.versions[0]).not.toHaveProperty("operation");
+  });
+
+  it("lists a namespace's entries filtered, with table states, and searches the catalog", async () => {
+    await api.post("/v1/table/h$pending_one/declare", {});
+    const tables = await api.get<{ entries: Array<{ name: string; declared_only: boolean }> }>("/v1/namespace/h/entries?kind=table&filter=PEND");
+    expect(tables.body.entries).toEqual([{ name: "pending_one", kind: "table", declared_only: true }]);
+    const all = await api.get<{ entries: Array<{ name: string; declared_only: boolean }>; page_token?: string }>("/v1/namespace/h/entries?limit=2");
+    expect(all.body.entries).toHaveLength(2);
+    expect(all.body.page_token).toBeDefined();
+    const found = await api.get<{ namespaces: string[][]; tables: string[][] }>("/v1/search?q=ops");
+    expect(found.body.tables).toEqual([["h", "ops"]]);
+    expect((await api.get<{ namespaces: string[][] }>("/v1/search?q=h")).body.namespaces).toEqual([["h"]]);
+  });
+});

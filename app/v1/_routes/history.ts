@@ -13,7 +13,13 @@ export const historyRoutes = [
     methods: ["POST", "GET"],
     path: "/v1/table/{id}/version/list",
     access: { need: "viewer", on: "table" },
-    query: z.object({ ...delimiterQuery, ...branchQuery, ...pageQuery, descending: qBool("Latest first when true") }),
+    query: z.object({
+      ...delimiterQuery,
+      ...branchQuery,
+      ...pageQuery,
+      descending: qBool("Latest first when true"),
+      include_operations: qBool("Quiver: add each version's operation (Append, Overwrite, Update, Project, Restore, ...)"),
+    }),
     body: { kind: "json", schema: z.object(requestBase) },
     response: z.object({
       versions: z.array(
@@ -24,6 +30,7 @@ export const historyRoutes = [
           e_tag: z.string(),
           timestamp_millis: z.number().int(),
           metadata: z.record(z.string(), z.string()),
+          operation: z.string().nullable().optional(),
         }),
       ),
       page_token: pageToken,
@@ -36,6 +43,7 @@ export const historyRoutes = [
           limit: pageLimit(query.limit),
           descending: query.descending ?? false,
           branch: query.branch || undefined,
+          withOperations: query.include_operations ?? false,
         }),
       ),
   }),

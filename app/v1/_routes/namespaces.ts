@@ -92,4 +92,40 @@ export const namespaceRoutes = [
       return json({ tables: page.items, page_token: page.pageToken });
     },
   }),
+  route({
+    operationId: "ListNamespaceEntries",
+    summary: "Quiver: one page of a namespace's child namespaces or tables, filtered by name, with each table's state",
+    group: "Namespaces",
+    methods: ["GET"],
+    path: "/v1/namespace/{id}/entries",
+    access: { need: "visible", on: "namespace" },
+    query: z.object({
+      ...delimiterQuery,
+      ...pageQuery,
+      kind: z.enum(["namespace", "table"]).default("table").describe("namespace or table"),
+      filter: z.string().max(200).default("").describe("Case-insensitive substring of the name"),
+    }),
+    response: z.object({
+      entries: z.array(z.object({ name: z.string(), kind: z.string(), declared_only: z.boolean().optional() })),
+      page_token: pageToken,
+      context,
+    }),
+    handler: async (ctx) => {
+      const { id, query, catalog } = ctx;
+      const visible = query.kind === "namespace" ? visibleNamespaces(ctx) : readableTables(ctx);
+      const page = await catalog.entries(id, query.kind, query.filter, query.page_token, pageLimit(query.limit), visible);
+      return json({ entries: page.items, page_token: page.pageToken });
+    },
+  }),
+  route({
+    operationId: "SearchCatalog",
+    summary: "Quiver: namespaces and tables whose identifier contains the query",
+    group: "Namespaces",
+    methods: ["GET"],
+    path: "/v1/search",
+    access: { need: "authenticated" },
+    query: z.object({ q: z.string().min(1).max(200), limit: z.coerce.number().int().min(1).max(100).default(20) }),
+    response: z.object({ namespaces: z.array(z.array(z.string())), tables: z.array(z.array(z.string())), context }),
+    handler: async (ctx) => json(await ctx.catalog.search(ctx.query.q, ctx.query.limit, visibleNamespaces(ctx), readableTables(ctx))),
+  }),
 ];
