@@ -6,9 +6,11 @@ import { signOut } from "next-auth/react";
 import { useDatabases, useWhoAmI } from "@/lib/queries/access";
 import { useDatabase, withDatabase } from "@/lib/use-database";
 import type { Theme } from "@/lib/theme";
+import { SERVICE_VERSION } from "@/lib/service";
 import { ThemeToggle } from "./theme-toggle";
 import { Button, Select } from "../ui/controls";
 import { useHydrated } from "../ui/use-hydrated";
+import { GlobalSearch } from "../browse/global-search";
 
 const NAV = [
   { href: "/", label: "Browse", admin: false },
@@ -67,6 +69,7 @@ export function AppShell({ children, theme, userName }: { children: ReactNode; t
           })}
         </nav>
         <div className="ml-auto flex flex-wrap items-center gap-3">
+          <GlobalSearch />
           <DatabaseSwitcher admin={admin} />
           <ThemeToggle initial={theme} />
           <span className="text-sm text-slate-600 dark:text-slate-300" data-testid="signed-in-user">
@@ -78,6 +81,9 @@ export function AppShell({ children, theme, userName }: { children: ReactNode; t
         </div>
       </header>
       <div className="flex flex-1">{children}</div>
+      <footer className="border-t border-slate-200 px-4 py-2 text-xs text-slate-500 dark:border-slate-800 dark:text-slate-400">
+        Quiver <span data-testid="version">version {SERVICE_VERSION}</span>
+      </footer>
     </div>
   );
 }

@@ -11,7 +11,6 @@ export const queryKeys = {
   database: (database: string) => ["db", database] as const,
   namespaces: (database: string, namespace: string[]) => ["db", database, "namespaces", namespace.join("$")] as const,
   namespace: (database: string, namespace: string[]) => ["db", database, "namespace", namespace.join("$")] as const,
-  tables: (database: string, namespace: string[]) => ["db", database, "tables", namespace.join("$")] as const,
-  allTables: (database: string) => ["db", database, "all-tables"] as const,
+  entries: (database: string, namespace: string[]) => ["db", database, "entries", namespace.join("$")] as const,
   table: (database: string, table: string[]) => ["db", database, "table", table.join("$")] as const,
 };

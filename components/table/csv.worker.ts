@@ -1,0 +1,76 @@
+/// <reference lib="webworker" />
+/**
+ * Parses CSV files off the main thread: a sample for type inference, then the whole file chunk by chunk, each
+ * chunk becoming a record batch of one Arrow IPC stream. Rows that do not convert are counted and reported.
+ */
+import Papa from "papaparse";
+import { Table, tableToIPC } from "apache-arrow";
+import { inferColumns, rowsToBatch, type BadRow } from "@/lib/csv";
+import type { WorkerReply, WorkerRequest } from "@/lib/upload-protocol";
+
+const SAMPLE_ROWS = 1000;
+const MAX_REPORTED_BAD_ROWS = 200;
+const post = (reply: WorkerReply, transfer: Transferable[] = []) => (self as unknown as DedicatedWorkerGlobalScope).postMessage(reply, transfer);
+
+function analyze(file: File) {
+  Papa.parse<string[]>(file, {
+    preview: SAMPLE_ROWS + 1,
+    skipEmptyLines: true,
+    complete: (result) => {
+      const [header = [], ...sample] = result.data;
+      post({ kind: "analyzed", header, inferred: inferColumns(header, sample), sample: sample.slice(0, 20) });
+    },
+    error: (err) => post({ kind: "failed", message: err.message }),
+  });
+}
+
+/** Bytes of a one-batch IPC stream without its end-of-stream marker, and without its schema after the first. */
+function streamPart(table: Table, first: boolean): Uint8Array {
+  const bytes = tableToIPC(table, "stream");
+  const end = bytes.length - 8;
+  if (first) return bytes.slice(0, end);
+  const view = new DataView(bytes.buffer, bytes.byteOffset);
+  const schemaLength = 8 + view.getInt32(4, true);
+  return bytes.slice(schemaLength, end);
+}
+
+function encode(request: Extract<WorkerRequest, { kind: "encode" }>) {
+  const parts: Uint8Array[] = [];
+  const bad: BadRow[] = [];
+  let badCount = 0;
+  let rows = 0;
+  let line = 2;
+  let headerSkipped = false;
+  Papa.parse<string[]>(request.file, {
+    skipEmptyLines: true,
+    chunkSize: 4 * 1024 * 1024,
+    chunk: (result) => {
+      let data = result.data;
+      if (!headerSkipped) {
+        data = data.slice(1);
+        headerSkipped = true;
+      }
+      const converted = rowsToBatch(data, request.columns, request.indexes, line);
+      line += data.length;
+      rows += converted.good;
+      badCount += converted.bad.length;
+      for (const b of converted.bad) if (bad.length < MAX_REPORTED_BAD_ROWS) bad.push(b);
+      if (converted.good > 0 || parts.length === 0) parts.push(streamPart(new Table([converted.batch]), parts.length === 0));
+      post({ kind: "progress", bytes: result.meta.cursor, rows });
+    },
+    complete: () => {
+      parts.push(new Uint8Array([0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0]));
+      post({ kind: "encoded", parts, rows, badCount, bad }, parts.map((p) => p.buffer));
+    },
+    error: (err) => post({ kind: "failed", message: err.message }),
+  });
+}
+
+self.onmessage = (event: MessageEvent<WorkerRequest>) => {
+  try {
+    if (event.data.kind === "analyze") analyze(event.data.file);
+    else encode(event.data);
+  } catch (err) {
+    post({ kind: "failed", message: err instanceof Error ? err.message : String(err) });
+  }
+};

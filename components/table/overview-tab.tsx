@@ -1,0 +1,69 @@
+"use client";
+import Link from "next/link";
+import { useTable, useVersions } from "@/lib/queries/catalog";
+import { tableHref } from "@/lib/console-links";
+import { Badge } from "../ui/controls";
+import { ErrorBanner, Loading } from "../ui/states";
+import { PropertiesTable } from "../ui/properties-editor";
+import { formatBytes, formatTime } from "./format";
+
+export function OverviewTab({ database, table }: { database: string; table: string[] }) {
+  const described = useTable(database, table);
+  const versions = useVersions(database, table, described.data ? !described.data.is_only_declared : false);
+  if (described.isPending) return <Loading />;
+  if (described.isError) return <ErrorBanner error={described.error} />;
+  const d = described.data;
+  const recent = versions.data?.pages[0]?.versions.slice(0, 8) ?? [];
+  const facts: Array<[string, React.ReactNode]> = [
+    ["State", d.is_only_declared ? <Badge tone="amber">declared only</Badge> : <Badge tone="green">created</Badge>],
+    ["Current version", d.version ?? "—"],
+    ["Rows", d.stats ? d.stats.num_rows.toLocaleString() : "—"],
+    ["Size", d.stats ? formatBytes(d.stats.total_bytes) : "—"],
+    ["Fragments", d.stats?.num_fragments ?? "—"],
+    ["Indices", d.stats?.num_indices ?? "—"],
+  ];
+  return (
+    <div className="grid gap-6 lg:grid-cols-2">
+      <section aria-labelledby="facts" className="rounded-lg border border-slate-200 p-4 dark:border-slate-800">
+        <h2 id="facts" className="mb-3 font-semibold">
+          Table
+        </h2>
+        <dl className="grid grid-cols-[max-content_1fr] gap-x-6 gap-y-2 text-sm" data-testid="overview-facts">
+          {facts.map(([k, v]) => (
+            <div key={k} className="contents">
+              <dt className="text-slate-500">{k}</dt>
+              <dd>{v}</dd>
+            </div>
+          ))}
+          <dt className="text-slate-500">Location</dt>
+          <dd className="break-all font-mono text-xs">{d.location}</dd>
+        </dl>
+        <h3 className="mb-2 mt-5 text-sm font-semibold">Properties</h3>
+        <PropertiesTable properties={d.properties} />
+      </section>
+      <section aria-labelledby="activity" className="rounded-lg border border-slate-200 p-4 dark:border-slate-800">
+        <h2 id="activity" className="mb-3 font-semibold">
+          Latest activity
+        </h2>
+        {d.is_only_declared ? (
+          <p className="text-sm text-slate-500">No data has been written yet. Insert or upload data to create version 1.</p>
+        ) : versions.isPending ? (
+          <Loading />
+        ) : (
+          <ol className="flex flex-col gap-2 text-sm">
+            {recent.map((v) => (
+              <li key={v.version} className="flex items-center justify-between gap-3">
+                <Link href={tableHref(database, table, "versions", { version: v.version })} className="font-mono text-indigo-700 hover:underline dark:text-indigo-300">
+                  v{v.version}
+                </Link>
+                <span className="flex-1">{v.operation ?? "commit"}</span>
+                <span className="text-slate-500">{Number(v.metadata.total_rows ?? 0).toLocaleString()} rows</span>
+                <span className="text-xs text-slate-500">{formatTime(v.timestamp_millis)}</span>
+              </li>
+            ))}
+          </ol>
+        )}
+      </section>
+    </div>
+  );
+}

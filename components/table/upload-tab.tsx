@@ -1,0 +1,380 @@
+"use client";
+/**
+ * Upload Arrow IPC (stream or file) and CSV files into a table: CSV is parsed in a worker with types inferred and
+ * mapped onto the table's schema, and the operator sees the schema, the first rows and the rows that will not
+ * convert before anything is sent; then insert or merge with a progress bar that can cancel.
+ */
+import Link from "next/link";
+import { useEffect, useRef, useState } from "react";
+import { RecordBatchReader, tableFromIPC, type Table as ArrowTable } from "apache-arrow";
+import { fieldToJson, type JsonSchema } from "@/lib/arrow-schema";
+import { CSV_TYPES, mapColumns, type BadRow, type TargetColumn } from "@/lib/csv";
+import { writeSchemaProblem } from "@/lib/schema-compat";
+import { useInvalidateAfterWrite, useTable } from "@/lib/queries/catalog";
+import { tableHref } from "@/lib/console-links";
+import { sendArrow, writeUrl, type WriteOptions, type WriteResult } from "@/lib/upload";
+import type { WorkerReply, WorkerRequest } from "@/lib/upload-protocol";
+import { Badge, Button, Select, TextInput } from "../ui/controls";
+import { ErrorBanner, Loading } from "../ui/states";
+import { formatBytes } from "./format";
+
+interface Staged {
+  key: string;
+  file: File;
+  kind: "csv" | "arrow";
+  phase: "analyzing" | "review" | "preparing" | "ready" | "uploading" | "done" | "failed";
+  header?: string[];
+  inferred?: TargetColumn[];
+  sample?: string[][];
+  columns?: TargetColumn[];
+  indexes?: number[];
+  problems?: string[];
+  preview?: { schema: string[]; rows: Record<string, unknown>[]; note?: string };
+  body?: Blob;
+  rows?: number;
+  badCount?: number;
+  bad?: BadRow[];
+  parsed?: number;
+  sent?: number;
+  total?: number;
+  result?: WriteResult;
+  error?: unknown;
+}
+
+const isCsv = (f: File) => /\.(csv|tsv|txt)$/i.test(f.name) || f.type === "text/csv";
+
+function display(v: unknown): string {
+  if (v === null || v === undefined) return "null";
+  if (typeof v === "bigint") return v.toString();
+  return typeof v === "object" ? JSON.stringify(v, (_, x) => (typeof x === "bigint" ? x.toString() : x)) : String(v);
+}
+
+async function previewArrow(file: File, tableSchema: JsonSchema | undefined): Promise<Partial<Staged>> {
+  const head = new Uint8Array(await file.slice(0, 6).arrayBuffer());
+  const isFile = String.fromCharCode(...head) === "ARROW1";
+  let table: ArrowTable | null = null;
+  try {
+    if (isFile) {
+      if (file.size > 256 * 1024 * 1024) return { preview: { schema: [], rows: [], note: "Large Arrow file: no preview; the server checks it." } };
+      table = tableFromIPC(new Uint8Array(await file.arrayBuffer()));
+    } else {
+      const reader = await RecordBatchReader.from(file.stream() as unknown as AsyncIterable<Uint8Array>);
+      await reader.open();
+      const first = await reader.next();
+      const fields = reader.schema.fields.map(fieldToJson);
+      const rows = first.done ? [] : first.value.toArray().slice(0, 10).map((r) => r.toJSON());
+      await reader.cancel();
+      return compat(fields, tableSchema, { schema: fields.map((f) => `${f.name}: ${f.type.type}`), rows });
+    }
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    if (/compression/i.test(message)) return { preview: { schema: [], rows: [], note: "Compressed Arrow buffers: no preview in the browser; the server decompresses them." } };
+    return { phase: "failed", error: new Error(`not a readable Arrow IPC file: ${message}`) };
+  }
+  const fields = table!.schema.fields.map(fieldToJson);
+  return compat(fields, tableSchema, { schema: fields.map((f) => `${f.name}: ${f.type.type}`), rows: table!.slice(0, 10).toArray().map((r) => r.toJSON()) });
+}
+
+function compat(fields: ReturnType<typeof fieldToJson>[], tableSchema: JsonSchema | undefined, preview: Staged["preview"]): Partial<Staged> {
+  const problem = tableSchema ? writeSchemaProblem(tableSchema.fields, fields) : null;
+  return { preview, problems: problem ? [problem] : [], phase: "ready" };
+}
+
+const DEFAULT_OPTIONS: WriteOptions = {
+  mode: "append",
+  on: [],
+  whenMatchedUpdateAll: true,
+  whenMatchedUpdateAllFilt: "",
+  whenNotMatchedInsertAll: true,
+  whenNotMatchedBySourceDelete: false,
+  whenNotMatchedBySourceDeleteFilt: "",
+};
+
+export function UploadTab({ database, table }: { database: string; table: string[] }) {
+  const described = useTable(database, table);
+  const invalidate = useInvalidateAfterWrite(database, table);
+  const [staged, setStaged] = useState<Staged[]>([]);
+  const [options, setOptions] = useState<WriteOptions>(DEFAULT_OPTIONS);
+  const [dragging, setDragging] = useState(false);
+  const workers = useRef(new Map<string, Worker>());
+  const cancels = useRef(new Map<string, () => void>());
+  const schema = described.data?.schema;
+  const declaredOnly = described.data?.is_only_declared ?? false;
+
+  useEffect(() => () => workers.current.forEach((w) => w.terminate()), []);
+
+  const patch = (key: string, change: Partial<Staged>) => setStaged((all) => all.map((s) => (s.key === key ? { ...s, ...change } : s)));
+
+  function workerFor(key: string): Worker {
+    let worker = workers.current.get(key);
+    if (!worker) {
+      worker = new Worker(new URL("./csv.worker.ts", import.meta.url), { type: "module" });
+      workers.current.set(key, worker);
+    }
+    return worker;
+  }
+
+  function prepare(item: Staged, columns: TargetColumn[], indexes: number[]) {
+    const worker = workerFor(item.key);
+    patch(item.key, { phase: "preparing", columns, indexes, parsed: 0 });
+    worker.onmessage = (e: MessageEvent<WorkerReply>) => {
+      const m = e.data;
+      if (m.kind === "progress") patch(item.key, { parsed: m.bytes, rows: m.rows });
+      else if (m.kind === "encoded") patch(item.key, { phase: "ready", body: new Blob(m.parts as BlobPart[], { type: "application/vnd.apache.arrow.stream" }), rows: m.rows, badCount: m.badCount, bad: m.bad });
+      else if (m.kind === "failed") patch(item.key, { phase: "failed", error: new Error(m.message) });
+    };
+    worker.postMessage({ kind: "encode", file: item.file, header: item.header!, columns, indexes } satisfies WorkerRequest);
+  }
+
+  function analyze(item: Staged) {
+    const worker = workerFor(item.key);
+    worker.onmessage = (e: MessageEvent<WorkerReply>) => {
+      const m = e.data;
+      if (m.kind === "failed") return patch(item.key, { phase: "failed", error: new Error(m.message) });
+      if (m.kind !== "analyzed") return;
+      const next: Staged = { ...item, header: m.header, inferred: m.inferred, sample: m.sample };
+      if (schema && !declaredOnly) {
+        const mapped = mapColumns(m.header, schema);
+        const review = { ...next, columns: mapped.columns, indexes: mapped.indexes, problems: mapped.problems, phase: "review" as const };
+        patch(item.key, review);
+        if (mapped.problems.length === 0) prepare(review, mapped.columns, mapped.indexes);
+      } else {
+        patch(item.key, { ...next, columns: m.inferred, indexes: m.header.map((_, i) => i), problems: [], phase: "review" });
+      }
+    };
+    worker.postMessage({ kind: "analyze", file: item.file } satisfies WorkerRequest);
+  }
+
+  function add(files: FileList | File[]) {
+    const items: Staged[] = Array.from(files).map((file) => ({ key: `${file.name}-${file.size}-${file.lastModified}-${Math.random()}`, file, kind: isCsv(file) ? "csv" : "arrow", phase: "analyzing" }));
+    setStaged((all) => [...all, ...items]);
+    for (const item of items) {
+      if (item.kind === "csv") analyze(item);
+      else previewArrow(item.file, declaredOnly ? undefined : schema).then((change) => patch(item.key, { ...change, body: item.file }));
+    }
+  }
+
+  async function upload(item: Staged) {
+    if (!item.body) return;
+    patch(item.key, { phase: "uploading", sent: 0, total: item.body.size, error: undefined });
+    const { promise, cancel } = sendArrow(writeUrl(table, options), item.body, database, (sent, total) => patch(item.key, { sent, total }));
+    cancels.current.set(item.key, cancel);
+    try {
+      const result = await promise;
+      patch(item.key, { phase: "done", result });
+      await invalidate();
+    } catch (error) {
+      patch(item.key, { phase: "ready", error });
+    } finally {
+      cancels.current.delete(item.key);
+    }
+  }
+
+  const columnsForKeys = schema?.fields.map((f) => f.name) ?? staged.find((s) => s.columns)?.columns?.map((c) => c.name) ?? [];
+  const mergeInvalid = options.mode === "merge" && (options.on.length === 0 || (!options.whenMatchedUpdateAll && !options.whenMatchedUpdateAllFilt && !options.whenNotMatchedInsertAll && !options.whenNotMatchedBySourceDelete && !options.whenNotMatchedBySourceDeleteFilt));
+
+  if (described.isPending) return <Loading />;
+  return (
+    <div className="flex flex-col gap-5">
+      <div
+        onDragOver={(e) => {
+          e.preventDefault();
+          setDragging(true);
+        }}
+        onDragLeave={() => setDragging(false)}
+        onDrop={(e) => {
+          e.preventDefault();
+          setDragging(false);
+          add(e.dataTransfer.files);
+        }}
+        className={`flex flex-col items-center gap-2 rounded-lg border-2 border-dashed px-6 py-8 text-center ${dragging ? "border-indigo-500 bg-indigo-50 dark:bg-indigo-950" : "border-slate-300 dark:border-slate-700"}`}
+      >
+        <p className="font-medium">Drop Arrow IPC (stream or file) or CSV files here</p>
+        <p className="text-sm text-slate-500">
+          into <span className="font-mono">{table.join("$")}</span>
+          {declaredOnly ? " (declared only: the first upload creates it)" : ""}
+        </p>
+        <label className="cursor-pointer rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-700 focus-within:outline-2 focus-within:outline-indigo-500">
+          Choose files
+          <input type="file" multiple accept=".csv,.tsv,.txt,.arrow,.arrows,.ipc,.feather" className="sr-only" aria-label="Choose files to upload" onChange={(e) => e.target.files && add(e.target.files)} />
+        </label>
+      </div>
+
+      <fieldset className="flex flex-col gap-3 rounded-lg border border-slate-200 p-4 dark:border-slate-800">
+        <legend className="px-1 text-sm font-semibold">How to write</legend>
+        <div className="flex flex-wrap gap-4 text-sm" role="radiogroup" aria-label="Write mode">
+          {(["append", "overwrite", "merge"] as const).map((m) => (
+            <label key={m} className="flex items-center gap-1">
+              <input type="radio" name="write-mode" value={m} checked={options.mode === m} onChange={() => setOptions({ ...options, mode: m })} />
+              {m === "append" ? "Insert: append" : m === "overwrite" ? "Insert: overwrite all rows" : "Merge (upsert)"}
+            </label>
+          ))}
+        </div>
+        {options.mode === "merge" && (
+          <div className="flex flex-col gap-3 text-sm">
+            <div className="flex flex-wrap items-center gap-3" role="group" aria-label="Key columns">
+              <span className="text-slate-600 dark:text-slate-300">Key columns:</span>
+              {columnsForKeys.map((c) => (
+                <label key={c} className="flex items-center gap-1">
+                  <input type="checkbox" checked={options.on.includes(c)} onChange={(e) => setOptions({ ...options, on: e.target.checked ? [...options.on, c] : options.on.filter((x) => x !== c) })} />
+                  <span className="font-mono">{c}</span>
+                </label>
+              ))}
+            </div>
+            <div className="grid gap-2 sm:grid-cols-2">
+              <label className="flex items-center gap-2">
+                <input type="checkbox" checked={options.whenMatchedUpdateAll} onChange={(e) => setOptions({ ...options, whenMatchedUpdateAll: e.target.checked })} />
+                Update matched rows
+              </label>
+              <TextInput aria-label="Update only where" placeholder="only where… e.g. target.ts < source.ts" value={options.whenMatchedUpdateAllFilt} onChange={(e) => setOptions({ ...options, whenMatchedUpdateAllFilt: e.target.value })} />
+              <label className="flex items-center gap-2">
+                <input type="checkbox" checked={options.whenNotMatchedInsertAll} onChange={(e) => setOptions({ ...options, whenNotMatchedInsertAll: e.target.checked })} />
+                Insert unmatched rows
+              </label>
+              <span />
+              <label className="flex items-center gap-2">
+                <input type="checkbox" checked={options.whenNotMatchedBySourceDelete} onChange={(e) => setOptions({ ...options, whenNotMatchedBySourceDelete: e.target.checked })} />
+                Delete table rows missing from the file
+              </label>
+              <TextInput aria-label="Delete only where" placeholder="only where… e.g. day < '2024-01-01'" value={options.whenNotMatchedBySourceDeleteFilt} onChange={(e) => setOptions({ ...options, whenNotMatchedBySourceDeleteFilt: e.target.value })} />
+            </div>
+            {mergeInvalid && <p className="text-xs text-amber-700 dark:text-amber-300">Choose at least one key column and one action.</p>}
+          </div>
+        )}
+      </fieldset>
+
+      {staged.map((item) => {
+        const percent = item.phase === "preparing" ? Math.round(((item.parsed ?? 0) / item.file.size) * 100) : item.total ? Math.round(((item.sent ?? 0) / item.total) * 100) : 0;
+        return (
+          <section key={item.key} aria-label={`Upload ${item.file.name}`} className="flex flex-col gap-3 rounded-lg border border-slate-200 p-4 dark:border-slate-800" data-testid="staged-file">
+            <div className="flex flex-wrap items-center justify-between gap-2">
+              <p className="font-medium">
+                {item.file.name} <span className="text-sm text-slate-500">({formatBytes(item.file.size)}, {item.kind === "csv" ? "CSV" : "Arrow"})</span>
+              </p>
+              <Badge tone={item.phase === "done" ? "green" : item.phase === "failed" ? "red" : "slate"}>{item.phase}</Badge>
+            </div>
+            <ErrorBanner error={item.error} />
+            {item.problems && item.problems.length > 0 && (
+              <ul role="alert" className="list-disc pl-5 text-sm text-red-700 dark:text-red-300" data-testid="mapping-problems">
+                {item.problems.map((p) => (
+                  <li key={p}>{p}</li>
+                ))}
+              </ul>
+            )}
+            {item.kind === "csv" && item.columns && (
+              <div className="overflow-auto">
+                <table className="text-left text-xs" data-testid="inferred-schema">
+                  <thead>
+                    <tr className="text-slate-500">
+                      {item.columns.map((c) => (
+                        <th key={c.name} className="px-2 py-1 font-mono">
+                          {c.name}
+                        </th>
+                      ))}
+                    </tr>
+                    <tr>
+                      {item.columns.map((c, i) => (
+                        <th key={c.name} className="px-2 pb-1 font-normal">
+                          {declaredOnly && item.phase === "review" ? (
+                            <Select
+                              aria-label={`Type of ${c.name}`}
+                              value={c.type}
+                              onChange={(e) => patch(item.key, { columns: item.columns!.map((x, j) => (j === i ? { ...x, type: e.target.value } : x)) })}
+                            >
+                              {CSV_TYPES.map((t) => (
+                                <option key={t}>{t}</option>
+                              ))}
+                            </Select>
+                          ) : (
+                            <span className="font-mono text-indigo-700 dark:text-indigo-300">
+                              {c.type}
+                              {c.nullable ? "?" : ""}
+                            </span>
+                          )}
+                        </th>
+                      ))}
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {item.sample?.slice(0, 8).map((row, r) => (
+                      <tr key={r} className="border-t border-slate-100 dark:border-slate-800">
+                        {item.indexes!.map((c, i) => (
+                          <td key={i} className="max-w-[12rem] truncate px-2 py-0.5 font-mono">
+                            {row[c]}
+                          </td>
+                        ))}
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )}
+            {item.preview && (
+              <div className="text-xs">
+                <p className="font-mono text-slate-600 dark:text-slate-300">{item.preview.schema.join(", ")}</p>
+                {item.preview.note && <p className="text-slate-500">{item.preview.note}</p>}
+                <pre className="mt-1 max-h-40 overflow-auto rounded bg-slate-50 p-2 dark:bg-slate-900">{item.preview.rows.map((r) => JSON.stringify(r, (_, v) => (typeof v === "bigint" ? v.toString() : v))).join("\n")}</pre>
+              </div>
+            )}
+            {item.kind === "csv" && item.phase === "review" && declaredOnly && (
+              <div>
+                <Button onClick={() => prepare(item, item.columns!, item.indexes!)}>Check all rows</Button>
+              </div>
+            )}
+            {(item.phase === "preparing" || item.phase === "uploading") && (
+              <div className="flex items-center gap-3">
+                <progress className="h-2 flex-1" max={100} value={percent} aria-label={item.phase === "preparing" ? "Parsing" : "Uploading"} />
+                <span className="text-xs text-slate-500" data-testid="progress-text">
+                  {item.phase === "preparing" ? `parsed ${formatBytes(item.parsed ?? 0)}` : `sent ${formatBytes(item.sent ?? 0)} of ${formatBytes(item.total ?? 0)}`} ({percent}%)
+                </span>
+                {item.phase === "uploading" && (
+                  <Button variant="secondary" onClick={() => cancels.current.get(item.key)?.()}>
+                    Cancel
+                  </Button>
+                )}
+              </div>
+            )}
+            {item.kind === "csv" && item.rows !== undefined && item.phase !== "preparing" && (
+              <p className="text-sm" data-testid="conversion-summary">
+                {item.rows.toLocaleString()} rows ready{item.badCount ? `, ${item.badCount.toLocaleString()} rows will not convert and are left out` : ", every row converts"}.
+              </p>
+            )}
+            {item.bad && item.bad.length > 0 && (
+              <details className="text-xs" open>
+                <summary className="cursor-pointer text-amber-800 dark:text-amber-300">Rows that will not convert</summary>
+                <table className="mt-1 text-left" data-testid="bad-rows">
+                  <tbody>
+                    {item.bad.slice(0, 50).map((b, i) => (
+                      <tr key={i}>
+                        <td className="pr-3 font-mono">line {b.line}</td>
+                        <td className="pr-3 font-mono">{b.column}</td>
+                        <td className="pr-3 font-mono">{display(b.value)}</td>
+                        <td>{b.reason}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </details>
+            )}
+            {item.phase === "ready" && (
+              <div>
+                <Button onClick={() => upload(item)} disabled={Boolean(item.problems?.length) || mergeInvalid || (item.kind === "csv" && !item.rows)}>
+                  {options.mode === "merge" ? "Merge into table" : options.mode === "overwrite" ? "Overwrite table" : "Insert into table"}
+                </Button>
+              </div>
+            )}
+            {item.result && (
+              <p role="status" className="text-sm text-emerald-700 dark:text-emerald-300" data-testid="upload-result">
+                {item.result.num_inserted_rows.toLocaleString()} inserted
+                {item.result.num_updated_rows !== undefined && `, ${item.result.num_updated_rows.toLocaleString()} updated, ${item.result.num_deleted_rows?.toLocaleString() ?? 0} deleted`} →{" "}
+                <Link className="underline" href={tableHref(database, table, "data", { version: item.result.version })}>
+                  version {item.result.version}
+                </Link>
+              </p>
+            )}
+          </section>
+        );
+      })}
+    </div>
+  );
+}

@@ -1,0 +1,173 @@
+"use client";
+import Link from "next/link";
+import { useState } from "react";
+import { useCreateTag, useRestore, useTags, useVersions, type VersionRecord } from "@/lib/queries/catalog";
+import { tableHref } from "@/lib/console-links";
+import { Badge, Button, Field, TextInput } from "../ui/controls";
+import { Dialog } from "../ui/dialog";
+import { Empty, ErrorBanner, Loading } from "../ui/states";
+import { formatBytes, formatTime } from "./format";
+
+/** Row count and size across versions, oldest to newest, as two lines on one chart. */
+function HistoryChart({ versions }: { versions: VersionRecord[] }) {
+  const points = [...versions].reverse();
+  if (points.length < 2) return null;
+  const W = 640;
+  const H = 140;
+  const series = [
+    { name: "rows", color: "#4f46e5", values: points.map((v) => Number(v.metadata.total_rows ?? 0)) },
+    { name: "size", color: "#059669", values: points.map((v) => Number(v.metadata.total_files_size ?? 0)) },
+  ];
+  const x = (i: number) => 30 + (i * (W - 40)) / (points.length - 1);
+  return (
+    <figure className="rounded-lg border border-slate-200 p-3 dark:border-slate-800">
+      <svg viewBox={`0 0 ${W} ${H + 20}`} className="h-40 w-full" role="img" aria-label={`Rows and size across versions ${points[0].version} to ${points[points.length - 1].version}`}>
+        {series.map((s) => {
+          const max = Math.max(...s.values, 1);
+          const d = s.values.map((v, i) => `${i ? "L" : "M"}${x(i).toFixed(1)},${(H - (v / max) * (H - 10)).toFixed(1)}`).join(" ");
+          return <path key={s.name} d={d} fill="none" stroke={s.color} strokeWidth={2} />;
+        })}
+        <text x={30} y={H + 16} className="fill-slate-500 text-[10px]">
+          v{points[0].version}
+        </text>
+        <text x={W - 10} y={H + 16} textAnchor="end" className="fill-slate-500 text-[10px]">
+          v{points[points.length - 1].version}
+        </text>
+      </svg>
+      <figcaption className="flex gap-4 text-xs text-slate-600 dark:text-slate-300">
+        <span>
+          <span className="mr-1 inline-block h-2 w-3 bg-indigo-600" />
+          rows (max {Math.max(...series[0].values).toLocaleString()})
+        </span>
+        <span>
+          <span className="mr-1 inline-block h-2 w-3 bg-emerald-600" />
+          size (max {formatBytes(Math.max(...series[1].values))})
+        </span>
+      </figcaption>
+    </figure>
+  );
+}
+
+export function VersionsTab({ database, table }: { database: string; table: string[] }) {
+  const versions = useVersions(database, table);
+  const tags = useTags(database, table);
+  const createTag = useCreateTag(database, table);
+  const restore = useRestore(database, table);
+  const [tagging, setTagging] = useState<number | null>(null);
+  const [restoring, setRestoring] = useState<number | null>(null);
+  const [tagName, setTagName] = useState("");
+  const list = versions.data?.pages.flatMap((p) => p.versions) ?? [];
+  const tagsByVersion = new Map<number, string[]>();
+  for (const [name, t] of Object.entries(tags.data?.tags ?? {})) tagsByVersion.set(t.version, [...(tagsByVersion.get(t.version) ?? []), name]);
+  const latest = list[0]?.version;
+
+  if (versions.isPending) return <Loading label="Loading versions…" />;
+  if (versions.isError) return <ErrorBanner error={versions.error} />;
+  if (list.length === 0) return <Empty title="No versions yet">A declared-only table has no versions until data is written.</Empty>;
+  return (
+    <div className="flex flex-col gap-4">
+      <HistoryChart versions={list} />
+      <ErrorBanner error={restore.error} onDismiss={restore.reset} />
+      {restore.data && (
+        <p role="status" className="text-sm text-emerald-700 dark:text-emerald-300">
+          Restored as version {restore.data.version}.
+        </p>
+      )}
+      <table className="w-full text-left text-sm" data-testid="versions-table">
+        <thead className="text-xs uppercase text-slate-500">
+          <tr>
+            <th className="py-2 pr-3">Version</th>
+            <th className="pr-3">Time</th>
+            <th className="pr-3">Operation</th>
+            <th className="pr-3 text-right">Rows</th>
+            <th className="pr-3 text-right">Size</th>
+            <th className="pr-3">Tags</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {list.map((v) => (
+            <tr key={v.version} className="border-t border-slate-100 dark:border-slate-800" data-testid={`version-row-${v.version}`}>
+              <td className="py-1.5 pr-3 font-mono">
+                {v.version}
+                {v.version === latest && (
+                  <span className="ml-2">
+                    <Badge tone="green">latest</Badge>
+                  </span>
+                )}
+              </td>
+              <td className="pr-3 whitespace-nowrap">{formatTime(v.timestamp_millis)}</td>
+              <td className="pr-3">{v.operation ?? "—"}</td>
+              <td className="pr-3 text-right">{Number(v.metadata.total_rows ?? 0).toLocaleString()}</td>
+              <td className="pr-3 text-right">{formatBytes(Number(v.metadata.total_files_size ?? 0))}</td>
+              <td className="pr-3">
+                {(tagsByVersion.get(v.version) ?? []).map((t) => (
+                  <span key={t} className="mr-1">
+                    <Badge tone="indigo">{t}</Badge>
+                  </span>
+                ))}
+              </td>
+              <td className="whitespace-nowrap text-right">
+                <Link className="mr-2 text-indigo-600 underline" href={tableHref(database, table, "data", { version: v.version })}>
+                  data
+                </Link>
+                <Link className="mr-2 text-indigo-600 underline" href={tableHref(database, table, "schema", { version: v.version })}>
+                  schema
+                </Link>
+                <Button variant="ghost" onClick={() => setTagging(v.version)} aria-label={`Tag version ${v.version}`}>
+                  Tag
+                </Button>
+                {v.version !== latest && (
+                  <Button variant="ghost" onClick={() => setRestoring(v.version)} aria-label={`Restore version ${v.version}`}>
+                    Restore
+                  </Button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {versions.hasNextPage && (
+        <Button variant="secondary" onClick={() => versions.fetchNextPage()} disabled={versions.isFetchingNextPage}>
+          {versions.isFetchingNextPage ? "Loading…" : "Load older versions"}
+        </Button>
+      )}
+      <Dialog open={tagging !== null} onClose={() => setTagging(null)} title={`Tag version ${tagging}`}>
+        <form
+          className="flex flex-col gap-3"
+          onSubmit={(e) => {
+            e.preventDefault();
+            createTag.mutateAsync({ tag: tagName, version: tagging! }).then(() => {
+              setTagging(null);
+              setTagName("");
+            }, () => undefined);
+          }}
+        >
+          <Field label="Tag name" htmlFor="new-tag-name">
+            <TextInput id="new-tag-name" value={tagName} onChange={(e) => setTagName(e.target.value)} required autoFocus />
+          </Field>
+          <ErrorBanner error={createTag.error} />
+          <div className="flex justify-end gap-2">
+            <Button type="button" variant="secondary" onClick={() => setTagging(null)}>
+              Cancel
+            </Button>
+            <Button type="submit" disabled={!tagName || createTag.isPending}>
+              Create tag
+            </Button>
+          </div>
+        </form>
+      </Dialog>
+      <Dialog open={restoring !== null} onClose={() => setRestoring(null)} title={`Restore version ${restoring}?`}>
+        <p className="text-sm">The table's content returns to version {restoring} as a new version after {latest}. No history is lost.</p>
+        <div className="mt-4 flex justify-end gap-2">
+          <Button variant="secondary" onClick={() => setRestoring(null)}>
+            Cancel
+          </Button>
+          <Button onClick={() => restore.mutateAsync(restoring!).then(() => setRestoring(null), () => setRestoring(null))} disabled={restore.isPending}>
+            Restore
+          </Button>
+        </div>
+      </Dialog>
+    </div>
+  );
+}

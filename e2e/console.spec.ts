@@ -1,0 +1,216 @@
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import os from "node:os";
+import { expect, test, type Page } from "@playwright/test";
+import { tableToIPC, Table, vectorFromArray, Int64, Utf8, Float64 } from "apache-arrow";
+import { hydrated, signInWithKey } from "./helpers";
+import { call, rows } from "./api";
+
+const shots = (page: Page, name: string) => Promise.all([]).then(async () => {
+  for (const theme of ["light", "dark"] as const) {
+    await page.evaluate((t) => {
+      document.documentElement.classList.remove("light", "dark", "system");
+      document.documentElement.classList.add(t);
+    }, theme);
+    await page.screenshot({ path: `test-results/screens/${name}-${theme}.png`, fullPage: true });
+  }
+});
+
+test.describe.configure({ mode: "serial" });
+
+test.beforeAll(async () => {
+  await call("/v1/namespace/shop/create", { json: { properties: { owner: "retail" } } });
+  await call("/v1/namespace/shop$eu/create", { json: {} });
+  await call("/v1/table/shop$items/create", { body: rows(0, 120) });
+  await call("/v1/table/shop$items/insert", { body: rows(120, 150) });
+  await call("/v1/table/shop$items/tags/create", { json: { tag: "launch", version: 1 } });
+  await call("/v1/table/shop$pending/declare", { json: { properties: { team: "growth" } } });
+});
+
+test("browse namespaces and tables, search, and see each page in both themes", async ({ page }) => {
+  await signInWithKey(page);
+  await expect(page.getByRole("navigation", { name: "Namespaces" }).getByRole("link", { name: "shop" })).toBeVisible();
+  await page.getByRole("list", { name: "Child namespaces" }).getByRole("link", { name: /shop/ }).click();
+  await expect(page).toHaveURL(/\/browse\/shop$/);
+  await hydrated(page);
+  await expect(page.getByRole("listitem").filter({ hasText: "pending" })).toContainText("declared only");
+  await expect(page.getByRole("listitem").filter({ hasText: "items" })).toContainText("created");
+  await expect(page.getByText("retail")).toBeVisible();
+  await page.getByLabel("Filter tables").fill("pend");
+  await expect(page.getByTestId("table-count")).toHaveText("1 tables");
+  await shots(page, "namespace");
+
+  await page.keyboard.press("Escape");
+  await page.locator("body").click();
+  await page.keyboard.press("/");
+  await page.keyboard.type("items");
+  await expect(page.getByRole("option", { name: /shop\$items/ })).toBeVisible();
+  await page.keyboard.press("Enter");
+  await expect(page).toHaveURL(/\/tables\/shop\/items$/);
+  await expect(page.getByTestId("overview-facts")).toContainText("150");
+  await shots(page, "table-overview");
+});
+
+test("schema, data, versions and tags of a table", async ({ page }) => {
+  await call("/v1/table/shop$items/alter_columns", { json: { alterations: [{ path: "name", rename: "title" }] } });
+  await signInWithKey(page, undefined, "/tables/shop/items?tab=schema&compare=v:1");
+  await expect(page.getByTestId("schema-diff")).toContainText("renamed");
+  await expect(page.getByTestId("schema-diff")).toContainText("title");
+  await shots(page, "table-schema");
+
+  await page.goto("/tables/shop/items?tab=data");
+  await hydrated(page);
+  await expect(page.getByTestId("data-range")).toContainText("Rows 1–50 of 150");
+  await page.getByLabel("Filter expression").fill("id >= 140");
+  await page.getByRole("button", { name: "Apply" }).click();
+  await expect(page.getByTestId("data-range")).toContainText("Rows 1–10 of 10 matching");
+  await page.getByRole("checkbox", { name: "score" }).click();
+  await expect(page.getByTestId("data-grid").locator("th")).toHaveText(["id", "title"]);
+  await expect(page).toHaveURL(/columns=id%2Ctitle|columns=id,title/);
+  await shots(page, "table-data");
+  await page.goto("/tables/shop/items?tab=data&tag=launch");
+  await expect(page.getByTestId("data-range")).toContainText("of 120");
+
+  await page.goto("/tables/shop/items?tab=versions");
+  await hydrated(page);
+  await expect(page.getByTestId("version-row-3")).toContainText("Project");
+  await expect(page.getByTestId("version-row-2")).toContainText("Append");
+  await expect(page.getByTestId("version-row-1")).toContainText("launch");
+  await page.getByRole("button", { name: "Tag version 2" }).click();
+  await page.getByLabel("Tag name").fill("appended");
+  await page.getByRole("button", { name: "Create tag" }).click();
+  await expect(page.getByTestId("version-row-2")).toContainText("appended");
+  await shots(page, "table-versions");
+  await page.getByRole("button", { name: "Restore version 1" }).click();
+  await page.getByRole("dialog").getByRole("button", { name: "Restore" }).click();
+  await expect(page.getByRole("status")).toContainText("Restored as version 4");
+  expect(await call("/v1/table/shop$items/count_rows", { json: {} })).toBe(120);
+
+  await page.goto("/tables/shop/items?tab=tags");
+  await hydrated(page);
+  await page.getByRole("button", { name: "Move tag launch" }).click();
+  await page.getByLabel("To version").selectOption("2");
+  await expect(page.getByTestId("move-preview")).toContainText("version 1 → version 2");
+  await expect(page.getByTestId("move-preview")).toContainText("rows 120 → 150 (+30)");
+  await page.getByRole("button", { name: "Move tag", exact: true }).click();
+  await page.getByRole("button", { name: "Confirm move 1 → 2" }).click();
+  await expect(page.getByTestId("tag-row-launch")).toContainText("2");
+  expect((await call("/v1/table/shop$items/tags/version", { json: { tag: "launch" } })).version).toBe(2);
+  await shots(page, "table-tags");
+  await page.getByRole("button", { name: "Delete tag appended" }).click();
+  await expect(page.getByTestId("tag-row-appended")).toHaveCount(0);
+});
+
+test("alter columns with a preview, then see the new version", async ({ page }) => {
+  await call("/v1/table/shop$cols/create", { body: rows(0, 10) });
+  await signInWithKey(page, undefined, "/tables/shop/cols?tab=columns");
+  await page.getByLabel("Rename name").fill("label");
+  await page.getByLabel("Type of score").selectOption("float");
+  await page.getByLabel("id nullable").check();
+  await expect(page.getByTestId("schema-diff")).toContainText("renamed");
+  await expect(page.getByTestId("schema-diff")).toContainText("type double → float");
+  await shots(page, "table-columns");
+  await page.getByRole("button", { name: "Apply alterations" }).click();
+  await expect(page.getByRole("status")).toContainText("version 2");
+  const described = await call("/v1/table/shop$cols/describe", { json: {} });
+  expect(described.version).toBe(2);
+  expect((described.schema as { fields: Array<{ name: string; type: { type: string }; nullable: boolean }> }).fields.map((f) => [f.name, f.type.type, f.nullable])).toEqual([
+    ["id", "int64", true],
+    ["label", "string", true],
+    ["score", "float", true],
+  ]);
+});
+
+test("create a namespace, declare a table, drop them by typing their names", async ({ page }) => {
+  await signInWithKey(page, undefined, "/browse/shop");
+  await page.getByRole("button", { name: "New namespace" }).click();
+  await page.getByLabel("Namespace name").fill("tmp");
+  await page.getByRole("button", { name: "Create namespace" }).click();
+  await expect(page).toHaveURL(/\/browse\/shop\/tmp$/);
+  await hydrated(page);
+  await page.getByRole("button", { name: "Declare table" }).click();
+  await page.getByLabel("Table name").fill("draft");
+  await page.getByRole("button", { name: "Add property" }).click();
+  await page.getByLabel("Property 1 name").fill("stage");
+  await page.getByLabel("Property 1 value").fill("draft");
+  await page.getByRole("dialog").getByRole("button", { name: "Declare table" }).click();
+  await expect(page).toHaveURL(/\/tables\/shop\/tmp\/draft$/);
+  expect((await call("/v1/table/shop$tmp$draft/describe", { json: {} })).properties).toEqual({ stage: "draft" });
+  await page.goto("/browse/shop/tmp");
+  await hydrated(page);
+  await page.getByRole("button", { name: "Drop namespace" }).click();
+  await expect(page.getByTestId("drop-preview")).toContainText("draft");
+  const confirm = page.getByRole("dialog").getByRole("button", { name: "Drop namespace" });
+  await expect(confirm).toBeDisabled();
+  await page.getByLabel("Type tmp to confirm").fill("tmp");
+  await confirm.click();
+  await expect(page).toHaveURL(/\/browse\/shop$/);
+  await expect(call("/v1/namespace/shop$tmp/describe", { json: {} })).rejects.toThrow(/404/);
+});
+
+function csvFile(name: string, lines: string[]): string {
+  const file = path.join(os.tmpdir(), `${Date.now()}-${name}`);
+  writeFileSync(file, lines.join("\n") + "\n");
+  return file;
+}
+
+test("upload a CSV with bad rows, then merge an Arrow file", async ({ page }) => {
+  await call("/v1/table/shop$upload/create", { body: rows(0, 5) });
+  await signInWithKey(page, undefined, "/tables/shop/upload?tab=upload");
+  const csv = csvFile("items.csv", ["id,name,score", "100,apple,1.5", "101,pear,oops", "102,plum,3", "not-a-number,fig,4", "104,kiwi,"]);
+  await page.getByLabel("Choose files to upload").setInputFiles(csv);
+  await expect(page.getByTestId("inferred-schema")).toContainText("int64");
+  await expect(page.getByTestId("conversion-summary")).toContainText("3 rows ready, 2 rows will not convert");
+  await expect(page.getByTestId("bad-rows")).toContainText("'oops' is not a number");
+  await expect(page.getByTestId("bad-rows")).toContainText("'not-a-number' is not an integer");
+  await shots(page, "table-upload");
+  await page.getByRole("button", { name: "Insert into table" }).click();
+  await expect(page.getByTestId("upload-result")).toContainText("3 inserted");
+  expect(await call("/v1/table/shop$upload/count_rows", { json: {} })).toBe(8);
+
+  const arrowPath = path.join(os.tmpdir(), `${Date.now()}-merge.arrow`);
+  writeFileSync(
+    arrowPath,
+    tableToIPC(
+      new Table({ id: vectorFromArray([0n, 1n, 500n], new Int64()), name: vectorFromArray(["a", "b", "new"], new Utf8()), score: vectorFromArray([9, 9, 9], new Float64()) }),
+      "file",
+    ),
+  );
+  await page.getByRole("radio", { name: "Merge (upsert)" }).check();
+  await page.getByRole("group", { name: "Key columns" }).getByRole("checkbox", { name: "id" }).check();
+  await page.getByLabel("Choose files to upload").setInputFiles(arrowPath);
+  await page.getByRole("button", { name: "Merge into table" }).click();
+  await expect(page.getByTestId("upload-result").last()).toContainText("1 inserted, 2 updated, 0 deleted");
+  expect(await call("/v1/table/shop$upload/count_rows", { json: { predicate: "score = 9" } })).toBe(3);
+});
+
+test("create a declared-only table from a 50 MB CSV with chosen types, with progress", async ({ page }) => {
+  test.setTimeout(180_000);
+  await call("/v1/table/shop$big/declare", { json: {} });
+  const lines = ["id,label,amount,flag"];
+  let i = 0;
+  let size = 0;
+  while (size < 52 * 1024 * 1024) {
+    const line = `${i},label-number-${i}-${"x".repeat(20)},${(i * 0.25).toFixed(2)},${i % 2 === 0}`;
+    lines.push(line);
+    size += line.length + 1;
+    i++;
+  }
+  const csv = csvFile("big.csv", lines);
+  await signInWithKey(page, undefined, "/tables/shop/big?tab=upload");
+  await page.getByLabel("Choose files to upload").setInputFiles(csv);
+  await expect(page.getByLabel("Type of id")).toHaveValue("int64");
+  await page.getByLabel("Type of amount").selectOption("double");
+  await page.getByRole("button", { name: "Check all rows" }).click();
+  await expect(page.getByTestId("conversion-summary")).toContainText(`${i.toLocaleString("en-US")} rows ready, every row converts`, { timeout: 120_000 });
+  await page.getByRole("button", { name: "Insert into table" }).click();
+  await expect(page.getByTestId("upload-result")).toContainText(`${i.toLocaleString("en-US")} inserted`, { timeout: 120_000 });
+  expect(await call("/v1/table/shop$big/count_rows", { json: {} })).toBe(i);
+  const described = await call("/v1/table/shop$big/describe", { json: {} });
+  expect((described.schema as { fields: Array<{ name: string; type: { type: string } }> }).fields.map((f) => [f.name, f.type.type])).toEqual([
+    ["id", "int64"],
+    ["label", "string"],
+    ["amount", "double"],
+    ["flag", "bool"],
+  ]);
+});
