@@ -98,6 +98,7 @@ export interface NativeTable {
   mergeInsert(on: string[]): NativeMergeBuilder;
   usesV2ManifestPaths(): Promise<boolean>;
   listIndices(): Promise<Array<{ name: string; indexType: string; columns: string[] }>>;
+  optimize(beforeTimestampMs?: number | null, deleteUnverified?: boolean | null): Promise<unknown>;
   close(): void;
 }
 

@@ -6,8 +6,11 @@
 import { promises as fs } from "node:fs";
 import { makeData, RecordBatch, Struct, Table, tableFromIPC, tableToIPC, vectorFromArray, type Schema } from "apache-arrow";
 import { engineCall, Storage } from "./storage";
+import { KeyedLock } from "./keyed-lock";
+import type { NativeTable } from "./lance-native";
 
 export const ID_SEPARATOR = "$";
+const COMPACT_EVERY_WRITES = 100;
 
 export interface TableEntry {
   objectId: string;
@@ -21,6 +24,13 @@ export interface TableEntry {
 export interface NamespaceEntry {
   objectId: string;
   id: string[];
+  properties: Record<string, string>;
+}
+
+interface NewRow {
+  objectId: string;
+  objectType: "namespace" | "table";
+  location: string | null;
   properties: Record<string, string>;
 }
 
@@ -41,27 +51,52 @@ export class CatalogIndex {
   readonly childTables = new Map<string, string[]>();
 
   constructor(rows: ManifestRow[], rootDatasets: string[]) {
-    for (const row of rows) {
-      const id = row.object_id.split(ID_SEPARATOR);
-      const properties = parseProperties(row.metadata);
-      if (row.object_type === "namespace") {
-        this.namespaces.set(row.object_id, { objectId: row.object_id, id, properties });
-      } else if (row.object_type === "table" && row.location) {
-        this.tables.set(row.object_id, { objectId: row.object_id, id, location: row.location, properties, registered: true });
-      }
-    }
+    for (const row of rows) this.addRow(row, false);
     for (const name of rootDatasets) {
-      if (!this.tables.has(name)) {
-        this.tables.set(name, { objectId: name, id: [name], location: `${name}.lance`, properties: {}, registered: false });
-      }
-    }
-    for (const ns of this.namespaces.values()) push(this.childNamespaces, parentKey(ns.id), ns.id[ns.id.length - 1]);
-    for (const t of this.tables.values()) {
-      push(this.childTables, parentKey(t.id), t.id[t.id.length - 1]);
-      this.sortedTables.push(t.objectId);
+      if (!this.tables.has(name)) this.addTable({ objectId: name, id: [name], location: `${name}.lance`, properties: {}, registered: false }, false);
     }
     this.sortedTables.sort(compare);
     for (const list of [...this.childNamespaces.values(), ...this.childTables.values()]) list.sort(compare);
+  }
+
+  /** Adds a row; `sorted` keeps the sorted lists in order as it goes (for changes after the first build). */
+  addRow(row: ManifestRow, sorted = true) {
+    const id = row.object_id.split(ID_SEPARATOR);
+    const properties = parseProperties(row.metadata);
+    if (row.object_type === "namespace") {
+      this.namespaces.set(row.object_id, { objectId: row.object_id, id, properties });
+      insert(this.childNamespaces, parentKey(id), id[id.length - 1], sorted);
+    } else if (row.object_type === "table" && row.location) {
+      this.addTable({ objectId: row.object_id, id, location: row.location, properties, registered: true }, sorted);
+    }
+  }
+
+  private addTable(entry: TableEntry, sorted: boolean) {
+    this.tables.set(entry.objectId, entry);
+    insert(this.childTables, parentKey(entry.id), entry.id[entry.id.length - 1], sorted);
+    if (sorted) this.sortedTables.splice(lowerBound(this.sortedTables, entry.objectId), 0, entry.objectId);
+    else this.sortedTables.push(entry.objectId);
+  }
+
+  remove(objectId: string) {
+    const table = this.tables.get(objectId);
+    const namespace = this.namespaces.get(objectId);
+    const entry = table ?? namespace;
+    if (!entry) return;
+    const lists = table ? this.childTables : this.childNamespaces;
+    const siblings = lists.get(parentKey(entry.id));
+    const name = entry.id[entry.id.length - 1];
+    if (siblings) siblings.splice(lowerBound(siblings, name), siblings[lowerBound(siblings, name)] === name ? 1 : 0);
+    if (table) {
+      this.tables.delete(objectId);
+      const i = lowerBound(this.sortedTables, objectId);
+      if (this.sortedTables[i] === objectId) this.sortedTables.splice(i, 1);
+    } else this.namespaces.delete(objectId);
+  }
+
+  setProperties(objectId: string, properties: Record<string, string>) {
+    const entry = this.tables.get(objectId) ?? this.namespaces.get(objectId);
+    if (entry) entry.properties = properties;
   }
 
   namespaceExists(id: string[]): boolean {
@@ -69,10 +104,22 @@ export class CatalogIndex {
   }
 }
 
-function push(map: Map<string, string[]>, key: string, value: string) {
+function lowerBound(list: readonly string[], key: string): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid] < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function insert(map: Map<string, string[]>, key: string, value: string, sorted: boolean) {
   const list = map.get(key);
-  if (list) list.push(value);
-  else map.set(key, [value]);
+  if (!list) map.set(key, [value]);
+  else if (!sorted) list.push(value);
+  else if (list[lowerBound(list, value)] !== value) list.splice(lowerBound(list, value), 0, value);
 }
 
 export function parentKey(id: string[]): string {
@@ -96,23 +143,33 @@ function parseProperties(metadata: string | null): Record<string, string> {
   return {};
 }
 
-/** Reads and writes `__manifest` rows; caches the parsed index per dataset version. */
+/**
+ * Reads and writes `__manifest` rows. The parsed index is cached per dataset version; this process's own commits
+ * patch it in place, so a write costs its own row rather than a re-read of the whole catalog.
+ */
 export class Manifest {
-  private cached?: { version: number; rootStamp: number; index: CatalogIndex };
+  private cached?: { version: number; foreign: string; index: CatalogIndex };
   private loading?: Promise<CatalogIndex>;
   private schema?: Schema;
+  private root?: { stamp: number; foreign: string[] };
+  private writes = 0;
+  private compacting?: Promise<unknown>;
+  /** This process commits to `__manifest` one write at a time, so its own commits patch the cache in order. */
+  private readonly writing = new KeyedLock();
+  private pending: Array<{ row: NewRow; resolve: (inserted: boolean) => void; reject: (err: unknown) => void }> = [];
+  private flushing?: Promise<void>;
 
   constructor(private readonly storage: Storage) {}
 
   async index(): Promise<CatalogIndex> {
     const table = await this.storage.manifest();
-    const [version, rootStamp] = await Promise.all([table.version(), this.rootStamp()]);
-    if (this.cached && this.cached.version === version && this.cached.rootStamp === rootStamp) return this.cached.index;
+    const [version, foreign] = await Promise.all([table.version(), this.rootDatasets()]);
+    const key = foreign.join("/");
+    if (this.cached && this.cached.version === version && this.cached.foreign === key) return this.cached.index;
     this.loading ??= (async () => {
       try {
-        const [rows, rootDatasets] = await Promise.all([this.readRows(), this.rootDatasets()]);
-        const index = new CatalogIndex(rows, rootDatasets);
-        this.cached = { version, rootStamp, index };
+        const index = new CatalogIndex(await this.readRows(), foreign);
+        this.cached = { version, foreign: key, index };
         return index;
       } finally {
         this.loading = undefined;
@@ -121,13 +178,36 @@ export class Manifest {
     return this.loading;
   }
 
-  private async rootStamp(): Promise<number> {
-    return (await fs.stat(this.storage.root)).mtimeMs;
+  /** Applies this process's own commit to the cached index when it directly follows the cached version. */
+  private patch(newVersion: number, change: (index: CatalogIndex) => void) {
+    if (this.cached && this.cached.version === newVersion - 1) {
+      change(this.cached.index);
+      this.cached.version = newVersion;
+    }
+    if (++this.writes % COMPACT_EVERY_WRITES === 0) this.compact();
   }
 
+  /**
+   * Every catalog write adds a small fragment to `__manifest`; compacting them now and then keeps lookups and
+   * merge-inserts from slowing down as the catalog grows. It runs beside requests: Lance rebases either side.
+   */
+  private compact() {
+    this.compacting ??= this.storage
+      .manifest()
+      .then((table) => table.optimize())
+      .catch((err) => console.error("catalog compaction failed", err))
+      .finally(() => (this.compacting = undefined));
+  }
+
+  /** Root-level `*.lance` directories, re-read only when the root directory changes. */
   private async rootDatasets(): Promise<string[]> {
-    const entries = await fs.readdir(this.storage.root, { withFileTypes: true });
-    return entries.filter((e) => e.isDirectory() && e.name.endsWith(".lance")).map((e) => e.name.slice(0, -".lance".length));
+    const stamp = (await fs.stat(this.storage.root)).mtimeMs;
+    if (this.root?.stamp !== stamp) {
+      const entries = await fs.readdir(this.storage.root, { withFileTypes: true });
+      const names = entries.filter((e) => e.isDirectory() && e.name.endsWith(".lance")).map((e) => e.name.slice(0, -".lance".length));
+      this.root = { stamp, foreign: names.sort(compare) };
+    }
+    return this.root.foreign;
   }
 
   private async readRows(): Promise<ManifestRow[]> {
@@ -152,35 +232,81 @@ export class Manifest {
     return this.schema;
   }
 
-  /** Inserts a row unless one with the same object id exists; returns false when it did. */
-  async insert(row: { objectId: string; objectType: "namespace" | "table"; location: string | null; properties: Record<string, string> }): Promise<boolean> {
+  /**
+   * Inserts a row unless one with the same object id exists; returns false when it did. Rows that arrive while a
+   * commit is under way are committed together in the next one (group commit), so concurrent declares and creates
+   * cost one catalog commit between them.
+   */
+  insert(row: NewRow): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ row, resolve, reject });
+      this.flush();
+    });
+  }
+
+  private flush() {
+    if (this.flushing || this.pending.length === 0) return;
+    const group = this.pending.splice(0, this.pending.length);
+    this.flushing = this.insertGroup(group.map((g) => g.row))
+      .then(
+        (inserted) => group.forEach((g, i) => g.resolve(inserted[i])),
+        (err) => group.forEach((g) => g.reject(err)),
+      )
+      .finally(() => {
+        this.flushing = undefined;
+        this.flush();
+      });
+  }
+
+  private async insertGroup(rows: NewRow[]): Promise<boolean[]> {
     const schema = await this.manifestSchema();
-    const values: Record<string, unknown> = {
-      object_id: row.objectId,
-      object_type: row.objectType,
-      location: row.location,
-      metadata: Object.keys(row.properties).length ? JSON.stringify(row.properties) : null,
-      base_objects: null,
-    };
-    const children = schema.fields.map((f) => vectorFromArray([values[f.name] ?? null], f.type).data[0]);
-    const batch = new RecordBatch(schema, makeData({ type: new Struct(schema.fields), length: 1, nullCount: 0, children }));
+    const manifestRows: ManifestRow[] = rows.map((r) => ({
+      object_id: r.objectId,
+      object_type: r.objectType,
+      location: r.location,
+      metadata: Object.keys(r.properties).length ? JSON.stringify(r.properties) : null,
+    }));
+    const children = schema.fields.map((f) => vectorFromArray(manifestRows.map((r) => (r as unknown as Record<string, unknown>)[f.name] ?? null), f.type).data[0]);
+    const batch = new RecordBatch(schema, makeData({ type: new Struct(schema.fields), length: rows.length, nullCount: 0, children }));
     const file = Buffer.from(tableToIPC(new Table([batch]), "file"));
+    const result = await this.commit(
+      (table) => table.mergeInsert(["object_id"]).whenNotMatchedInsertAll().execute(file),
+      (r) => (r.numInsertedRows === rows.length ? (index) => manifestRows.forEach((row) => index.addRow(row)) : () => undefined),
+    );
+    if (result.numInsertedRows === rows.length) return rows.map(() => true);
+    // Some ids existed already (another process got there first): the catalog says which rows are ours.
+    const index = await this.index();
+    return rows.map((r) => {
+      const entry = r.objectType === "table" ? index.tables.get(r.objectId) : index.namespaces.get(r.objectId);
+      return entry !== undefined && (r.objectType === "namespace" || (entry as TableEntry).location === r.location);
+    });
+  }
+
+  /** Commits one change to `__manifest`, then patches the cache with it, in this process's commit order. */
+  private async commit<R extends { version: number }>(write: (table: NativeTable) => Promise<R>, change: (result: R) => (index: CatalogIndex) => void): Promise<R> {
     const table = await this.storage.manifest();
-    const result = await engineCall("update the catalog", () => table.mergeInsert(["object_id"]).whenNotMatchedInsertAll().execute(file));
-    return result.numInsertedRows === 1;
+    return this.writing.run("", async () => {
+      const result = await engineCall("update the catalog", () => write(table));
+      this.patch(result.version, change(result));
+      return result;
+    });
   }
 
   async setProperties(objectId: string, properties: Record<string, string>): Promise<void> {
-    const table = await this.storage.manifest();
     const json = Object.keys(properties).length ? sqlString(JSON.stringify(properties)) : "NULL";
-    await engineCall("update the catalog", () => table.update(`object_id = ${sqlString(objectId)}`, [["metadata", json]]));
+    await this.commit(
+      (table) => table.update(`object_id = ${sqlString(objectId)}`, [["metadata", json]]),
+      () => (index) => index.setProperties(objectId, properties),
+    );
   }
 
   async remove(objectIds: string[]): Promise<void> {
     if (objectIds.length === 0) return;
-    const table = await this.storage.manifest();
     const list = objectIds.map(sqlString).join(", ");
-    await engineCall("update the catalog", () => table.delete(`object_id IN (${list})`));
+    await this.commit(
+      (table) => table.delete(`object_id IN (${list})`),
+      () => (index) => objectIds.forEach((id) => index.remove(id)),
+    );
   }
 }
 
