@@ -10,6 +10,7 @@ import { joinIpcFiles, type ArrowBody } from "./arrow-ipc";
 import { engineCall } from "./storage";
 import { checkWriteSchema } from "./schema-check";
 import { versionOperation } from "./version-operations";
+import { listVersionNumbers, versionSummary } from "./version-summary";
 import { decodePageToken, encodePageToken } from "./paging";
 import type { Catalog, Id, ReadAt } from "./catalog";
 import type { TableEntry } from "./manifest";
@@ -240,30 +241,43 @@ export async function listVersions(
 ) {
   const entry = await catalog.resolve(id);
   if (await catalog.isDeclaredOnly(entry)) return { versions: [], page_token: undefined };
-  const table = await catalog.writeHandle(entry, options.branch);
-  const [all, v2] = await Promise.all([engineCall("list versions", () => table.listVersions()), table.usesV2ManifestPaths()]);
-  const ordered = [...all].sort((a, b) => (options.descending ? b.version - a.version : a.version - b.version));
+  const dir = catalog.storage.directory(entry.location);
+  // The main branch is read from its manifest files, a page at a time; branches go through the engine.
+  let numbers: number[];
+  let v2 = true;
+  let engineRecords: Map<number, { timestamp: number; metadata: Record<string, string> }> | undefined;
+  if (!options.branch || options.branch === "main") {
+    ({ versions: numbers, v2 } = await listVersionNumbers(dir));
+  } else {
+    const table = await catalog.writeHandle(entry, options.branch);
+    const all = await engineCall("list versions", () => table.listVersions());
+    engineRecords = new Map(all.map((v) => [v.version, { timestamp: Math.floor(v.timestamp / 1000), metadata: v.metadata }]));
+    numbers = all.map((v) => v.version);
+  }
+  numbers.sort((a, b) => (options.descending ? b - a : a - b));
   const after = decodePageToken(options.pageToken);
   const afterVersion = after === undefined ? undefined : Number(after);
   if (afterVersion !== undefined && !Number.isInteger(afterVersion)) throw invalidInput("page_token is not a token this service issued");
-  const start = afterVersion === undefined ? 0 : ordered.findIndex((v) => (options.descending ? v.version < afterVersion : v.version > afterVersion));
-  const slice = start < 0 ? [] : ordered.slice(start, start + options.limit);
-  const more = start >= 0 && start + options.limit < ordered.length;
+  const start = afterVersion === undefined ? 0 : numbers.findIndex((v) => (options.descending ? v < afterVersion : v > afterVersion));
+  const slice = start < 0 ? [] : numbers.slice(start, start + options.limit);
+  const more = start >= 0 && start + options.limit < numbers.length;
   const versions = await Promise.all(
-    slice.map(async (v) => {
-      const file = await catalog.storage.manifestFile(entry.location, v.version, v2);
+    slice.map(async (version) => {
+      const file = await catalog.storage.manifestFile(entry.location, version, v2);
+      const engine = engineRecords?.get(version);
+      const summary = engine ? null : await versionSummary(file.path);
       return {
-        version: v.version,
+        version,
         manifest_path: file.path,
         manifest_size: file.size,
         e_tag: file.eTag,
-        timestamp_millis: Math.floor(v.timestamp / 1000),
-        metadata: v.metadata,
-        ...(options.withOperations ? { operation: await versionOperation(catalog.storage.directory(entry.location), file.path) } : {}),
+        timestamp_millis: engine ? engine.timestamp : summary!.timestampMillis,
+        metadata: engine ? engine.metadata : summary!.metadata,
+        ...(options.withOperations ? { operation: await versionOperation(dir, file.path, summary?.transactionFile) } : {}),
       };
     }),
   );
-  return { versions, page_token: more ? encodePageToken(String(slice[slice.length - 1].version)) : undefined };
+  return { versions, page_token: more ? encodePageToken(String(slice[slice.length - 1])) : undefined };
 }
 
 // ---------------------------------------------------------------- tags

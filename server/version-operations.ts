@@ -63,10 +63,10 @@ export function transactionOperation(buf: Buffer): string | null {
 
 const TRANSACTION_NAME = /\d+-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.txn/;
 
-export async function versionOperation(datasetDir: string, manifestPath: string): Promise<string | null> {
+/** The operation of a version, given its manifest (and, when already known, its transaction file's name). */
+export async function versionOperation(datasetDir: string, manifestPath: string, transactionFile?: string | null): Promise<string | null> {
   try {
-    const manifest = await fs.readFile(manifestPath);
-    const name = TRANSACTION_NAME.exec(manifest.toString("latin1"))?.[0];
+    const name = transactionFile ?? TRANSACTION_NAME.exec((await fs.readFile(manifestPath)).toString("latin1"))?.[0];
     if (!name) return null;
     return transactionOperation(await fs.readFile(path.join(datasetDir, "_transactions", name)));
   } catch {
