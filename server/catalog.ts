@@ -40,6 +40,7 @@ export class Catalog {
   readonly storage: Storage;
   readonly manifest: Manifest;
   private readonly locks = new KeyedLock();
+  private readonly writes = new KeyedLock();
 
   constructor(root: string) {
     this.storage = new Storage(root);
@@ -278,6 +279,14 @@ export class Catalog {
       await this.storage.remove(entry.location);
       return { entry };
     });
+  }
+
+  /**
+   * Runs one commit to a table at a time within this process. Lance resolves concurrent commits by rebasing and
+   * retrying, which under many writers to one table wastes work and can time out; queueing them here does not.
+   */
+  commitTo<T>(entry: TableEntry, branch: string | undefined, commit: () => Promise<T>): Promise<T> {
+    return this.writes.run(`${entry.location}@${branch ?? "main"}`, commit);
   }
 
   /** The handle to write through: the shared latest handle, or the named branch. */

@@ -38,7 +38,7 @@ export async function insertRecords(catalog: Catalog, id: Id, body: ArrowBody, m
   }
   const table = await catalog.writeHandle(entry, branch);
   if (mode === "append") checkWriteSchema(await catalog.schemaOf(table), body.schema, entry.objectId);
-  const { version } = await engineCall("insert", () => table.add(body.file, mode));
+  const { version } = await catalog.commitTo(entry, branch, () => engineCall("insert", () => table.add(body.file, mode)));
   return { version, num_inserted_rows: body.rows };
 }
 
@@ -92,7 +92,7 @@ export async function mergeInsert(catalog: Catalog, id: Id, body: ArrowBody, opt
   if (bySource) builder = builder.whenNotMatchedBySourceDelete(options.whenNotMatchedBySourceDeleteFilt ?? null);
   if (options.useIndex !== undefined) builder = builder.useIndex(options.useIndex);
   if (options.timeoutMs !== undefined) builder.setTimeout(options.timeoutMs);
-  const result = await engineCall("merge_insert", () => builder.execute(body.file));
+  const result = await catalog.commitTo(entry, options.branch, () => engineCall("merge_insert", () => builder.execute(body.file)));
   return {
     version: result.version,
     num_inserted_rows: result.numInsertedRows,
@@ -161,14 +161,14 @@ export async function alterColumns(catalog: Catalog, id: Id, alterations: Altera
     }
     return { path: formatFieldPath(segments), rename: a.rename, nullable: a.nullable, dataType };
   });
-  return engineCall("alter columns", () => table.alterColumns(native));
+  return catalog.commitTo(entry, branch, () => engineCall("alter columns", () => table.alterColumns(native)));
 }
 
 export async function restoreVersion(catalog: Catalog, id: Id, version: number, branch?: string) {
   const entry = await catalog.resolve(id);
   await catalog.requireData(entry, "be restored");
   const table = await catalog.readHandle(entry, { version, branch });
-  await engineCall("restore", () => table.restore());
+  await catalog.commitTo(entry, branch, () => engineCall("restore", () => table.restore()));
   return { version: await table.version() };
 }
 
