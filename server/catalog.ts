@@ -2,16 +2,19 @@
  * The catalog: namespaces and tables of one data root, and every operation on them. No HTTP here; callers pass
  * parsed identifiers and options and get plain values or a QuiverError.
  */
+import { promises as fs } from "node:fs";
 import path from "node:path";
+import { nameProblem } from "@/lib/identifiers";
 import { tableFromIPC } from "apache-arrow";
 import { schemaToJson, type JsonSchema } from "@/lib/arrow-schema";
-import { QuiverError, invalidInput } from "./errors";
+import { QuiverError, invalidInput, unsupported } from "./errors";
 import { ID_SEPARATOR, Manifest, type CatalogIndex, type TableEntry } from "./manifest";
 import { pageOf, type Page } from "./paging";
 import { engineCall, Storage } from "./storage";
 import { toIpcFile, ArrowBodyError, type ArrowBody } from "./arrow-ipc";
 import type { NativeTable } from "./lance-native";
 import { KeyedLock } from "./keyed-lock";
+import { versionSummary } from "./version-summary";
 
 export type Id = string[];
 
@@ -281,6 +284,32 @@ export class Catalog {
     });
   }
 
+  /** Renames a table, or moves it to another namespace; a root-level table keeps `<name>.lance` as its directory. */
+  async renameTable(id: Id, newName: string, newNamespace?: Id) {
+    const problem = nameProblem(newName);
+    if (problem) throw invalidInput(`new_table_name: ${problem}`);
+    const target = [...(newNamespace ?? id.slice(0, -1)), newName];
+    return this.locks.run(`t:${fmt(id)}`, async () => {
+      const index = await this.index();
+      const entry = await this.resolve(id, index);
+      await this.requireNamespace(target.slice(0, -1), index);
+      if (index.tables.has(fmt(target)) || index.namespaces.has(fmt(target))) throw new QuiverError("TableAlreadyExists", `Table '${fmt(target)}' already exists`);
+      if ((id.length === 1) !== (target.length === 1)) throw unsupported("moving a table between the root namespace and a child namespace is not supported");
+      let location = entry.location;
+      if (target.length === 1) {
+        location = `${newName}.lance`;
+        this.storage.forget(entry.location);
+        await fs.rename(this.storage.directory(entry.location), this.storage.directory(location));
+      }
+      if (entry.registered || target.length > 1) {
+        await this.manifest.insert({ objectId: fmt(target), objectType: "table", location, properties: entry.properties });
+        if (entry.registered) await this.manifest.remove([entry.objectId]);
+      }
+      this.storage.forget(entry.location);
+      return { id: target };
+    });
+  }
+
   /**
    * Runs one commit to a table at a time within this process. Lance resolves concurrent commits by rebasing and
    * retrying, which under many writers to one table wastes work and can time out; queueing them here does not.
@@ -347,7 +376,18 @@ export class Catalog {
       engineCall("read table statistics", () => table.stats()),
     ]);
     const schema: JsonSchema = schemaToJson(tableFromIPC(schemaBuf).schema);
-    return { entry, declaredOnly, version, schema, stats };
+    return { entry, declaredOnly, version, schema, stats, deletedRows: await this.deletedRows(entry, table, version, at.branch) };
+  }
+
+  /** Rows marked deleted at a version of the main branch, from its manifest (0 where that cannot be read). */
+  private async deletedRows(entry: TableEntry, table: NativeTable, version: number, branch?: string): Promise<number> {
+    if (branch && branch !== "main") return 0;
+    try {
+      const file = await this.storage.manifestFile(entry.location, version, await table.usesV2ManifestPaths());
+      return Number((await versionSummary(file.path)).metadata.total_deletion_file_rows);
+    } catch {
+      return 0;
+    }
   }
 
   async schemaOf(table: NativeTable) {

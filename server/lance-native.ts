@@ -99,6 +99,8 @@ export interface NativeTable {
   usesV2ManifestPaths(): Promise<boolean>;
   listIndices(): Promise<Array<{ name: string; indexType: string; columns: string[] }>>;
   optimize(beforeTimestampMs?: number | null, deleteUnverified?: boolean | null): Promise<unknown>;
+  createIndex(index: unknown, column: string, replace?: boolean | null, waitTimeoutS?: number | null, name?: string | null): Promise<void>;
+  dropIndex(name: string): Promise<void>;
   close(): void;
 }
 
@@ -107,6 +109,27 @@ export interface NativeConnection {
   createTable(name: string, file: Buffer, mode: string, namespacePath?: string[] | null, storageOptions?: Record<string, string> | null): Promise<NativeTable>;
   createNamespace(path: string[], mode?: string | null, properties?: Record<string, string> | null): Promise<unknown>;
   dropNamespace(path: string[], mode?: string | null, behavior?: string | null): Promise<unknown>;
+}
+
+/** The engine's index configurations, by the index type names clients send. */
+export function indexConfig(type: string, distanceType?: string): unknown {
+  const distance = distanceType ? { distanceType: distanceType.toLowerCase() as "l2" | "cosine" | "dot" } : {};
+  const configs: Record<string, () => lancedb.Index> = {
+    BTREE: () => lancedb.Index.btree(),
+    SCALAR: () => lancedb.Index.btree(),
+    BITMAP: () => lancedb.Index.bitmap(),
+    LABEL_LIST: () => lancedb.Index.labelList(),
+    LABELLIST: () => lancedb.Index.labelList(),
+    FTS: () => lancedb.Index.fts(),
+    INVERTED: () => lancedb.Index.fts(),
+    VECTOR: () => lancedb.Index.ivfPq(distance),
+    IVF_PQ: () => lancedb.Index.ivfPq(distance),
+    IVF_FLAT: () => lancedb.Index.ivfFlat(distance),
+    IVF_HNSW_PQ: () => lancedb.Index.hnswPq(distance),
+    IVF_HNSW_SQ: () => lancedb.Index.hnswSq(distance),
+  };
+  const make = configs[type.toUpperCase()];
+  return make ? (make() as unknown as { inner: unknown }).inner : null;
 }
 
 export async function connectNative(uri: string, options: lancedb.ConnectionOptions): Promise<NativeConnection> {

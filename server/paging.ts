@@ -13,15 +13,20 @@ export function encodePageToken(lastKey: string): string {
   return Buffer.from(JSON.stringify({ after: lastKey })).toString("base64url");
 }
 
+/**
+ * The key a page starts after. Lance clients also send a plain name as the token (LanceDB's `startAfter`, the
+ * directory namespace's own tokens), which is taken as the key itself.
+ */
 export function decodePageToken(token: string | undefined | null): string | undefined {
   if (!token) return undefined;
+  if (token.length > 4096) throw invalidInput("page_token is too long");
   try {
     const parsed = JSON.parse(Buffer.from(token, "base64url").toString("utf8"));
     if (parsed && typeof parsed.after === "string") return parsed.after;
   } catch {
-    // fall through to the error below
+    // not one of ours: a plain start-after key
   }
-  throw invalidInput("page_token is not a token this service issued");
+  return token;
 }
 
 /** Index of the first element of sorted `keys` that is greater than `key`. */

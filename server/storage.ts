@@ -142,10 +142,15 @@ export class Storage {
     }
   }
 
-  async remove(location: string): Promise<void> {
+  /** Forgets the cached handle of a dataset that moved or went away. */
+  forget(location: string) {
     const handle = this.handles.get(location);
     this.handles.delete(location);
     if (handle) handle.then((t) => t.close(), () => undefined);
+  }
+
+  async remove(location: string): Promise<void> {
+    this.forget(location);
     await fs.rm(this.directory(location), { recursive: true, force: true });
     await fs.rm(path.join(this.linksDir, `${this.linkName(location)}.lance`), { force: true });
   }

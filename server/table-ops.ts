@@ -14,7 +14,7 @@ import { listVersionNumbers, versionSummary } from "./version-summary";
 import { decodePageToken, encodePageToken } from "./paging";
 import type { Catalog, Id, ReadAt } from "./catalog";
 import type { TableEntry } from "./manifest";
-import type { NativeTable } from "./lance-native";
+import { indexConfig, type NativeTable } from "./lance-native";
 
 // ---------------------------------------------------------------- writes
 
@@ -272,6 +272,7 @@ export async function listVersions(
         manifest_size: file.size,
         e_tag: file.eTag,
         timestamp_millis: engine ? engine.timestamp : summary!.timestampMillis,
+        timestamp: new Date(engine ? engine.timestamp : summary!.timestampMillis).toISOString(),
         metadata: engine ? engine.metadata : summary!.metadata,
         ...(options.withOperations ? { operation: await versionOperation(dir, file.path, summary?.transactionFile) } : {}),
       };
@@ -374,5 +375,74 @@ export async function deleteBranch(catalog: Catalog, id: Id, name: string) {
   const all = await engineCall("list branches", () => branches.list());
   if (!(name in all)) throw new QuiverError("TableBranchNotFound", `branch '${name}' does not exist on table '${entry.objectId}'`);
   await engineCall(`delete branch '${name}'`, () => branches.delete(name));
+  return {};
+}
+
+// ---------------------------------------------------------------- schema and data maintenance (LanceDB's remote API)
+
+async function dataHandle(catalog: Catalog, id: Id, what: string, branch?: string) {
+  const entry = await catalog.resolve(id);
+  await catalog.requireData(entry, what);
+  return { entry, table: await catalog.writeHandle(entry, branch) };
+}
+
+export async function addColumns(catalog: Catalog, id: Id, columns: Array<{ name: string; expression: string }>) {
+  if (columns.length === 0) throw invalidInput("new_columns must list at least one column");
+  const { entry, table } = await dataHandle(catalog, id, "have columns added");
+  return catalog.commitTo(entry, undefined, () => engineCall("add columns", () => table.addColumns(columns.map((c) => ({ name: c.name, valueSql: c.expression })))));
+}
+
+export async function dropColumns(catalog: Catalog, id: Id, columns: string[]) {
+  if (columns.length === 0) throw invalidInput("columns must list at least one column");
+  const { entry, table } = await dataHandle(catalog, id, "have columns dropped");
+  const schema = await catalog.schemaOf(table);
+  for (const c of columns) {
+    if (!resolveField(schema.fields, parseFieldPath(c))) throw new QuiverError("TableColumnNotFound", `column '${c}' does not exist in table '${entry.objectId}'`);
+  }
+  return catalog.commitTo(entry, undefined, () => engineCall("drop columns", () => table.dropColumns(columns)));
+}
+
+export async function updateRows(catalog: Catalog, id: Id, predicate: string | undefined, updates: Array<[string, string]>) {
+  if (updates.length === 0) throw invalidInput("updates must list at least one [column, expression] pair");
+  const { entry, table } = await dataHandle(catalog, id, "be updated");
+  const result = await catalog.commitTo(entry, undefined, () => engineCall("update", () => table.update(predicate ?? null, updates)));
+  return { version: result.version, updated_rows: result.rowsUpdated, rows_updated: result.rowsUpdated };
+}
+
+export async function deleteRows(catalog: Catalog, id: Id, predicate: string) {
+  const { entry, table } = await dataHandle(catalog, id, "have rows deleted");
+  const result = await catalog.commitTo(entry, undefined, () => engineCall("delete", () => table.delete(predicate)));
+  return { version: result.version, num_deleted_rows: result.numDeletedRows };
+}
+
+export async function tableStats(catalog: Catalog, id: Id) {
+  const { table } = await dataHandle(catalog, id, "report statistics");
+  const s = await engineCall("read table statistics", () => table.stats());
+  return {
+    total_bytes: s.totalBytes,
+    num_rows: s.numRows,
+    num_indices: s.numIndices,
+    fragment_stats: { num_fragments: s.fragmentStats.numFragments, num_small_fragments: s.fragmentStats.numSmallFragments, lengths: s.fragmentStats.lengths },
+  };
+}
+
+export async function listIndices(catalog: Catalog, id: Id) {
+  const { table } = await dataHandle(catalog, id, "have indices");
+  const indices = await engineCall("list indices", () => table.listIndices());
+  return { indexes: indices.map((i) => ({ index_name: i.name, index_type: i.indexType, columns: i.columns, status: "done" })) };
+}
+
+export async function createIndex(catalog: Catalog, id: Id, options: { column: string; indexType: string; name?: string; distanceType?: string; replace?: boolean }) {
+  const config = indexConfig(options.indexType, options.distanceType);
+  if (!config) throw unsupported(`index type '${options.indexType}' is not supported; use BTREE, BITMAP, LABEL_LIST, FTS, IVF_PQ, IVF_FLAT, IVF_HNSW_PQ or IVF_HNSW_SQ`);
+  const { entry, table } = await dataHandle(catalog, id, "be indexed");
+  const schema = await catalog.schemaOf(table);
+  if (!resolveField(schema.fields, parseFieldPath(options.column))) throw new QuiverError("TableColumnNotFound", `column '${options.column}' does not exist in table '${entry.objectId}'`);
+  await catalog.commitTo(entry, undefined, () =>
+    engineCall("create index", () => table.createIndex(config, options.column, options.replace ?? true, null, options.name ?? null)).catch((err) => {
+      if (err instanceof QuiverError && err.codeName === "TableAlreadyExists") throw new QuiverError("TableIndexAlreadyExists", err.message);
+      throw err;
+    }),
+  );
   return {};
 }

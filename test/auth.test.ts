@@ -323,7 +323,9 @@ describe("bootstrap", () => {
   it("creates, prints once and keeps only the hash of a first admin key when nothing is configured", async () => {
     const fresh = await startServer({ QUIVER_ADMIN_API_KEY: "" });
     try {
-      const printed = /qvr_[0-9a-f]{16}_[A-Za-z0-9_-]{43}/.exec(fresh.output())?.[0];
+      const keyPattern = /qvr_[0-9a-f]{16}_[A-Za-z0-9_-]{43}/;
+      for (let i = 0; i < 100 && !keyPattern.test(fresh.output()); i++) await new Promise((r) => setTimeout(r, 100));
+      const printed = keyPattern.exec(fresh.output())?.[0];
       expect(printed).toBeDefined();
       const api = client(fresh.url, { "x-api-key": printed! });
       expect((await api.get("/v1/whoami")).body).toMatchObject({ admin: true });

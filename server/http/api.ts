@@ -20,7 +20,7 @@ type JsonBody = { kind: "json"; schema: z.ZodType };
 type ArrowBodySpec = { kind: "arrow" };
 
 export type Reply =
-  | { kind: "json"; body: unknown; status?: number }
+  | { kind: "json"; body: unknown; status?: number; bare?: boolean }
   | { kind: "arrow-file"; body: Buffer }
   | { kind: "integer"; value: number };
 
@@ -71,6 +71,12 @@ export function route<QS extends z.ZodType, BS extends JsonBody | ArrowBodySpec 
 }
 
 export const json = (body: unknown, status?: number): Reply => ({ kind: "json", body, status });
+
+/**
+ * LanceDB's remote client (the enterprise dialect) calls paths with a trailing slash, and a few of its expectations
+ * differ from the Lance Namespace spec: a duplicate create is a 400, the tag list is a bare map.
+ */
+export const remoteDialect = (request: Request) => new URL(request.url).pathname.endsWith("/");
 
 // ---------------------------------------------------------------- query parameter types
 
@@ -259,7 +265,8 @@ function reply(result: Reply, requestId: string): Response {
   }
   const headers = responseHeaders(requestId, "application/json");
   if (result.kind === "integer") return new Response(String(result.value), { status: 200, headers });
-  const body = result.body && typeof result.body === "object" && !Array.isArray(result.body) ? { ...result.body, context: contextOf(headers) } : result.body;
+  const withContext = !result.bare && result.body && typeof result.body === "object" && !Array.isArray(result.body);
+  const body = withContext ? { ...(result.body as object), context: contextOf(headers) } : result.body;
   return new Response(JSON.stringify(body), { status: result.status ?? 200, headers });
 }
 
@@ -311,7 +318,11 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
   let response: Response;
   try {
     const found = find(routes, request.method, url.pathname);
-    if (!found) throw new QuiverError("Unsupported", `no API operation at ${url.pathname}`, { status: 404 });
+    if (!found) {
+      const action = /^\/v1\/table\/[^/]+\/(.+?)\/?$/.exec(url.pathname)?.[1];
+      if (action) throw new QuiverError("Unsupported", `table operation '${action}' is not supported by this service`);
+      throw new QuiverError("Unsupported", `no API operation at ${url.pathname}`, { status: 404 });
+    }
     if ("allowed" in found) {
       throw new QuiverError("Unsupported", `${request.method} is not allowed on ${url.pathname}; use ${[...new Set(found.allowed)].join(" or ")}`, {
         status: 405,

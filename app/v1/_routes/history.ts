@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { json, pageLimit, pageQuery, qBool, route } from "@/server/http/api";
+import { json, pageLimit, pageQuery, qBool, remoteDialect, route } from "@/server/http/api";
 import { createBranch, createTag, deleteBranch, deleteTag, listBranches, listTags, listVersions, tagVersion, updateTag } from "@/server/table-ops";
 import { branchQuery, context, delimiterQuery, pageToken, requestBase } from "./common";
 
@@ -29,6 +29,7 @@ export const historyRoutes = [
           manifest_size: z.number().int(),
           e_tag: z.string(),
           timestamp_millis: z.number().int(),
+          timestamp: z.string().describe("RFC 3339, for LanceDB's clients"),
           metadata: z.record(z.string(), z.string()),
           operation: z.string().nullable().optional(),
         }),
@@ -61,7 +62,11 @@ export const historyRoutes = [
       page_token: pageToken,
       context,
     }),
-    handler: async ({ id, query, catalog }) => json(await listTags(catalog, id, { pageToken: query.page_token, limit: pageLimit(query.limit) })),
+    handler: async ({ id, query, catalog, request }) => {
+      const page = await listTags(catalog, id, { pageToken: query.page_token, limit: pageLimit(query.limit) });
+      // LanceDB's remote client reads the tag list as a bare map of tags, with no other keys.
+      return remoteDialect(request) ? { kind: "json", body: page.tags, bare: true } : json(page);
+    },
   }),
   route({
     operationId: "GetTableTagVersion",

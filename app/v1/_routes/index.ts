@@ -7,8 +7,9 @@ import { tableRoutes } from "./tables";
 import { dataRoutes } from "./data";
 import { historyRoutes } from "./history";
 import { adminRoutes } from "./admin";
+import { lancedbRoutes } from "./lancedb";
 
-const catalogRoutes: RouteDef[] = [...namespaceRoutes, ...tableRoutes, ...dataRoutes, ...historyRoutes, ...adminRoutes];
+const catalogRoutes: RouteDef[] = [...namespaceRoutes, ...tableRoutes, ...dataRoutes, ...historyRoutes, ...lancedbRoutes, ...adminRoutes];
 
 const openApiRoute = route({
   operationId: "GetOpenApi",

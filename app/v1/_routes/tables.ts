@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { formatIdentifier } from "@/lib/identifiers";
-import { invalidInput } from "@/server/errors";
-import { json, pageLimit, pageQuery, parseMode, qBool, qString, route, type RouteContext } from "@/server/http/api";
+import { QuiverError, invalidInput } from "@/server/errors";
+import { json, pageLimit, pageQuery, parseMode, qBool, qString, remoteDialect, route, type RouteContext } from "@/server/http/api";
 import type { Catalog } from "@/server/catalog";
 import type { ArrowBody } from "@/server/arrow-ipc";
 import { readableTables } from "./visibility";
@@ -47,9 +47,13 @@ const createResponse = z.object({
   context,
 });
 
-async function createTable(catalog: Catalog, id: string[], body: ArrowBody, query: z.output<typeof createQuery>) {
+async function createTable(catalog: Catalog, id: string[], body: ArrowBody, query: z.output<typeof createQuery>, request: Request) {
   const mode = parseMode(query.mode, ["create", "exist_ok", "overwrite"] as const, "create", "mode");
-  const { entry, version } = await catalog.createTable(id, body, mode, parseProperties(query.properties));
+  const { entry, version } = await catalog.createTable(id, body, mode, parseProperties(query.properties)).catch((err) => {
+    // LanceDB's remote client recognizes a duplicate only as a 400 that says "already exists".
+    if (remoteDialect(request) && err instanceof QuiverError && err.codeName === "TableAlreadyExists") throw new QuiverError("TableAlreadyExists", err.message, { status: 400 });
+    throw err;
+  });
   return json({ version, location: catalog.location(entry), storage_options: {}, properties: entry.properties });
 }
 
@@ -98,7 +102,7 @@ export const tableRoutes = [
     query: createQuery,
     body: { kind: "arrow" },
     response: createResponse,
-    handler: async ({ id, body, query, catalog }) => createTable(catalog, id, body, query),
+    handler: async ({ id, body, query, catalog, request }) => createTable(catalog, id, body, query, request),
   }),
   route({
     operationId: "DescribeTable",
@@ -137,7 +141,7 @@ export const tableRoutes = [
       is_only_declared: z.boolean(),
       storage_options: z.record(z.string(), z.string()),
       managed_versioning: z.boolean(),
-      stats: z.object({ num_fragments: z.number(), num_rows: z.number(), total_bytes: z.number(), num_indices: z.number() }).optional(),
+      stats: z.object({ num_fragments: z.number(), num_deleted_rows: z.number(), num_rows: z.number(), total_bytes: z.number(), num_indices: z.number() }).optional(),
       context,
     }),
     handler: async ({ id, body, catalog }) => {
@@ -156,6 +160,7 @@ export const tableRoutes = [
         managed_versioning: false,
         stats: d.stats && {
           num_fragments: d.stats.fragmentStats.numFragments,
+          num_deleted_rows: d.deletedRows ?? 0,
           num_rows: d.stats.numRows,
           total_bytes: d.stats.totalBytes,
           num_indices: d.stats.numIndices,
@@ -214,9 +219,9 @@ export const tableRoutes = [
     query: createQuery,
     body: { kind: "arrow" },
     response: createResponse,
-    handler: async ({ id, body, query, catalog }) => {
+    handler: async ({ id, body, query, catalog, request }) => {
       if (id.length !== 1) throw invalidInput("the enterprise create endpoint makes root-level tables; give a plain table name");
-      return createTable(catalog, id, body, query);
+      return createTable(catalog, id, body, query, request);
     },
   }),
 ];
