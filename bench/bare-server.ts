@@ -1,0 +1,28 @@
+/**
+ * The baseline for metadata calls under load: the same catalog calls Quiver's API makes, behind a bare Node
+ * `http` server with no routing, validation, auth or audit. Bundled and started by bench/run.mjs.
+ */
+import { createServer } from "node:http";
+import { Catalog } from "../server/catalog";
+
+const root = process.env.QUIVER_ROOT!;
+const port = Number(process.env.PORT);
+const catalog = new Catalog(root);
+
+catalog.init().then(() => {
+  createServer(async (req, res) => {
+    try {
+      let body: unknown;
+      if (req.url?.startsWith("/describe/")) {
+        const d = await catalog.describeTable(req.url.slice("/describe/".length).split("$"), {});
+        body = { version: d.version, schema: d.schema, location: catalog.location(d.entry) };
+      } else {
+        const page = await catalog.listNamespaces([], undefined, 100);
+        body = { namespaces: page.items };
+      }
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body));
+    } catch (err) {
+      res.writeHead(500).end(String(err));
+    }
+  }).listen(port, "127.0.0.1", () => console.log("ready"));
+});

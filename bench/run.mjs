@@ -1,0 +1,348 @@
+#!/usr/bin/env node
+/**
+ * Quiver benchmarks: each case measured through the real server (auth on, an API key) and, in the same run,
+ * against its baseline (the engine called in-process, or a bare http server for metadata under load).
+ * Usage: npm run bench [-- case ...]   Cases: insert, merge, parallel, list, versions, load, query.
+ * Prints a table of medians (min-max) and ratios, and writes bench/results/latest.{json,md}.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import os from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { Float64, Int64, Table, tableToIPC, Utf8, vectorFromArray } from "apache-arrow";
+
+const require = createRequire(import.meta.url);
+const lancedb = require("@lancedb/lancedb");
+const arrowCjs = require("apache-arrow");
+const KEY = "bench-admin-key-0123456789";
+const RUNS = Number(process.env.BENCH_RUNS || 3);
+const selected = process.argv.slice(2);
+const want = (name) => selected.length === 0 || selected.includes(name);
+const results = [];
+
+// ---------------------------------------------------------------- helpers
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
+const fmt = (x) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
+
+function record(caseName, metric, unit, quiver, baseline, target) {
+  const row = { case: caseName, metric, unit, quiver: { median: median(quiver), min: Math.min(...quiver), max: Math.max(...quiver) } };
+  if (baseline) row.baseline = { median: median(baseline), min: Math.min(...baseline), max: Math.max(...baseline) };
+  if (row.baseline) row.ratio = row.quiver.median / row.baseline.median;
+  if (target) row.target = target;
+  results.push(row);
+  const b = row.baseline ? `  baseline ${fmt(row.baseline.median)} ${unit}  ratio ${row.ratio.toFixed(2)}` : "";
+  console.log(`  ${caseName} / ${metric}: ${fmt(row.quiver.median)} ${unit} (${fmt(row.quiver.min)}-${fmt(row.quiver.max)})${b}${target ? `  target ${target}` : ""}`);
+}
+
+function rowsTable(from, count, arrow = { Table, vectorFromArray, Int64, Float64, Utf8 }) {
+  const ids = Array.from({ length: count }, (_, i) => BigInt(from + i));
+  return new arrow.Table({
+    id: arrow.vectorFromArray(ids, new arrow.Int64()),
+    x: arrow.vectorFromArray(Float64Array.from({ length: count }, (_, i) => (from + i) * 0.5), new arrow.Float64()),
+    s: arrow.vectorFromArray(Array.from({ length: count }, (_, i) => `s${String(from + i).padStart(15, "0")}`), new arrow.Utf8()),
+  });
+}
+
+/** The same rows as one IPC stream of 100k-row batches. */
+function streamOf(from, count, batch = 100_000) {
+  const batches = [];
+  for (let i = 0; i < count; i += batch) batches.push(...rowsTable(from + i, Math.min(batch, count - i)).batches);
+  return Buffer.from(tableToIPC(new Table(batches), "stream"));
+}
+
+async function api(base, p, init = {}) {
+  const headers = { "x-api-key": KEY, ...(init.headers ?? {}) };
+  let body = init.body;
+  if (init.json !== undefined) {
+    headers["content-type"] = "application/json";
+    body = JSON.stringify(init.json);
+  }
+  const res = await fetch(base + p, { method: init.method ?? (body ? "POST" : "GET"), headers, body });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${p}: ${res.status} ${text}`);
+  return text ? JSON.parse(text) : undefined;
+}
+
+async function startQuiver(root, port) {
+  const child = spawn("node", ["node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"], {
+    env: { ...process.env, QUIVER_ROOT: root, QUIVER_ADMIN_API_KEY: KEY, NODE_ENV: "production", QUIVER_MAX_PAGE_SIZE: "1000" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let log = "";
+  child.stdout.on("data", (d) => (log += d));
+  child.stderr.on("data", (d) => (log += d));
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 300; i++) {
+    if ((await fetch(`${base}/v1/table`).then((r) => r.status, () => 0)) === 401) return { child, base, log: () => log };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`server did not start:\n${log}`);
+}
+
+function processTreeRss(pid) {
+  const pids = [pid];
+  const children = spawnSync("ps", ["--ppid", String(pid), "-o", "pid="], { encoding: "utf8" }).stdout.trim().split(/\s+/).filter(Boolean).map(Number);
+  pids.push(...children);
+  let rss = 0;
+  for (const p of pids) {
+    try {
+      rss += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, "utf8"))?.[1] ?? 0) * 1024;
+    } catch {
+      // gone
+    }
+  }
+  return rss;
+}
+
+/** Runs `work` while sampling the server's resident memory; answers the wall time and the peak growth. */
+async function withRss(pid, work) {
+  const before = processTreeRss(pid);
+  let peak = before;
+  const timer = setInterval(() => (peak = Math.max(peak, processTreeRss(pid))), 5);
+  const t0 = performance.now();
+  await work();
+  const ms = performance.now() - t0;
+  clearInterval(timer);
+  peak = Math.max(peak, processTreeRss(pid));
+  return { ms, growth: peak - before };
+}
+
+async function pool(count, clients, work) {
+  let next = 0;
+  await Promise.all(Array.from({ length: clients }, async () => {
+    for (let i = next++; i < count; i = next++) await work(i);
+  }));
+}
+
+// ---------------------------------------------------------------- main
+
+const scratch = mkdtempSync(path.join(os.tmpdir(), "quiver-bench-"));
+const root = path.join(scratch, "quiver");
+const engineRoot = path.join(scratch, "engine");
+mkdirSync(root);
+mkdirSync(engineRoot);
+if (!existsSync(".next/BUILD_ID")) spawnSync("node_modules/.bin/next", ["build"], { stdio: "inherit" });
+const quiver = await startQuiver(root, 3900 + Math.floor(Math.random() * 90));
+const engine = await lancedb.connect(engineRoot, { readConsistencyInterval: 0 });
+const base = quiver.base;
+console.log(`Quiver at ${base}, data in ${scratch}; ${RUNS} runs per case after a warm-up\n`);
+
+try {
+  if (want("insert")) {
+    console.log("insert 1M rows as one Arrow stream");
+    const body = streamOf(0, 1_000_000);
+    const engineTable = rowsTable(0, 1_000_000, arrowCjs);
+    const quiverMs = [], lz4Ms = [], engineMs = [], rss = [];
+    for (let run = 0; run <= RUNS; run++) {
+      await api(base, `/v1/table/ins${run}/create`, { body: streamOf(0, 1) });
+      const q = await withRss(quiver.child.pid, () => api(base, `/v1/table/ins${run}/insert`, { body, headers: { "content-type": "application/vnd.apache.arrow.stream" } }));
+      const remote = await lancedb.connect("db://default", { apiKey: KEY, hostOverride: base });
+      const remoteTable = await remote.createTable(`lz${run}`, rowsTable(0, 1, arrowCjs));
+      const l0 = performance.now();
+      await remoteTable.add(engineTable);
+      const lz = performance.now() - l0;
+      const e = await engine.createTable(`ins${run}`, rowsTable(0, 1, arrowCjs));
+      const e0 = performance.now();
+      await e.add(engineTable);
+      const em = performance.now() - e0;
+      if (run === 0) continue;
+      quiverMs.push(q.ms);
+      rss.push(q.growth / body.length);
+      lz4Ms.push(lz);
+      engineMs.push(em);
+    }
+    record("insert 1M", "wall time, uncompressed stream", "ms", quiverMs, engineMs, "≤ 1.25× engine");
+    record("insert 1M", "wall time, LZ4 via LanceDB remote client", "ms", lz4Ms, engineMs, "≤ 1.25× engine");
+    record("insert 1M", "rows/s, uncompressed", "rows/s", quiverMs.map((m) => 1e9 / m), engineMs.map((m) => 1e9 / m));
+    record("insert 1M", "server peak RSS growth / body size", "×", rss, null, "≤ 2×");
+  }
+
+  if (want("merge")) {
+    console.log("merge-insert 100k rows (half match) into 1M rows");
+    const big = streamOf(0, 1_000_000);
+    const source = streamOf(950_000, 100_000);
+    const sourceTable = rowsTable(950_000, 100_000, arrowCjs);
+    const quiverMs = [], engineMs = [];
+    let counts;
+    for (let run = 0; run <= RUNS; run++) {
+      await api(base, `/v1/table/m${run}/create`, { body: big });
+      const e = await engine.createTable(`m${run}`, rowsTable(0, 1_000_000, arrowCjs));
+      const q0 = performance.now();
+      counts = await api(base, `/v1/table/m${run}/merge_insert?on=id&when_matched_update_all=true&when_not_matched_insert_all=true`, { body: source });
+      const qm = performance.now() - q0;
+      const e0 = performance.now();
+      await e.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(sourceTable);
+      const em = performance.now() - e0;
+      if (run === 0) continue;
+      quiverMs.push(qm);
+      engineMs.push(em);
+    }
+    console.log(`  counts: ${counts.num_updated_rows} updated, ${counts.num_inserted_rows} inserted`);
+    record("merge 100k into 1M", "wall time", "ms", quiverMs, engineMs, "≤ 1.25× engine");
+  }
+
+  if (want("parallel")) {
+    console.log("1,000 inserts of 100 rows, 8 clients, one table");
+    const bodies = Array.from({ length: 1000 }, (_, i) => streamOf(i * 100, 100));
+    const tables = Array.from({ length: 1000 }, (_, i) => rowsTable(i * 100, 100, arrowCjs));
+    const quiverRate = [], engineRate = [];
+    for (let run = 0; run <= Math.min(RUNS, 2); run++) {
+      await api(base, `/v1/table/par${run}/create`, { body: streamOf(0, 0) });
+      const q0 = performance.now();
+      await pool(1000, 8, (i) => api(base, `/v1/table/par${run}/insert`, { body: bodies[i] }));
+      const qs = (performance.now() - q0) / 1000;
+      const count = await api(base, `/v1/table/par${run}/count_rows`, { json: {} });
+      if (count !== 100_000) throw new Error(`lost rows: ${count} of 100000`);
+      const e = await engine.createTable(`par${run}`, rowsTable(0, 1, arrowCjs));
+      const e0 = performance.now();
+      await pool(1000, 8, (i) => e.add(tables[i]));
+      const es = (performance.now() - e0) / 1000;
+      if (run === 0) continue;
+      quiverRate.push(1000 / qs);
+      engineRate.push(1000 / es);
+    }
+    record("parallel small inserts", "commits/s (0 rows lost)", "commits/s", quiverRate, engineRate, "≥ 0.8× engine");
+  }
+
+  if (want("list")) {
+    console.log("GET /v1/table with 10,000 tables across 100 namespaces");
+    await pool(100, 8, (n) => api(base, `/v1/namespace/n${String(n).padStart(3, "0")}/create`, { json: {} }));
+    const t0 = performance.now();
+    await pool(10_000, 16, (i) => api(base, `/v1/table/n${String(i % 100).padStart(3, "0")}$t${String(i).padStart(5, "0")}/declare`, { json: {} }));
+    console.log(`  (declared 10,000 tables in ${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+    const first = [];
+    for (let i = 0; i < 50; i++) {
+      const s = performance.now();
+      await api(base, "/v1/table?limit=100");
+      first.push(performance.now() - s);
+    }
+    const all = [];
+    const pageTimes = [];
+    for (let run = 0; run < RUNS; run++) {
+      const s = performance.now();
+      let token;
+      let n = 0;
+      do {
+        const p0 = performance.now();
+        const page = await api(base, `/v1/table?limit=100${token ? `&page_token=${encodeURIComponent(token)}` : ""}`);
+        pageTimes.push(performance.now() - p0);
+        n += page.tables.length;
+        token = page.page_token;
+      } while (token);
+      if (n !== 10_000) throw new Error(`listed ${n} tables`);
+      all.push(performance.now() - s);
+    }
+    record("list 10,000 tables", "first page of 100, p50", "ms", first, null, "≤ 20 ms");
+    record("list 10,000 tables", "first page of 100, p99", "ms", [pct(first, 0.99)]);
+    record("list 10,000 tables", "all 100 pages", "ms", all, null, "≤ 2000 ms");
+    record("list 10,000 tables", "page time, first 10 vs last 10 pages (ratio)", "×", [median(pageTimes.slice(-10)) / median(pageTimes.slice(0, 10))]);
+  }
+
+  if (want("versions")) {
+    console.log("version/list on a table with 2,000 versions");
+    await api(base, "/v1/table/hist/create", { body: streamOf(0, 1) });
+    await pool(1999, 4, (i) => api(base, "/v1/table/hist/insert", { body: streamOf(i + 1, 1) }));
+    const e = await engine.createTable("hist", rowsTable(0, 1, arrowCjs));
+    for (let i = 1; i < 2000; i++) await e.add(rowsTable(i, 1, arrowCjs));
+    const first = [], engineAll = [];
+    for (let i = 0; i < 30; i++) {
+      const s = performance.now();
+      await api(base, "/v1/table/hist/version/list?descending=true&limit=100", { method: "POST" });
+      first.push(performance.now() - s);
+    }
+    for (let i = 0; i < 5; i++) {
+      const s = performance.now();
+      await e.listVersions();
+      engineAll.push(performance.now() - s);
+    }
+    const all = [];
+    for (let run = 0; run < RUNS; run++) {
+      const s = performance.now();
+      let token;
+      do {
+        const page = await api(base, `/v1/table/hist/version/list?limit=100${token ? `&page_token=${token}` : ""}`, { method: "POST" });
+        token = page.page_token;
+      } while (token);
+      all.push(performance.now() - s);
+    }
+    record("2,000 versions", "first page of 100, p50", "ms", first, engineAll, "≤ 50 ms");
+    record("2,000 versions", "first page of 100, p99", "ms", [pct(first, 0.99)]);
+    record("2,000 versions", "all 20 pages", "ms", all, engineAll);
+  }
+
+  if (want("load")) {
+    console.log("describe and namespace list under 32 concurrent connections");
+    spawnSync("node_modules/.bin/esbuild", ["bench/bare-server.ts", "--bundle", "--platform=node", "--format=esm", "--outfile=bench/.build/bare-server.mjs", "--external:@lancedb/lancedb", "--external:apache-arrow", "--external:flatbuffers", "--log-level=error"], { stdio: "inherit" });
+    await api(base, "/v1/table/loadt/create", { body: streamOf(0, 1000) });
+    const barePort = 3990 + Math.floor(Math.random() * 9);
+    const bare = spawn("node", ["bench/.build/bare-server.mjs"], { env: { ...process.env, QUIVER_ROOT: root, PORT: String(barePort) }, stdio: ["ignore", "pipe", "inherit"] });
+    await new Promise((resolve) => bare.stdout.on("data", (d) => String(d).includes("ready") && resolve()));
+    const load = async (url, init, seconds = 5) => {
+      const latencies = [];
+      const end = performance.now() + seconds * 1000;
+      await Promise.all(Array.from({ length: 32 }, async () => {
+        while (performance.now() < end) {
+          const s = performance.now();
+          const res = await fetch(url, init);
+          await res.arrayBuffer();
+          if (!res.ok) throw new Error(`${url}: ${res.status}`);
+          latencies.push(performance.now() - s);
+        }
+      }));
+      return { rps: latencies.length / seconds, p50: pct(latencies, 0.5), p99: pct(latencies, 0.99) };
+    };
+    for (const [name, quiverReq, bareUrl] of [
+      ["describe", [`${base}/v1/table/loadt/describe`, { method: "POST", headers: { "x-api-key": KEY } }], `http://127.0.0.1:${barePort}/describe/loadt`],
+      ["namespace list", [`${base}/v1/namespace/%24/list?limit=100`, { headers: { "x-api-key": KEY } }], `http://127.0.0.1:${barePort}/namespaces`],
+    ]) {
+      await load(...quiverReq, 1);
+      const q = await load(...quiverReq);
+      await load(bareUrl, {}, 1);
+      const b = await load(bareUrl, {});
+      record(`${name} under load`, "req/s", "req/s", [q.rps], [b.rps], "≥ 0.6× bare http");
+      record(`${name} under load`, "p50", "ms", [q.p50], [b.p50]);
+      record(`${name} under load`, "p99", "ms", [q.p99], [b.p99], "≤ 50 ms");
+    }
+    bare.kill();
+  }
+
+  if (want("query")) {
+    console.log("query 1,000 rows with a filter from 1M rows");
+    await api(base, "/v1/table/q/create", { body: streamOf(0, 1_000_000) });
+    const e = await engine.createTable("q", rowsTable(0, 1_000_000, arrowCjs));
+    const quiverMs = [], engineMs = [];
+    for (let i = 0; i <= 20; i++) {
+      const from = 1000 * i * 37;
+      const s = performance.now();
+      await fetch(`${base}/v1/table/q/query`, { method: "POST", headers: { "x-api-key": KEY, "content-type": "application/json" }, body: JSON.stringify({ filter: `id >= ${from} AND id < ${from + 1000}`, limit: 1000 }) }).then((r) => r.arrayBuffer());
+      const qm = performance.now() - s;
+      const s2 = performance.now();
+      await e.query().where(`id >= ${from} AND id < ${from + 1000}`).limit(1000).toArrow();
+      const em = performance.now() - s2;
+      if (i === 0) continue;
+      quiverMs.push(qm);
+      engineMs.push(em);
+    }
+    record("query 1,000 of 1M", "p50", "ms", quiverMs, engineMs);
+  }
+} finally {
+  quiver.child.kill("SIGTERM");
+  rmSync(scratch, { recursive: true, force: true });
+}
+
+const stamp = new Date().toISOString();
+mkdirSync("bench/results", { recursive: true });
+writeFileSync("bench/results/latest.json", JSON.stringify({ date: stamp, runs: RUNS, machine: `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB`, results }, null, 2));
+const md = [
+  `Benchmarks of ${stamp.slice(0, 10)} (${os.cpus().length} cores, ${RUNS} runs after a warm-up; medians, min-max):`,
+  "",
+  "| case | metric | Quiver | baseline | ratio | target |",
+  "|---|---|---|---|---|---|",
+  ...results.map((r) => `| ${r.case} | ${r.metric} | ${fmt(r.quiver.median)} ${r.unit} (${fmt(r.quiver.min)}-${fmt(r.quiver.max)}) | ${r.baseline ? `${fmt(r.baseline.median)} ${r.unit}` : "—"} | ${r.ratio ? r.ratio.toFixed(2) : "—"} | ${r.target ?? ""} |`),
+].join("\n");
+writeFileSync("bench/results/latest.md", md + "\n");
+console.log(`\n${md}`);
