@@ -6,7 +6,12 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { globals: { process: "readonly", console: "readonly", Buffer: "readonly", URL: "readonly" } },
+    languageOptions: {
+      globals: {
+        process: "readonly", console: "readonly", Buffer: "readonly", URL: "readonly", fetch: "readonly",
+        setTimeout: "readonly", setInterval: "readonly", clearInterval: "readonly", clearTimeout: "readonly",
+      },
+    },
     rules: {
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
     },
