@@ -191,12 +191,12 @@ try {
     const tables = Array.from({ length: 1000 }, (_, i) => rowsTable(i * 100, 100, arrowCjs));
     const quiverRate = [], engineRate = [];
     for (let run = 0; run <= Math.min(RUNS, 2); run++) {
-      await api(base, `/v1/table/par${run}/create`, { body: streamOf(0, 0) });
+      await api(base, `/v1/table/par${run}/create`, { body: streamOf(10_000_000, 1) });
       const q0 = performance.now();
       await pool(1000, 8, (i) => api(base, `/v1/table/par${run}/insert`, { body: bodies[i] }));
       const qs = (performance.now() - q0) / 1000;
       const count = await api(base, `/v1/table/par${run}/count_rows`, { json: {} });
-      if (count !== 100_000) throw new Error(`lost rows: ${count} of 100000`);
+      if (count !== 100_001) throw new Error(`lost rows: ${count - 1} of 100000 acknowledged`);
       const e = await engine.createTable(`par${run}`, rowsTable(0, 1, arrowCjs));
       const e0 = performance.now();
       await pool(1000, 8, (i) => e.add(tables[i]));
@@ -233,7 +233,7 @@ try {
         n += page.tables.length;
         token = page.page_token;
       } while (token);
-      if (n !== 10_000) throw new Error(`listed ${n} tables`);
+      if (n < 10_000) throw new Error(`listed ${n} tables, expected at least 10,000`);
       all.push(performance.now() - s);
     }
     record("list 10,000 tables", "first page of 100, p50", "ms", first, null, "≤ 20 ms");
