@@ -275,16 +275,21 @@ describe("audit log", () => {
 });
 
 describe("console session", () => {
-  async function signInWithKey(key: string): Promise<string> {
+  /** Posts an access key to next-auth's credentials callback, as the sign-in page does. */
+  async function postAccessKey(key: string): Promise<Response> {
     const csrf = await fetch(`${server.url}/api/auth/csrf`);
     const { csrfToken } = (await csrf.json()) as { csrfToken: string };
     const cookie = csrf.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
-    const res = await fetch(`${server.url}/api/auth/callback/access-key`, {
+    return fetch(`${server.url}/api/auth/callback/access-key`, {
       method: "POST",
       redirect: "manual",
       headers: { "content-type": "application/x-www-form-urlencoded", cookie },
       body: new URLSearchParams({ csrfToken, key, json: "true" }),
     });
+  }
+
+  async function signInWithKey(key: string): Promise<string> {
+    const res = await postAccessKey(key);
     const session = res.headers.getSetCookie().find((c) => c.startsWith("next-auth.session-token="));
     expect(session, "session cookie").toBeDefined();
     expect(session).toMatch(/HttpOnly/i);
@@ -306,15 +311,7 @@ describe("console session", () => {
   });
 
   it("refuses a wrong access key at sign-in", async () => {
-    const csrf = await fetch(`${server.url}/api/auth/csrf`);
-    const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-    const cookie = csrf.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
-    const res = await fetch(`${server.url}/api/auth/callback/access-key`, {
-      method: "POST",
-      redirect: "manual",
-      headers: { "content-type": "application/x-www-form-urlencoded", cookie },
-      body: new URLSearchParams({ csrfToken, key: "qvr_wrong", json: "true" }),
-    });
+    const res = await postAccessKey("qvr_wrong");
     expect(res.headers.getSetCookie().some((c) => c.startsWith("next-auth.session-token="))).toBe(false);
   });
 });

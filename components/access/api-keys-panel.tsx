@@ -1,9 +1,9 @@
 "use client";
 import { useState } from "react";
 import { useApiKeys, useCreateApiKey, useRevokeApiKey, type ApiKey, type Role } from "@/lib/queries/access";
-import { Badge, Button, Field, Select, TextInput } from "../ui/controls";
+import { Badge, Button, Field, TextInput } from "../ui/controls";
 import { Empty, ErrorBanner, Loading } from "../ui/states";
-import { emptyScope, formatScope, ScopeFields, toScope } from "./scope";
+import { emptyScope, formatScope, RoleField, ScopeFields, toScope } from "./scope";
 
 function status(key: ApiKey): { label: string; tone: "green" | "red" | "amber" } {
   if (key.revokedAt) return { label: "revoked", tone: "red" };
@@ -36,13 +36,7 @@ function CreateKeyForm() {
         <Field label="Name" htmlFor="key-name">
           <TextInput id="key-name" value={name} onChange={(e) => setName(e.target.value)} required maxLength={100} placeholder="nightly-loader" />
         </Field>
-        <Field label="Role" htmlFor="key-role">
-          <Select id="key-role" value={role} onChange={(e) => setRole(e.target.value as Role)}>
-            <option value="viewer">viewer: read metadata and data</option>
-            <option value="editor">editor: also write data, tags, columns</option>
-            <option value="admin">admin: also drop, namespaces, access</option>
-          </Select>
-        </Field>
+        <RoleField id="key-role" value={role} onChange={setRole} />
         <Field label="Expires (optional)" htmlFor="key-expires">
           <TextInput id="key-expires" type="datetime-local" value={expires} onChange={(e) => setExpires(e.target.value)} />
         </Field>

@@ -3,7 +3,7 @@ import { useState } from "react";
 import { useCreateGrant, useDeleteGrant, useGrants, type Grant, type Role } from "@/lib/queries/access";
 import { Badge, Button, Field, Select, TextInput } from "../ui/controls";
 import { Empty, ErrorBanner, Loading } from "../ui/states";
-import { emptyScope, formatScope, ScopeFields, toScope } from "./scope";
+import { emptyScope, formatScope, RoleField, ScopeFields, toScope } from "./scope";
 
 export function GrantsPanel() {
   const grants = useGrants();
@@ -39,13 +39,7 @@ export function GrantsPanel() {
           <Field label="Principal" htmlFor="grant-name">
             <TextInput id="grant-name" value={principalName} onChange={(e) => setPrincipalName(e.target.value)} required placeholder="ana@example.com" />
           </Field>
-          <Field label="Role" htmlFor="grant-role">
-            <Select id="grant-role" value={role} onChange={(e) => setRole(e.target.value as Role)}>
-              <option value="viewer">viewer</option>
-              <option value="editor">editor</option>
-              <option value="admin">admin</option>
-            </Select>
-          </Field>
+          <RoleField id="grant-role" value={role} onChange={setRole} />
           <ScopeFields value={scope} onChange={setScope} prefix="grant-scope" />
           <div className="sm:col-span-3">
             <Button type="submit" disabled={create.isPending || !principalName.trim()}>

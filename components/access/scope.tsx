@@ -1,6 +1,6 @@
 "use client";
 /** Reading and writing scopes: a namespace subtree or one table, in one database or all of them. */
-import type { Scope } from "@/lib/queries/access";
+import type { Role, Scope } from "@/lib/queries/access";
 import { Field, Select, TextInput } from "../ui/controls";
 
 export function formatScope(scope: Scope): string {
@@ -36,5 +36,17 @@ export function ScopeFields({ value, onChange, prefix }: { value: ScopeDraft; on
         <TextInput id={`${prefix}-db`} value={value.database} onChange={(e) => onChange({ ...value, database: e.target.value })} placeholder="all databases" />
       </Field>
     </>
+  );
+}
+
+export function RoleField({ id, value, onChange }: { id: string; value: Role; onChange: (role: Role) => void }) {
+  return (
+    <Field label="Role" htmlFor={id}>
+      <Select id={id} value={value} onChange={(e) => onChange(e.target.value as Role)}>
+        <option value="viewer">viewer: read metadata and data</option>
+        <option value="editor">editor: also write data, tags, columns</option>
+        <option value="admin">admin: also drop, namespaces, access</option>
+      </Select>
+    </Field>
   );
 }

@@ -3,6 +3,9 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { apiCall } from "../api-client";
 import { queryKeys } from "./keys";
+import type { AuditEntry } from "../audit-entry";
+
+export type { AuditEntry };
 
 export type Role = "viewer" | "editor" | "admin";
 export interface Scope {
@@ -28,19 +31,6 @@ export interface Grant {
   scope: Scope;
   createdAt: string;
   createdBy: string;
-}
-export interface AuditEntry {
-  time: string;
-  requestId: string;
-  principal: { kind: string; id: string; name: string } | null;
-  action: string;
-  method: string;
-  path: string;
-  database: string;
-  target: string | null;
-  status: number;
-  code: number | null;
-  outcome: "ok" | "refused" | "failed";
 }
 export interface WhoAmI {
   principal: { kind: string; id: string; name: string };

@@ -4,20 +4,9 @@
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import type { AuditEntry } from "@/lib/audit-entry";
 
-export interface AuditEntry {
-  time: string;
-  requestId: string;
-  principal: { kind: string; id: string; name: string } | null;
-  action: string;
-  method: string;
-  path: string;
-  database: string;
-  target: string | null;
-  status: number;
-  code: number | null;
-  outcome: "ok" | "refused" | "failed";
-}
+export type { AuditEntry };
 
 export interface AuditFilter {
   principal?: string;
