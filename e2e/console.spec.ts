@@ -184,6 +184,41 @@ test("upload a CSV with bad rows, then merge an Arrow file", async ({ page }) =>
   expect(await call("/v1/table/shop$upload/count_rows", { json: { predicate: "score = 9" } })).toBe(3);
 });
 
+test("an upload in flight can be cancelled, and nothing is written", async ({ page }) => {
+  await call("/v1/table/shop$cancel/create", { body: rows(0, 5) });
+  await signInWithKey(page, undefined, "/tables/shop/cancel?tab=upload");
+  // Hold the request at the server's door so that it is still in flight when the operator cancels.
+  await page.route("**/v1/table/shop%24cancel/insert**", async (route) => {
+    await new Promise((r) => setTimeout(r, 5000));
+    await route.continue().catch(() => undefined);
+  });
+  await page.getByLabel("Choose files to upload").setInputFiles(csvFile("cancel.csv", ["id,name,score", "100,apple,1.5", "101,pear,2"]));
+  await expect(page.getByTestId("conversion-summary")).toContainText("2 rows ready");
+  await page.getByRole("button", { name: "Insert into table" }).click();
+  await page.getByRole("button", { name: "Cancel" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "cancelled" })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Insert into table" })).toBeEnabled();
+  await page.unroute("**/v1/table/shop%24cancel/insert**");
+  await new Promise((r) => setTimeout(r, 500));
+  expect(await call("/v1/table/shop$cancel/count_rows", { json: {} })).toBe(5);
+});
+
+test("administration pages in both themes", async ({ page }) => {
+  await signInWithKey(page, undefined, "/keys");
+  await expect(page.getByRole("heading", { name: "API keys", level: 1 })).toBeVisible();
+  await shots(page, "admin-keys");
+  await page.goto("/access");
+  await hydrated(page);
+  await expect(page.getByRole("heading", { name: "Access", level: 1 })).toBeVisible();
+  await shots(page, "admin-access");
+  await page.goto("/audit");
+  await hydrated(page);
+  await expect(page.getByTestId("audit-row").first()).toBeVisible();
+  await shots(page, "admin-audit");
+  await page.goto("/docs");
+  await shots(page, "api-reference");
+});
+
 test("create a declared-only table from a 50 MB CSV with chosen types, with progress", async ({ page }) => {
   test.setTimeout(180_000);
   await call("/v1/table/shop$big/declare", { json: {} });
