@@ -11,7 +11,7 @@ import { engineCall } from "./storage";
 import { checkWriteSchema } from "./schema-check";
 import { versionOperation } from "./version-operations";
 import { listVersionNumbers, versionSummary } from "./version-summary";
-import { decodePageToken, encodePageToken } from "./paging";
+import { decodePageToken, encodePageToken, pageOf } from "./paging";
 import type { Catalog, Id, ReadAt } from "./catalog";
 import type { TableEntry } from "./manifest";
 import { indexConfig, type NativeTable } from "./lance-native";
@@ -295,14 +295,10 @@ export async function listTags(catalog: Catalog, id: Id, options: { pageToken?: 
   if (await catalog.isDeclaredOnly(entry)) return { tags: {}, page_token: undefined };
   const { tags } = await tagsOf(catalog, id);
   const all = await engineCall("list tags", () => tags.list());
-  const names = Object.keys(all).sort();
-  const after = decodePageToken(options.pageToken);
-  const start = after === undefined ? 0 : names.findIndex((n) => n > after);
-  const page = start < 0 ? [] : names.slice(start, start + options.limit);
+  const page = await pageOf(Object.keys(all).sort(), options.pageToken, options.limit);
   const out: Record<string, { version: number; manifestSize: number }> = {};
-  for (const name of page) out[name] = { version: all[name].version, manifestSize: all[name].manifestSize };
-  const more = start >= 0 && start + options.limit < names.length;
-  return { tags: out, page_token: more ? encodePageToken(page[page.length - 1]) : undefined };
+  for (const name of page.items) out[name] = { version: all[name].version, manifestSize: all[name].manifestSize };
+  return { tags: out, page_token: page.pageToken };
 }
 
 export async function tagVersion(catalog: Catalog, id: Id, tag: string) {

@@ -4,6 +4,7 @@
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import { fields } from "./version-summary";
 
 const OPERATIONS: Record<number, string> = {
   100: "Append",
@@ -25,38 +26,12 @@ const OPERATIONS: Record<number, string> = {
   116: "UserOperation",
 };
 
-function readVarint(buf: Buffer, pos: number): [number, number] {
-  let value = 0;
-  let shift = 0;
-  for (;;) {
-    if (pos >= buf.length) throw new Error("truncated varint");
-    const byte = buf[pos++];
-    value += (byte & 0x7f) * 2 ** shift;
-    if (byte < 0x80) return [value, pos];
-    shift += 7;
-  }
-}
-
 /** The operation field of a serialized lance Transaction, or null. */
 export function transactionOperation(buf: Buffer): string | null {
-  let pos = 0;
   try {
-    while (pos < buf.length) {
-      const [key, next] = readVarint(buf, pos);
-      pos = next;
-      const field = Math.floor(key / 8);
-      const wire = key & 7;
-      if (OPERATIONS[field]) return OPERATIONS[field];
-      if (wire === 0) pos = readVarint(buf, pos)[1];
-      else if (wire === 1) pos += 8;
-      else if (wire === 5) pos += 4;
-      else if (wire === 2) {
-        const [length, after] = readVarint(buf, pos);
-        pos = after + length;
-      } else return null;
-    }
+    for (const f of fields(buf, 0, buf.length)) if (OPERATIONS[f.field]) return OPERATIONS[f.field];
   } catch {
-    return null;
+    // a truncated or foreign file names no operation
   }
   return null;
 }

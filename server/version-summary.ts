@@ -28,7 +28,7 @@ function varint(buf: Buffer, pos: number): [number, number] {
 }
 
 /** Top-level fields of one protobuf message within [start, end). */
-function* fields(buf: Buffer, start: number, end: number): Generator<Field> {
+export function* fields(buf: Buffer, start: number, end: number): Generator<Field> {
   let pos = start;
   while (pos < end) {
     const [key, afterKey] = varint(buf, pos);
