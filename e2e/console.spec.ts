@@ -184,6 +184,91 @@ test("upload a CSV with bad rows, then merge an Arrow file", async ({ page }) =>
   expect(await call("/v1/table/shop$upload/count_rows", { json: { predicate: "score = 9" } })).toBe(3);
 });
 
+test("upload two files at once, then merge with filter expressions", async ({ page }) => {
+  await call("/v1/table/shop$multi/create", { body: rows(0, 10) });
+  await signInWithKey(page, undefined, "/tables/shop/multi?tab=upload");
+  const streamPath = path.join(os.tmpdir(), `${Date.now()}-more.arrows`);
+  writeFileSync(streamPath, rows(13, 17));
+  await page.getByLabel("Choose files to upload").setInputFiles([csvFile("more.csv", ["id,name,score", "10,a,5", "11,b,5.5", "12,c,6"]), streamPath]);
+  await expect(page.getByTestId("staged-file")).toHaveCount(2);
+  await expect(page.getByTestId("conversion-summary")).toContainText("3 rows ready, every row converts");
+  await page.getByRole("button", { name: "Insert all 2 files" }).click();
+  await expect(page.getByTestId("upload-result")).toHaveCount(2);
+  await expect(page.getByTestId("upload-result").first()).toContainText("3 inserted → version 2");
+  await expect(page.getByTestId("upload-result").last()).toContainText("4 inserted → version 3");
+  expect(await call("/v1/table/shop$multi/count_rows", { json: {} })).toBe(17);
+
+  const mergePath = path.join(os.tmpdir(), `${Date.now()}-merge-filtered.arrow`);
+  writeFileSync(
+    mergePath,
+    tableToIPC(
+      new Table({
+        id: vectorFromArray([0n, 1n, 2n, 100n], new Int64()),
+        name: vectorFromArray(["up", "kept", "up", "new"], new Utf8()),
+        score: vectorFromArray([100, -1, 100, 5], new Float64()),
+      }),
+      "file",
+    ),
+  );
+  await page.getByRole("radio", { name: "Merge (upsert)" }).check();
+  await page.getByRole("group", { name: "Key columns" }).getByRole("checkbox", { name: "id" }).check();
+  await page.getByLabel("Update only where").fill("target.score < source.score");
+  await page.getByRole("checkbox", { name: "Delete table rows missing from the file" }).check();
+  await page.getByLabel("Delete only where").fill("id >= 13");
+  await page.getByLabel("Choose files to upload").setInputFiles(mergePath);
+  await page.getByRole("button", { name: "Merge into table" }).click();
+  await expect(page.getByTestId("upload-result").last()).toContainText("1 inserted, 2 updated, 4 deleted → version 4");
+  expect(await call("/v1/table/shop$multi/count_rows", { json: {} })).toBe(14);
+  expect(await call("/v1/table/shop$multi/count_rows", { json: { predicate: "name = 'up' AND score = 100" } })).toBe(2);
+  expect(await call("/v1/table/shop$multi/count_rows", { json: { predicate: "id = 1 AND name = 'item-1' AND score = 0.5" } })).toBe(1);
+  expect(await call("/v1/table/shop$multi/count_rows", { json: { predicate: "id >= 13 AND id < 100" } })).toBe(0);
+});
+
+test("switch databases from the header, and every link keeps the database", async ({ page }) => {
+  await call("/v1/admin/databases/create", { json: { name: "analytics" } });
+  await call("/v1/namespace/metrics/create", { json: {}, database: "analytics" });
+  await call("/v1/table/metrics$daily/create", { body: rows(0, 7), database: "analytics" });
+  await signInWithKey(page);
+  await page.getByRole("combobox", { name: "Database" }).selectOption("analytics");
+  await expect(page).toHaveURL(/\?db=analytics$/);
+  await hydrated(page);
+  const tree = page.getByRole("navigation", { name: "Namespaces" });
+  await expect(tree.getByRole("link", { name: "metrics" })).toBeVisible();
+  await expect(tree.getByRole("link", { name: "shop" })).toHaveCount(0);
+  await page.getByRole("list", { name: "Child namespaces" }).getByRole("link", { name: /metrics/ }).click();
+  await expect(page).toHaveURL(/\/browse\/metrics\?db=analytics$/);
+  await page.getByRole("main").getByRole("link", { name: /daily/ }).first().click();
+  await expect(page).toHaveURL(/\/tables\/metrics\/daily\?db=analytics$/);
+  await expect(page.getByTestId("overview-facts")).toContainText("7");
+  await page.getByRole("navigation", { name: "Table sections" }).getByRole("link", { name: "Versions" }).click();
+  await expect(page).toHaveURL(/tab=versions/);
+  await expect(page).toHaveURL(/db=analytics/);
+  await expect(page.getByTestId("version-row-1")).toBeVisible();
+  await page.reload();
+  await hydrated(page);
+  await expect(page.getByRole("combobox", { name: "Database" })).toHaveValue("analytics");
+  await page.getByRole("combobox", { name: "Database" }).selectOption("default");
+  await expect(page).not.toHaveURL(/db=/);
+  await expect(page.getByRole("navigation", { name: "Namespaces" }).getByRole("link", { name: "shop" })).toBeVisible();
+});
+
+test("the theme choice is remembered across reloads and rendered by the server", async ({ page }) => {
+  await signInWithKey(page);
+  const themes = page.getByRole("radiogroup", { name: "Theme" });
+  await themes.getByRole("radio", { name: "dark" }).click();
+  await expect(page.locator("html")).toHaveClass(/\bdark\b/);
+  await page.reload();
+  await expect(page.locator("html")).toHaveClass(/\bdark\b/);
+  await hydrated(page);
+  await expect(themes.getByRole("radio", { name: "dark" })).toHaveAttribute("aria-checked", "true");
+  const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  await themes.getByRole("radio", { name: "light" }).click();
+  await page.reload();
+  await expect(page.locator("html")).toHaveClass(/\blight\b/);
+  expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).not.toBe(background);
+  await themes.getByRole("radio", { name: "system" }).click();
+});
+
 test("an upload in flight can be cancelled, and nothing is written", async ({ page }) => {
   await call("/v1/table/shop$cancel/create", { body: rows(0, 5) });
   await signInWithKey(page, undefined, "/tables/shop/cancel?tab=upload");

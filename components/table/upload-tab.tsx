@@ -154,19 +154,32 @@ export function UploadTab({ database, table }: { database: string; table: string
     }
   }
 
-  async function upload(item: Staged) {
-    if (!item.body) return;
+  async function upload(item: Staged, how: WriteOptions = options): Promise<boolean> {
+    if (!item.body) return false;
     patch(item.key, { phase: "uploading", sent: 0, total: item.body.size, error: undefined });
-    const { promise, cancel } = sendArrow(writeUrl(table, options), item.body, database, (sent, total) => patch(item.key, { sent, total }));
+    const { promise, cancel } = sendArrow(writeUrl(table, how), item.body, database, (sent, total) => patch(item.key, { sent, total }));
     cancels.current.set(item.key, cancel);
     try {
       const result = await promise;
       patch(item.key, { phase: "done", result });
       await invalidate();
+      return true;
     } catch (error) {
       patch(item.key, { phase: "ready", error });
+      return false;
     } finally {
       cancels.current.delete(item.key);
+    }
+  }
+
+  const uploadable = (item: Staged) => item.phase === "ready" && !item.problems?.length && !(item.kind === "csv" && !item.rows);
+
+  /** Files go one after another, one version each; an overwrite replaces the rows with the first file and appends the rest. */
+  async function uploadAll() {
+    const queue = staged.filter(uploadable);
+    for (const [i, item] of queue.entries()) {
+      const how = options.mode === "overwrite" && i > 0 ? { ...options, mode: "append" as const } : options;
+      if (!(await upload(item, how))) break;
     }
   }
 
@@ -242,6 +255,15 @@ export function UploadTab({ database, table }: { database: string; table: string
           </div>
         )}
       </fieldset>
+
+      {staged.filter(uploadable).length > 1 && (
+        <div className="flex flex-wrap items-center gap-3 rounded-lg bg-slate-50 p-3 text-sm dark:bg-slate-900">
+          <Button onClick={uploadAll} disabled={mergeInvalid || staged.some((s) => s.phase === "uploading")}>
+            {options.mode === "merge" ? "Merge" : options.mode === "overwrite" ? "Overwrite with" : "Insert"} all {staged.filter(uploadable).length} files
+          </Button>
+          <span className="text-slate-600 dark:text-slate-300">One after another, one version per file; stops at the first that fails.</span>
+        </div>
+      )}
 
       {staged.map((item) => {
         const percent = item.phase === "preparing" ? Math.round(((item.parsed ?? 0) / item.file.size) * 100) : item.total ? Math.round(((item.sent ?? 0) / item.total) * 100) : 0;
@@ -358,7 +380,7 @@ export function UploadTab({ database, table }: { database: string; table: string
             )}
             {item.phase === "ready" && (
               <div>
-                <Button onClick={() => upload(item)} disabled={Boolean(item.problems?.length) || mergeInvalid || (item.kind === "csv" && !item.rows)}>
+                <Button onClick={() => upload(item)} disabled={!uploadable(item) || mergeInvalid}>
                   {options.mode === "merge" ? "Merge into table" : options.mode === "overwrite" ? "Overwrite table" : "Insert into table"}
                 </Button>
               </div>

@@ -1,6 +1,7 @@
 "use client";
 import Link from "next/link";
-import { useState } from "react";
+import { useRouter } from "next/navigation";
+import { useState, type MouseEvent } from "react";
 import { useCreateTag, useRestore, useTags, useVersions, type VersionRecord } from "@/lib/queries/catalog";
 import { tableHref } from "@/lib/console-links";
 import { Badge, Button, Field, TextInput } from "../ui/controls";
@@ -8,33 +9,54 @@ import { Dialog } from "../ui/dialog";
 import { Empty, ErrorBanner, Loading } from "../ui/states";
 import { formatBytes, formatTime } from "./format";
 
-/** Row count and size across versions, oldest to newest, as two lines on one chart. */
-function HistoryChart({ versions }: { versions: VersionRecord[] }) {
+/**
+ * Row count and size across versions, oldest to newest, as two lines on one chart that fills its width. Each
+ * version is a column that names its figures on hover and opens that version's data.
+ */
+function HistoryChart({ database, table, versions }: { database: string; table: string[]; versions: VersionRecord[] }) {
+  const router = useRouter();
   const points = [...versions].reverse();
   if (points.length < 2) return null;
-  const W = 640;
-  const H = 140;
+  const W = 1000;
+  const H = 100;
   const series = [
     { name: "rows", color: "#4f46e5", values: points.map((v) => Number(v.metadata.total_rows ?? 0)) },
     { name: "size", color: "#059669", values: points.map((v) => Number(v.metadata.total_files_size ?? 0)) },
   ];
-  const x = (i: number) => 30 + (i * (W - 40)) / (points.length - 1);
+  const step = W / (points.length - 1);
+  const x = (i: number) => i * step;
+  const y = (v: number, max: number) => H - 4 - (v / max) * (H - 8);
+  const open = (href: string) => (e: MouseEvent) => {
+    e.preventDefault();
+    router.push(href);
+  };
   return (
-    <figure className="rounded-lg border border-slate-200 p-3 dark:border-slate-800">
-      <svg viewBox={`0 0 ${W} ${H + 20}`} className="h-40 w-full" role="img" aria-label={`Rows and size across versions ${points[0].version} to ${points[points.length - 1].version}`}>
+    <figure className="rounded-lg border border-slate-200 p-3 dark:border-slate-800" data-testid="history-chart">
+      <svg
+        viewBox={`0 0 ${W} ${H}`}
+        preserveAspectRatio="none"
+        className="h-36 w-full overflow-visible"
+        role="img"
+        aria-label={`Rows and size across versions ${points[0].version} to ${points[points.length - 1].version}`}
+      >
         {series.map((s) => {
           const max = Math.max(...s.values, 1);
-          const d = s.values.map((v, i) => `${i ? "L" : "M"}${x(i).toFixed(1)},${(H - (v / max) * (H - 10)).toFixed(1)}`).join(" ");
-          return <path key={s.name} d={d} fill="none" stroke={s.color} strokeWidth={2} />;
+          const d = s.values.map((v, i) => `${i ? "L" : "M"}${x(i).toFixed(2)},${y(v, max).toFixed(2)}`).join(" ");
+          return <path key={s.name} d={d} fill="none" stroke={s.color} strokeWidth={2} vectorEffect="non-scaling-stroke" />;
         })}
-        <text x={30} y={H + 16} className="fill-slate-500 text-[10px]">
-          v{points[0].version}
-        </text>
-        <text x={W - 10} y={H + 16} textAnchor="end" className="fill-slate-500 text-[10px]">
-          v{points[points.length - 1].version}
-        </text>
+        {points.map((v, i) => {
+          const href = tableHref(database, table, "data", { version: v.version });
+          return (
+            <a key={v.version} href={href} onClick={open(href)}>
+              <rect x={Math.max(0, x(i) - step / 2)} y={0} width={step} height={H} className="fill-transparent hover:fill-slate-400/15">
+                <title>{`version ${v.version}: ${series[0].values[i].toLocaleString()} rows, ${formatBytes(series[1].values[i])}`}</title>
+              </rect>
+            </a>
+          );
+        })}
       </svg>
-      <figcaption className="flex gap-4 text-xs text-slate-600 dark:text-slate-300">
+      <figcaption className="mt-1 flex flex-wrap items-center gap-4 text-xs text-slate-600 dark:text-slate-300">
+        <span className="font-mono">v{points[0].version}</span>
         <span>
           <span className="mr-1 inline-block h-2 w-3 bg-indigo-600" />
           rows (max {Math.max(...series[0].values).toLocaleString()})
@@ -43,6 +65,7 @@ function HistoryChart({ versions }: { versions: VersionRecord[] }) {
           <span className="mr-1 inline-block h-2 w-3 bg-emerald-600" />
           size (max {formatBytes(Math.max(...series[1].values))})
         </span>
+        <span className="ml-auto font-mono">v{points[points.length - 1].version}</span>
       </figcaption>
     </figure>
   );
@@ -66,7 +89,7 @@ export function VersionsTab({ database, table }: { database: string; table: stri
   if (list.length === 0) return <Empty title="No versions yet">A declared-only table has no versions until data is written.</Empty>;
   return (
     <div className="flex flex-col gap-4">
-      <HistoryChart versions={list} />
+      <HistoryChart database={database} table={table} versions={list} />
       <ErrorBanner error={restore.error} onDismiss={restore.reset} />
       {restore.data && (
         <p role="status" className="text-sm text-emerald-700 dark:text-emerald-300">
