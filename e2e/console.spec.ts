@@ -37,7 +37,7 @@ test("browse namespaces and tables, search, and see each page in both themes", a
   await expect(page.getByRole("listitem").filter({ hasText: "items" })).toContainText("created");
   await expect(page.getByText("retail")).toBeVisible();
   await page.getByLabel("Filter tables").fill("pend");
-  await expect(page.getByTestId("table-count")).toHaveText("1 tables");
+  await expect(page.getByTestId("table-count")).toHaveText("1 table");
   await shots(page, "namespace");
 
   await page.keyboard.press("Escape");

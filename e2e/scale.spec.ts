@@ -32,7 +32,7 @@ test("a namespace with 10,000 tables opens, scrolls and filters within a second"
   await expect(page.getByTestId("table-count")).toContainText(/^(1000|1500|[0-9]{4,})/);
   const filtering = Date.now();
   await page.getByLabel("Filter tables").fill("t09999");
-  await expect(page.getByTestId("table-count")).toHaveText("1 tables");
+  await expect(page.getByTestId("table-count")).toHaveText("1 table");
   expect(Date.now() - filtering).toBeLessThan(1000);
 });
 

@@ -38,9 +38,9 @@ function TableList({ database, namespace, filter }: { database: string; namespac
     <div>
       <p className="mb-1 text-xs text-slate-500" data-testid="table-count">
         {rows.length}
-        {entries.hasNextPage ? "+" : ""} tables
+        {entries.hasNextPage ? "+" : ""} {rows.length === 1 && !entries.hasNextPage ? "table" : "tables"}
       </p>
-      <div ref={parent} className="h-[28rem] overflow-auto rounded-md border border-slate-200 dark:border-slate-800" role="list" aria-label="Tables">
+      <div ref={parent} style={{ height: Math.min(28 * 16, rows.length * 36 + 2) }} className="overflow-auto rounded-md border border-slate-200 dark:border-slate-800" role="list" aria-label="Tables">
         <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
           {items.map((item) => {
             const row = rows[item.index];
@@ -60,6 +60,12 @@ function TableList({ database, namespace, filter }: { database: string; namespac
   );
 }
 
+const FolderIcon = () => (
+  <svg viewBox="0 0 16 16" className="h-3.5 w-3.5 fill-slate-400" aria-hidden="true">
+    <path d="M1.5 3A1.5 1.5 0 0 1 3 1.5h3.3l1.5 1.75H13A1.5 1.5 0 0 1 14.5 4.75v7.75A1.5 1.5 0 0 1 13 14H3a1.5 1.5 0 0 1-1.5-1.5z" />
+  </svg>
+);
+
 function ChildNamespaces({ database, namespace }: { database: string; namespace: string[] }) {
   const entries = useEntries(database, namespace, "namespace", "");
   const names = entries.data?.pages.flatMap((p) => p.entries.map((e) => e.name)) ?? [];
@@ -70,8 +76,9 @@ function ChildNamespaces({ database, namespace }: { database: string; namespace:
     <ul className="flex flex-wrap gap-2" aria-label="Child namespaces">
       {names.map((n) => (
         <li key={n}>
-          <Link href={namespaceHref(database, [...namespace, n])} className="inline-block rounded-md border border-slate-200 px-3 py-1.5 text-sm hover:bg-slate-50 dark:border-slate-700 dark:hover:bg-slate-800">
-            📁 {n}
+          <Link href={namespaceHref(database, [...namespace, n])} className="inline-flex items-center gap-1.5 rounded-md border border-slate-200 px-3 py-1.5 text-sm hover:bg-slate-50 dark:border-slate-700 dark:hover:bg-slate-800">
+            <FolderIcon />
+            {n}
           </Link>
         </li>
       ))}
@@ -126,7 +133,7 @@ export function NamespaceView({ database, namespace }: { database: string; names
               <TableList database={database} namespace={namespace} filter={debounced} />
             </section>
           </div>
-          <aside aria-labelledby="ns-props" className="rounded-lg border border-slate-200 p-4 dark:border-slate-800">
+          <aside aria-labelledby="ns-props" className="self-start rounded-lg border border-slate-200 p-4 dark:border-slate-800">
             <h2 id="ns-props" className="mb-2 font-semibold">
               Properties
             </h2>
