@@ -1,3 +1,12 @@
+/** Headers every response carries, console and API alike; the console's Content-Security-Policy is set per request in proxy.ts. */
+const securityHeaders = [
+  { key: "X-Content-Type-Options", value: "nosniff" },
+  { key: "X-Frame-Options", value: "DENY" },
+  { key: "Referrer-Policy", value: "same-origin" },
+  { key: "Cross-Origin-Opener-Policy", value: "same-origin" },
+  { key: "Permissions-Policy", value: "camera=(), microphone=(), geolocation=(), payment=(), usb=()" },
+];
+
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   // The Lance engine ships a native addon and requires its own CommonJS apache-arrow.
@@ -6,5 +15,13 @@ const nextConfig = {
   skipTrailingSlashRedirect: true,
   poweredByHeader: false,
   reactStrictMode: true,
+  async headers() {
+    return [
+      { source: "/:path*", headers: securityHeaders },
+      // API answers are data, never documents to render or frame.
+      { source: "/v1/:path*", headers: [{ key: "Content-Security-Policy", value: "default-src 'none'; frame-ancestors 'none'" }] },
+      { source: "/api/:path*", headers: [{ key: "Content-Security-Policy", value: "default-src 'none'; frame-ancestors 'none'" }] },
+    ];
+  },
 };
 module.exports = nextConfig;

@@ -21,4 +21,17 @@ export const config = {
   maxPageSize: intFromEnv("QUIVER_MAX_PAGE_SIZE", 1000),
   /** Largest number of rows one query may return. */
   maxQueryRows: intFromEnv("QUIVER_MAX_QUERY_ROWS", 1_000_000),
+  /** Heavy requests (Arrow writes, queries, column rewrites, index builds) that run at once. */
+  maxHeavyRequests: intFromEnv("QUIVER_MAX_HEAVY_REQUESTS", 8),
+  /** Heavy requests that may wait for a turn; past this, 503 "Slow down". */
+  maxQueuedRequests: intFromEnv("QUIVER_MAX_QUEUED_REQUESTS", 64),
+  /** How long a heavy request may wait for a turn before 503 "Slow down", in milliseconds. */
+  queueWaitMs: intFromEnv("QUIVER_QUEUE_WAIT_MS", 30_000),
+  /** Request bodies held in memory at once across all requests, in bytes (one body is always admitted). */
+  maxBufferedBodyBytes: intFromEnv("QUIVER_MAX_BUFFERED_BODY_BYTES", 2 * 1024 * 1024 * 1024),
+  /**
+   * Time allowed to receive a request body, and to answer a request that changes nothing, in milliseconds. A write
+   * whose body has arrived is never abandoned midway: its answer could not say whether it happened.
+   */
+  requestTimeoutMs: intFromEnv("QUIVER_REQUEST_TIMEOUT_MS", 120_000),
 };

@@ -46,6 +46,7 @@ const SEED_SHAPE: Record<number, { type: string; title: string }> = {
   404: { type: "/errors/not-found-error", title: "Not found Error" },
   405: { type: "/errors/method-not-allowed", title: "Method not allowed" },
   406: { type: "/errors/unsupported", title: "Unsupported operation" },
+  408: { type: "/errors/request-timeout", title: "Request timeout" },
   409: { type: "/errors/conflict", title: "The namespace has been concurrently modified" },
   413: { type: "/errors/payload-too-large", title: "Request body too large" },
   429: { type: "/errors/too-many-requests", title: "Too many requests" },

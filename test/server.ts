@@ -11,6 +11,8 @@ export interface TestServer {
   /** The admin key the server was started with, and the headers that present it. */
   adminKey: string;
   auth: Record<string, string>;
+  /** The server's process id, to read its memory use. */
+  pid: number;
   output: () => string;
   stop: () => Promise<void>;
 }
@@ -47,6 +49,7 @@ export async function startServer(env: Record<string, string> = {}, options: { p
     root,
     adminKey,
     auth: adminKey ? { "x-api-key": adminKey } : {},
+    pid: child.pid!,
     output: () => log,
     stop: async () => {
       child.kill("SIGTERM");

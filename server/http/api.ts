@@ -9,6 +9,7 @@ import { QuiverError, invalidInput, seedShape } from "../errors";
 import { parseArrowBody, type Catalog } from "../catalog";
 import type { ArrowBody } from "../arrow-ipc";
 import { config } from "../config";
+import { bodyBudget, heavyRequests, slowDown } from "../admission";
 import { catalogFor, checkDatabaseName, DEFAULT_DATABASE } from "../catalogs";
 import { access, type Access } from "../auth/access";
 import { describePrincipal, roleRank, type Principal, type Role } from "../auth/model";
@@ -59,6 +60,8 @@ export interface RouteDef<QS extends z.ZodType = z.ZodType, BS extends JsonBody 
     /** Enterprise endpoints accept only the x-api-key header. */
     apiKeyHeaderOnly?: boolean;
   };
+  /** Runs under admission control (Arrow bodies always do): queries, rewrites, index builds. */
+  heavy?: boolean;
   /** JSON schema of a successful response, or the special forms. */
   response: z.ZodType | "arrow-file" | "integer" | "empty";
   handler: (
@@ -193,24 +196,94 @@ function zodMessage(error: z.ZodError, where: string): string {
     .join("; ");
 }
 
-async function readBody(request: Request, limit: number): Promise<Buffer> {
+/** Bytes of a body held against the shared body budget; `release` gives them back once the request is done. */
+interface HeldBody {
+  bytes: Buffer;
+  release: () => void;
+}
+
+function bodyDeadline(): { expired: Promise<never>; clear: () => void } {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new QuiverError("InvalidInput", `the request body did not arrive within ${config.requestTimeoutMs} ms`, { status: 408 })), config.requestTimeoutMs);
+  });
+  expired.catch(() => undefined);
+  return { expired, clear: () => clearTimeout(timer) };
+}
+
+/**
+ * A refused body up to this size is read and dropped, so that a client still sending it receives the answer
+ * (503 with Retry-After) rather than a broken connection; a larger one is cut off, as reading it would cost the
+ * busy server as much as accepting it.
+ */
+const DISCARD_AT_MOST = 8 * 1024 * 1024;
+
+async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, expired: Promise<never>) {
+  let dropped = 0;
+  try {
+    for (;;) {
+      const { done, value } = await Promise.race([reader.read(), expired]);
+      if (done) return;
+      dropped += value.byteLength;
+      if (dropped > DISCARD_AT_MOST) break;
+    }
+  } catch {
+    // the deadline passed: cut the body off below
+  }
+  // Not awaited: cancelling a stream whose client has gone quiet waits for that client.
+  reader.cancel().catch(() => undefined);
+}
+
+/** Before refusing a request whose body was never read (a busy server), lets the body go by unread. */
+async function discardBody(request: Request) {
+  if (!request.body || request.bodyUsed) return;
+  const deadline = bodyDeadline();
+  await discardRest(request.body.getReader(), deadline.expired);
+  deadline.clear();
+}
+
+/**
+ * Reads a whole body, within the size limit, the time limit and (for Arrow bodies) the shared budget of bodies
+ * held in memory: a declared length is reserved before the first byte is read, an undeclared one as it arrives.
+ */
+async function readBody(request: Request, limit: number, budgeted: boolean): Promise<HeldBody> {
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > limit) throw tooLarge(limit);
-  if (!request.body) return Buffer.alloc(0);
-  const chunks: Buffer[] = [];
-  let size = 0;
+  let reserved = 0;
+  const release = () => {
+    if (budgeted) bodyBudget.release(reserved);
+    reserved = 0;
+  };
+  const reserveUpTo = (size: number) => {
+    if (!budgeted || size <= reserved) return;
+    if (!bodyBudget.reserve(size - reserved, reserved)) throw slowDown("too many request bodies are held in memory");
+    reserved = size;
+  };
+  if (!request.body) return { bytes: Buffer.alloc(0), release };
   const reader = request.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      throw tooLarge(limit);
+  let chunks: Buffer[] = [];
+  let size = 0;
+  const deadline = bodyDeadline();
+  try {
+    reserveUpTo(Math.min(declared, limit));
+    for (;;) {
+      const { done, value } = await Promise.race([reader.read(), deadline.expired]);
+      if (done) break;
+      size += value.byteLength;
+      if (size > limit) throw tooLarge(limit);
+      reserveUpTo(size);
+      chunks.push(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
     }
-    chunks.push(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
+  } catch (err) {
+    release();
+    chunks = [];
+    if (err instanceof QuiverError && err.status === 503) await discardRest(reader, deadline.expired);
+    else reader.cancel().catch(() => undefined);
+    throw err;
+  } finally {
+    deadline.clear();
   }
-  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
+  return { bytes: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size), release };
 }
 
 function tooLarge(limit: number) {
@@ -219,7 +292,7 @@ function tooLarge(limit: number) {
 
 /** Reads a JSON body leniently: empty, `null` and `{}` are all "no fields"; malformed JSON is kept as an error. */
 async function readJsonBody(request: Request): Promise<{ value: Record<string, unknown> } | { error: QuiverError }> {
-  const text = (await readBody(request, config.maxJsonBodyBytes)).toString("utf8").trim();
+  const text = (await readBody(request, config.maxJsonBodyBytes, false)).bytes.toString("utf8").trim();
   if (text === "" || text === "null") return { value: {} };
   let value: unknown;
   try {
@@ -245,6 +318,7 @@ export function errorResponse(err: unknown, instance: string, requestId: string)
   if (!(err instanceof QuiverError)) console.error(`[${requestId}]`, err);
   const headers = responseHeaders(requestId, "application/json");
   if (error.status === 401) headers["www-authenticate"] = `Bearer realm="quiver"`;
+  if (error.status === 503) headers["retry-after"] = "1";
   const { type, title } = seedShape(error.status);
   const body = {
     type,
@@ -306,6 +380,19 @@ async function authorize(route: RouteDef, principal: Principal, database: string
 /** Mutating calls are audited whatever their outcome; every refused call is audited too. */
 const mutating = (route: RouteDef) => ["editor", "admin", "global-admin"].includes(route.access.need) && !route.methods.includes("GET");
 
+/**
+ * A call that changes nothing answers 503 when it outruns the request timeout. A write is left to finish: its
+ * answer must say whether it happened.
+ */
+function withinTimeout<T>(route: RouteDef, work: Promise<T>): Promise<T> {
+  if (mutating(route)) return work;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new QuiverError("ServiceUnavailable", `${route.operationId} did not finish within ${config.requestTimeoutMs} ms`)), config.requestTimeoutMs);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
 export async function dispatch(routes: RouteDef[], request: Request): Promise<Response> {
   const url = new URL(request.url);
   const given = request.headers.get("x-request-id");
@@ -316,6 +403,7 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
   let target: string | null = null;
   let errorCode: number | null = null;
   let response: Response;
+  const releases: Array<() => void> = [];
   try {
     const found = find(routes, request.method, url.pathname);
     if (!found) {
@@ -353,6 +441,7 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
     target = id.length ? formatIdentifier(id, "$") : null;
     await authorize(route, principal, database, id);
     const catalog = await catalogFor(database);
+    if (route.heavy || route.body?.kind === "arrow") releases.push(await heavyRequests.enter());
 
     let query: unknown = {};
     if (route.query) {
@@ -377,14 +466,22 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
         if (!sameIdentifier(parts, id)) throw invalidInput("the id in the body does not match the id in the path");
       }
     } else if (route.body?.kind === "arrow") {
-      body = parseArrowBody(await readBody(request, config.maxArrowBodyBytes));
+      const held = await readBody(request, config.maxArrowBodyBytes, true);
+      releases.push(held.release);
+      body = parseArrowBody(held.bytes);
     }
-    const result = await route.handler({ request, requestId, principal, database, catalog, access: access(), id, params, delimiter, query, body } as never);
+    const work = route.handler({ request, requestId, principal, database, catalog, access: access(), id, params, delimiter, query, body } as never);
+    // The work owns the admission from here: it is given back when the work ends, even if a timeout answered first.
+    const owned = releases.splice(0);
+    const done = work.finally(() => owned.forEach((release) => release()));
+    const result = await withinTimeout(route, done);
     response = reply(result, requestId);
   } catch (err) {
     errorCode = err instanceof QuiverError ? err.code : 18;
+    if (err instanceof QuiverError && err.status === 503) await discardBody(request);
     response = errorResponse(err, url.pathname, requestId);
   }
+  releases.splice(0).forEach((release) => release());
   if (matched && (mutating(matched) || response.status === 401 || response.status === 403)) {
     await access()
       .audit.record({

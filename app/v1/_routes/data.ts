@@ -80,6 +80,7 @@ export const dataRoutes = [
     methods: ["POST", "GET"],
     path: "/v1/table/{id}/count_rows",
     access: { need: "viewer", on: "table" },
+    heavy: true,
     query: z.object({ ...delimiterQuery, ...branchQuery }),
     body: {
       kind: "json",
@@ -106,6 +107,7 @@ export const dataRoutes = [
     methods: ["POST"],
     path: "/v1/table/{id}/query",
     access: { need: "viewer", on: "table" },
+    heavy: true,
     query: z.object(delimiterQuery),
     body: {
       kind: "json",
@@ -173,6 +175,7 @@ export const dataRoutes = [
     methods: ["POST"],
     path: "/v1/table/{id}/alter_columns",
     access: { need: "editor", on: "table" },
+    heavy: true,
     query: z.object(delimiterQuery),
     body: {
       kind: "json",

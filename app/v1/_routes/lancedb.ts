@@ -16,6 +16,7 @@ export const lancedbRoutes = [
     methods: ["POST"],
     path: "/v1/table/{id}/add_columns",
     access: { need: "editor", on: "table" },
+    heavy: true,
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object({ ...requestBase, new_columns: z.array(z.object({ name: z.string().min(1), expression: z.string().min(1) })) }) },
     response: z.object(version),
@@ -40,6 +41,7 @@ export const lancedbRoutes = [
     methods: ["POST"],
     path: "/v1/table/{id}/update",
     access: { need: "editor", on: "table" },
+    heavy: true,
     query: z.object(delimiterQuery),
     body: {
       kind: "json",
@@ -55,6 +57,7 @@ export const lancedbRoutes = [
     methods: ["POST"],
     path: "/v1/table/{id}/delete",
     access: { need: "editor", on: "table" },
+    heavy: true,
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object({ ...requestBase, predicate: z.string().min(1) }) },
     response: z.object({ ...version, num_deleted_rows: z.number().int() }),
@@ -91,6 +94,7 @@ export const lancedbRoutes = [
     methods: ["POST"],
     path: "/v1/table/{id}/create_index",
     access: { need: "editor", on: "table" },
+    heavy: true,
     query: z.object(delimiterQuery),
     body: {
       kind: "json",
