@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiRoutes } from "@/app/v1/_routes";
 import type { RouteDef } from "@/server/http/api";
-import { client, expectError, rows } from "./client";
+import { client, expectError, postAccessKey, rows } from "./client";
 import { freePort, startOidc, type TestOidc } from "./oidc";
 import { startServer, type TestServer } from "./server";
 
@@ -275,21 +275,8 @@ describe("audit log", () => {
 });
 
 describe("console session", () => {
-  /** Posts an access key to next-auth's credentials callback, as the sign-in page does. */
-  async function postAccessKey(key: string): Promise<Response> {
-    const csrf = await fetch(`${server.url}/api/auth/csrf`);
-    const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-    const cookie = csrf.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
-    return fetch(`${server.url}/api/auth/callback/access-key`, {
-      method: "POST",
-      redirect: "manual",
-      headers: { "content-type": "application/x-www-form-urlencoded", cookie },
-      body: new URLSearchParams({ csrfToken, key, json: "true" }),
-    });
-  }
-
   async function signInWithKey(key: string): Promise<string> {
-    const res = await postAccessKey(key);
+    const res = await postAccessKey(server.url, key);
     const session = res.headers.getSetCookie().find((c) => c.startsWith("next-auth.session-token="));
     expect(session, "session cookie").toBeDefined();
     expect(session).toMatch(/HttpOnly/i);
@@ -311,7 +298,7 @@ describe("console session", () => {
   });
 
   it("refuses a wrong access key at sign-in", async () => {
-    const res = await postAccessKey("qvr_wrong");
+    const res = await postAccessKey(server.url, "qvr_wrong");
     expect(res.headers.getSetCookie().some((c) => c.startsWith("next-auth.session-token="))).toBe(false);
   });
 });

@@ -60,3 +60,16 @@ export const expectError = (reply: Reply, status: number, code: number) => {
     typeof body.error === "string";
   if (!ok) throw new Error(`expected ${status}/code ${code}, got ${reply.status}: ${JSON.stringify(body)}`);
 };
+
+/** Posts an access key to next-auth's credentials callback, as the console's sign-in page does. */
+export async function postAccessKey(base: string, key: string): Promise<Response> {
+  const csrf = await fetch(`${base}/api/auth/csrf`);
+  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+  const cookie = csrf.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  return fetch(`${base}/api/auth/callback/access-key`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded", cookie },
+    body: new URLSearchParams({ csrfToken, key, json: "true" }),
+  });
+}
