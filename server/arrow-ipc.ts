@@ -115,8 +115,24 @@ export interface ArrowBody {
   batches: number;
 }
 
+/**
+ * Room kept around a received body so that a stream can become a file where it lies: the file's 8-byte header
+ * before it, and the end-of-stream marker and footer after it (24 bytes per batch, plus the schema).
+ */
+export const FILE_ROOM = { before: 8, after: 64 * 1024 };
+
+/** A body as received: `length` bytes at `start` of `whole`, which may hold room around them (FILE_ROOM). */
+export interface ReceivedBody {
+  whole: Buffer;
+  start: number;
+  length: number;
+}
+
+export const received = (body: Buffer): ReceivedBody => ({ whole: body, start: 0, length: body.length });
+
 /** Accepts an Arrow IPC stream (or file) body and returns it framed as an IPC file. */
-export function toIpcFile(body: Buffer): ArrowBody {
+export function toIpcFile(input: ReceivedBody): ArrowBody {
+  const body = input.whole.subarray(input.start, input.start + input.length);
   if (body.length === 0) throw new ArrowBodyError("the request body is empty; an Arrow IPC stream is required");
   if (isFile(body)) {
     const { schema, messages } = scanFile(body);
@@ -133,8 +149,34 @@ export function toIpcFile(body: Buffer): ArrowBody {
   if (messages.slice(1).some((m) => m.kind === "schema")) throw new ArrowBodyError("Arrow stream has more than one schema");
   const schema = decodeSchema(messages[0]);
   const batches = messages.filter((m) => m.kind === "batch");
-  const file = assembleFile(schema, [{ buf: body, messages: messages.slice(1) }]);
+  const file = frameInPlace(input, schema, messages, end) ?? assembleFile(schema, [{ buf: body, messages: messages.slice(1) }]);
   return { file, schema, rows: batches.reduce((n, m) => n + m.rows, 0), batches: batches.length };
+}
+
+/**
+ * An IPC file is the stream itself between a header and a footer. When the body was received with room around
+ * it, the header and footer are written into that room and the stream's bytes are never copied.
+ */
+function frameInPlace(input: ReceivedBody, schema: Schema, messages: ScannedMessage[], streamEnd: number): Buffer | null {
+  if (input.start < FILE_ROOM.before) return null;
+  const last = messages[messages.length - 1];
+  const dataEnd = last.start + last.metadataLength + last.bodyLength;
+  const hasEos = streamEnd > dataEnd;
+  const records: FileBlock[] = [];
+  const dictionaries: FileBlock[] = [];
+  for (const m of messages.slice(1)) (m.kind === "batch" ? records : dictionaries).push(new FileBlock(m.metadataLength, m.bodyLength, FILE_ROOM.before + m.start));
+  const footer = Footer.encode(new Footer(schema, METADATA_V5, records, dictionaries));
+  const footerAt = input.start + (hasEos ? streamEnd : dataEnd + 8);
+  const fileEnd = footerAt + footer.length + 4 + MAGIC.length;
+  if (fileEnd > input.whole.length) return null;
+  const whole = input.whole;
+  const fileStart = input.start - FILE_ROOM.before;
+  whole.write("ARROW1\0\0", fileStart, "latin1");
+  if (!hasEos) whole.writeBigUInt64LE(0xffffffffn, input.start + dataEnd);
+  whole.set(footer, footerAt);
+  whole.writeInt32LE(footer.length, footerAt + footer.length);
+  MAGIC.copy(whole, footerAt + footer.length + 4);
+  return whole.subarray(fileStart, fileEnd);
 }
 
 /**

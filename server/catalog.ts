@@ -11,7 +11,7 @@ import { QuiverError, invalidInput, unsupported } from "./errors";
 import { ID_SEPARATOR, Manifest, type CatalogIndex, type TableEntry } from "./manifest";
 import { pageOf, type Page } from "./paging";
 import { engineCall, Storage } from "./storage";
-import { toIpcFile, ArrowBodyError, type ArrowBody } from "./arrow-ipc";
+import { toIpcFile, ArrowBodyError, type ArrowBody, type ReceivedBody } from "./arrow-ipc";
 import type { NativeTable } from "./lance-native";
 import { KeyedLock } from "./keyed-lock";
 import { versionSummary } from "./version-summary";
@@ -30,7 +30,7 @@ const fmt = (id: Id) => id.join(ID_SEPARATOR);
 export type Visible = (id: Id) => boolean | Promise<boolean>;
 const everything: Visible = () => true;
 
-export function parseArrowBody(body: Buffer): ArrowBody {
+export function parseArrowBody(body: ReceivedBody): ArrowBody {
   try {
     return toIpcFile(body);
   } catch (err) {

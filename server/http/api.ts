@@ -7,7 +7,7 @@ import { z } from "zod";
 import { DEFAULT_DELIMITER, formatIdentifier, IdentifierError, parseIdentifier, sameIdentifier, validateIdentifier } from "@/lib/identifiers";
 import { QuiverError, invalidInput, seedShape } from "../errors";
 import { parseArrowBody, type Catalog } from "../catalog";
-import type { ArrowBody } from "../arrow-ipc";
+import { FILE_ROOM, received, type ArrowBody, type ReceivedBody } from "../arrow-ipc";
 import { config } from "../config";
 import { bodyBudget, heavyRequests, slowDown } from "../admission";
 import { catalogFor, checkDatabaseName, DEFAULT_DATABASE } from "../catalogs";
@@ -196,9 +196,9 @@ function zodMessage(error: z.ZodError, where: string): string {
     .join("; ");
 }
 
-/** Bytes of a body held against the shared body budget; `release` gives them back once the request is done. */
+/** A body held against the shared body budget; `release` gives its bytes back once the request is done. */
 interface HeldBody {
-  bytes: Buffer;
+  body: ReceivedBody;
   release: () => void;
 }
 
@@ -245,8 +245,10 @@ async function discardBody(request: Request) {
 /**
  * Reads a whole body, within the size limit, the time limit and (for Arrow bodies) the shared budget of bodies
  * held in memory: a declared length is reserved before the first byte is read, an undeclared one as it arrives.
+ * With `room`, the body lands in one buffer with that many spare bytes around it; a declared length is read
+ * straight into place.
  */
-async function readBody(request: Request, limit: number, budgeted: boolean): Promise<HeldBody> {
+async function readBody(request: Request, limit: number, budgeted: boolean, room = { before: 0, after: 0 }): Promise<HeldBody> {
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > limit) throw tooLarge(limit);
   let reserved = 0;
@@ -259,21 +261,26 @@ async function readBody(request: Request, limit: number, budgeted: boolean): Pro
     if (!bodyBudget.reserve(size - reserved, reserved)) throw slowDown("too many request bodies are held in memory");
     reserved = size;
   };
-  if (!request.body) return { bytes: Buffer.alloc(0), release };
+  if (!request.body) return { body: received(Buffer.alloc(0)), release };
   const reader = request.body.getReader();
   let chunks: Buffer[] = [];
   let size = 0;
+  let placed: Buffer | null = null;
   const deadline = bodyDeadline();
   try {
     reserveUpTo(Math.min(declared, limit));
+    if (declared > 0 && (room.before > 0 || room.after > 0)) placed = Buffer.allocUnsafe(room.before + declared + room.after);
     for (;;) {
       const { done, value } = await Promise.race([reader.read(), deadline.expired]);
       if (done) break;
       size += value.byteLength;
       if (size > limit) throw tooLarge(limit);
       reserveUpTo(size);
-      chunks.push(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
+      if (!placed) chunks.push(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
+      else if (size <= declared) placed.set(value, room.before + size - value.byteLength);
+      else throw invalidInput(`the request body is longer than its Content-Length of ${declared} bytes`);
     }
+    if (placed && size !== declared) throw invalidInput(`the request body ended after ${size} of the ${declared} bytes its Content-Length declared`);
   } catch (err) {
     release();
     chunks = [];
@@ -283,7 +290,12 @@ async function readBody(request: Request, limit: number, budgeted: boolean): Pro
   } finally {
     deadline.clear();
   }
-  return { bytes: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size), release };
+  if (placed) return { body: { whole: placed, start: room.before, length: size }, release };
+  if (room.before === 0 && room.after === 0) return { body: received(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)), release };
+  const whole = Buffer.allocUnsafe(room.before + size + room.after);
+  let at = room.before;
+  for (const chunk of chunks) at += chunk.copy(whole, at);
+  return { body: { whole, start: room.before, length: size }, release };
 }
 
 function tooLarge(limit: number) {
@@ -292,7 +304,8 @@ function tooLarge(limit: number) {
 
 /** Reads a JSON body leniently: empty, `null` and `{}` are all "no fields"; malformed JSON is kept as an error. */
 async function readJsonBody(request: Request): Promise<{ value: Record<string, unknown> } | { error: QuiverError }> {
-  const text = (await readBody(request, config.maxJsonBodyBytes, false)).bytes.toString("utf8").trim();
+  const { body } = await readBody(request, config.maxJsonBodyBytes, false);
+  const text = body.whole.toString("utf8", body.start, body.start + body.length).trim();
   if (text === "" || text === "null") return { value: {} };
   let value: unknown;
   try {
@@ -305,7 +318,7 @@ async function readJsonBody(request: Request): Promise<{ value: Record<string, u
 }
 
 function responseHeaders(requestId: string, contentType: string): Record<string, string> {
-  return { "content-type": contentType, "x-request-id": requestId, "cache-control": "no-store" };
+  return { "content-type": contentType, "x-request-id": requestId, "cache-control": "no-store, no-transform" };
 }
 
 function contextOf(headers: Record<string, string>): Record<string, string> {
@@ -466,9 +479,9 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
         if (!sameIdentifier(parts, id)) throw invalidInput("the id in the body does not match the id in the path");
       }
     } else if (route.body?.kind === "arrow") {
-      const held = await readBody(request, config.maxArrowBodyBytes, true);
+      const held = await readBody(request, config.maxArrowBodyBytes, true, FILE_ROOM);
       releases.push(held.release);
-      body = parseArrowBody(held.bytes);
+      body = parseArrowBody(held.body);
     }
     const work = route.handler({ request, requestId, principal, database, catalog, access: access(), id, params, delimiter, query, body } as never);
     // The work owns the admission from here: it is given back when the work ends, even if a timeout answered first.
