@@ -98,6 +98,12 @@ function processTreeRss(pid) {
   return rss;
 }
 
+/** CPU time (user + system) the process has used, in milliseconds. */
+function processCpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
 /** Runs `work` while sampling the server's resident memory; answers the wall time and the peak growth. */
 async function withRss(pid, work) {
   const before = processTreeRss(pid);
@@ -281,7 +287,9 @@ try {
     const barePort = 3990 + Math.floor(Math.random() * 9);
     const bare = spawn("node", ["bench/.build/bare-server.mjs"], { env: { ...process.env, QUIVER_ROOT: root, PORT: String(barePort) }, stdio: ["ignore", "pipe", "inherit"] });
     await new Promise((resolve) => bare.stdout.on("data", (d) => String(d).includes("ready") && resolve()));
-    const load = async (url, init, seconds = 5) => {
+    // Server CPU per request does not depend on how much of the machine the load generator takes.
+    const load = async (url, init, seconds = 5, pid) => {
+      const cpu0 = pid ? processCpuMs(pid) : 0;
       const latencies = [];
       const end = performance.now() + seconds * 1000;
       await Promise.all(Array.from({ length: 32 }, async () => {
@@ -293,19 +301,20 @@ try {
           latencies.push(performance.now() - s);
         }
       }));
-      return { rps: latencies.length / seconds, p50: pct(latencies, 0.5), p99: pct(latencies, 0.99) };
+      return { rps: latencies.length / seconds, p50: pct(latencies, 0.5), p99: pct(latencies, 0.99), cpuMs: pid ? (processCpuMs(pid) - cpu0) / latencies.length : 0 };
     };
     for (const [name, quiverReq, bareUrl] of [
       ["describe", [`${base}/v1/table/loadt/describe`, { method: "POST", headers: { "x-api-key": KEY } }], `http://127.0.0.1:${barePort}/describe/loadt`],
       ["namespace list", [`${base}/v1/namespace/%24/list?limit=100`, { headers: { "x-api-key": KEY } }], `http://127.0.0.1:${barePort}/namespaces`],
     ]) {
       await load(...quiverReq, 1);
-      const q = await load(...quiverReq);
+      const q = await load(...quiverReq, 5, quiver.child.pid);
       await load(bareUrl, {}, 1);
-      const b = await load(bareUrl, {});
+      const b = await load(bareUrl, {}, 5, bare.pid);
       record(`${name} under load`, "req/s", "req/s", [q.rps], [b.rps], "≥ 0.6× bare http");
       record(`${name} under load`, "p50", "ms", [q.p50], [b.p50]);
       record(`${name} under load`, "p99", "ms", [q.p99], [b.p99], "≤ 50 ms");
+      record(`${name} under load`, "server CPU per request", "ms", [q.cpuMs], [b.cpuMs]);
     }
     bare.kill();
   }
