@@ -113,6 +113,8 @@ export interface ArrowBody {
   schema: Schema;
   rows: number;
   batches: number;
+  /** Dictionary batches, whose ids are only meaningful within their own body. */
+  dictionaries: number;
 }
 
 /**
@@ -137,7 +139,7 @@ export function toIpcFile(input: ReceivedBody): ArrowBody {
   if (isFile(body)) {
     const { schema, messages } = scanFile(body);
     const batches = messages.filter((m) => m.kind === "batch");
-    return { file: body, schema, rows: batches.reduce((n, m) => n + m.rows, 0), batches: batches.length };
+    return { file: body, schema, rows: batches.reduce((n, m) => n + m.rows, 0), batches: batches.length, dictionaries: messages.length - batches.length };
   }
   const { messages, end } = scanMessages(body, 0, body.length);
   if (messages.length === 0 || messages[0].kind !== "schema") {
@@ -150,7 +152,7 @@ export function toIpcFile(input: ReceivedBody): ArrowBody {
   const schema = decodeSchema(messages[0]);
   const batches = messages.filter((m) => m.kind === "batch");
   const file = frameInPlace(input, schema, messages, end) ?? assembleFile(schema, [{ buf: body, messages: messages.slice(1) }]);
-  return { file, schema, rows: batches.reduce((n, m) => n + m.rows, 0), batches: batches.length };
+  return { file, schema, rows: batches.reduce((n, m) => n + m.rows, 0), batches: batches.length, dictionaries: messages.length - 1 - batches.length };
 }
 
 /**

@@ -14,6 +14,7 @@ import { engineCall, Storage } from "./storage";
 import { toIpcFile, ArrowBodyError, type ArrowBody, type ReceivedBody } from "./arrow-ipc";
 import type { NativeTable } from "./lance-native";
 import { KeyedLock } from "./keyed-lock";
+import { AppendGroups } from "./append-groups";
 import { versionSummary } from "./version-summary";
 
 export type Id = string[];
@@ -44,6 +45,8 @@ export class Catalog {
   readonly manifest: Manifest;
   private readonly locks = new KeyedLock();
   private readonly writes = new KeyedLock();
+  /** Appends waiting for a table's write turn, committed together. */
+  readonly appends = new AppendGroups();
 
   constructor(root: string) {
     this.storage = new Storage(root);

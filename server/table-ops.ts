@@ -38,7 +38,11 @@ export async function insertRecords(catalog: Catalog, id: Id, body: ArrowBody, m
   }
   const table = await catalog.writeHandle(entry, branch);
   if (mode === "append") checkWriteSchema(await catalog.schemaOf(table), body.schema, entry.objectId);
-  const { version } = await catalog.commitTo(entry, branch, () => engineCall("insert", () => table.add(body.file, mode)));
+  const commit = (file: Buffer) => engineCall("insert", () => table.add(file, mode)).then((r) => r.version);
+  const version =
+    mode === "append"
+      ? await catalog.appends.append(`${entry.location}@${branch ?? "main"}`, body, (run) => catalog.commitTo(entry, branch, run), commit)
+      : await catalog.commitTo(entry, branch, () => commit(body.file));
   return { version, num_inserted_rows: body.rows };
 }
 
