@@ -325,6 +325,13 @@ export class Catalog {
     return this.branchHandle(table, branch);
   }
 
+  /** The handle to append through, from within `commitTo`, so that the version the engine reports is the append's own. */
+  async appendHandle(entry: TableEntry, branch?: string): Promise<NativeTable> {
+    const table = await this.storage.openForCommit(entry.location);
+    if (!branch || branch === "main") return table;
+    return this.branchHandle(table, branch);
+  }
+
   private async branchHandle(table: NativeTable, branch: string): Promise<NativeTable> {
     const branches = await engineCall("list branches", () => table.branches());
     const known = await engineCall("list branches", () => branches.list());

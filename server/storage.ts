@@ -20,7 +20,9 @@ export class Storage {
   readonly root: string;
   private readonly linksDir: string;
   private readonly handles = new Map<string, Promise<NativeTable>>();
+  private readonly commitHandles = new Map<string, Promise<NativeTable>>();
   private linkConnection?: Promise<NativeConnection>;
+  private lazyLinkConnection?: Promise<NativeConnection>;
   private namespaceConnection?: Promise<NativeConnection>;
 
   constructor(root: string) {
@@ -49,6 +51,12 @@ export class Storage {
   private links(): Promise<NativeConnection> {
     this.linkConnection ??= connectNative(this.linksDir, { readConsistencyInterval: 0 });
     return this.linkConnection;
+  }
+
+  /** Handles from this connection move to a newer version only when told to (or by their own commits). */
+  private lazyLinks(): Promise<NativeConnection> {
+    this.lazyLinkConnection ??= connectNative(this.linksDir, {});
+    return this.lazyLinkConnection;
   }
 
   /** Absolute directory of a catalog location, refusing anything that is not one plain entry of the root. */
@@ -80,15 +88,30 @@ export class Storage {
 
   /** An open handle on the latest version of a dataset; handles are shared and see other writers' commits. */
   open(location: string): Promise<NativeTable> {
-    let handle = this.handles.get(location);
+    return this.cachedHandle(this.handles, () => this.links(), location);
+  }
+
+  /**
+   * The handle to commit an append through, at the latest version. After an append the engine reports the version
+   * its handle then holds; a handle that always follows the latest version may by then hold another process's
+   * newer commit, while this one holds its own until the next refresh. Callers serialize their commits to it.
+   */
+  async openForCommit(location: string): Promise<NativeTable> {
+    const table = await this.cachedHandle(this.commitHandles, () => this.lazyLinks(), location);
+    await table.checkoutLatest();
+    return table;
+  }
+
+  private cachedHandle(cache: Map<string, Promise<NativeTable>>, connection: () => Promise<NativeConnection>, location: string): Promise<NativeTable> {
+    let handle = cache.get(location);
     if (!handle) {
       this.directory(location);
       handle = (async () => {
         const name = await this.ensureLink(location);
-        return (await this.links()).openTable(name);
+        return (await connection()).openTable(name);
       })();
-      this.handles.set(location, handle);
-      handle.catch(() => this.handles.delete(location));
+      cache.set(location, handle);
+      handle.catch(() => cache.delete(location));
     }
     return handle;
   }
@@ -144,9 +167,11 @@ export class Storage {
 
   /** Forgets the cached handle of a dataset that moved or went away. */
   forget(location: string) {
-    const handle = this.handles.get(location);
-    this.handles.delete(location);
-    if (handle) handle.then((t) => t.close(), () => undefined);
+    for (const cache of [this.handles, this.commitHandles]) {
+      const handle = cache.get(location);
+      cache.delete(location);
+      if (handle) handle.then((t) => t.close(), () => undefined);
+    }
   }
 
   async remove(location: string): Promise<void> {

@@ -38,7 +38,10 @@ export async function insertRecords(catalog: Catalog, id: Id, body: ArrowBody, m
   }
   const table = await catalog.writeHandle(entry, branch);
   if (mode === "append") checkWriteSchema(await catalog.schemaOf(table), body.schema, entry.objectId);
-  const { version } = await catalog.commitTo(entry, branch, () => engineCall("insert", () => table.add(body.file, mode)));
+  const { version } = await catalog.commitTo(entry, branch, async () => {
+    const target = await catalog.appendHandle(entry, branch);
+    return engineCall("insert", () => target.add(body.file, mode));
+  });
   return { version, num_inserted_rows: body.rows };
 }
 
