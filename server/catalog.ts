@@ -124,7 +124,7 @@ export class Catalog {
         );
       }
       await this.manifest.remove([...childTables.map((t) => t.objectId), ...childNamespaces, objectId]);
-      for (const t of childTables) await this.storage.remove(t.location);
+      for (const t of childTables) await this.writes.run(t.location, () => this.storage.remove(t.location));
       return { properties: entry.properties };
     });
   }
@@ -278,9 +278,11 @@ export class Catalog {
   async dropTable(id: Id) {
     return this.locks.run(`t:${fmt(id)}`, async () => {
       const entry = await this.resolve(id);
-      if (entry.registered) await this.manifest.remove([entry.objectId]);
-      await this.storage.remove(entry.location);
-      return { entry };
+      return this.writes.run(entry.location, async () => {
+        if (entry.registered) await this.manifest.remove([entry.objectId]);
+        await this.storage.remove(entry.location);
+        return { entry };
+      });
     });
   }
 
@@ -298,8 +300,10 @@ export class Catalog {
       let location = entry.location;
       if (target.length === 1) {
         location = `${newName}.lance`;
-        this.storage.forget(entry.location);
-        await fs.rename(this.storage.directory(entry.location), this.storage.directory(location));
+        await this.writes.run(entry.location, async () => {
+          this.storage.forget(entry.location);
+          await fs.rename(this.storage.directory(entry.location), this.storage.directory(location));
+        });
       }
       if (entry.registered || target.length > 1) {
         await this.manifest.insert({ objectId: fmt(target), objectType: "table", location, properties: entry.properties });
@@ -311,11 +315,23 @@ export class Catalog {
   }
 
   /**
-   * Runs one commit to a table at a time within this process. Lance resolves concurrent commits by rebasing and
-   * retrying, which under many writers to one table wastes work and can time out; queueing them here does not.
+   * Runs one write to a table's directory at a time within this process, on any branch. Lance resolves concurrent
+   * commits by rebasing and retrying, which under many writers to one table wastes work and can time out; queueing
+   * them here does not. Drops and moves queue here too, so a write that waited behind one finds the table gone
+   * instead of writing files into a directory that no longer belongs to it.
    */
-  commitTo<T>(entry: TableEntry, branch: string | undefined, commit: () => Promise<T>): Promise<T> {
-    return this.writes.run(`${entry.location}@${branch ?? "main"}`, commit);
+  commitTo<T>(entry: TableEntry, commit: () => Promise<T>): Promise<T> {
+    const gone = () => new QuiverError("TableNotFound", `Table '${entry.objectId}' was dropped or moved`);
+    return this.writes.run(entry.location, async () => {
+      if (!(await this.storage.directoryExists(entry.location))) throw gone();
+      try {
+        return await commit();
+      } catch (err) {
+        // Another process dropped the table under the write, which then failed on its missing files.
+        if (!(await this.storage.directoryExists(entry.location))) throw gone();
+        throw err;
+      }
+    });
   }
 
   /** The handle to write through: the shared latest handle, or the named branch. */
