@@ -167,11 +167,9 @@ export class Storage {
 
   /** Forgets the cached handle of a dataset that moved or went away. */
   forget(location: string) {
-    for (const cache of [this.handles, this.commitHandles]) {
-      const handle = cache.get(location);
-      cache.delete(location);
-      if (handle) handle.then((t) => t.close(), () => undefined);
-    }
+    // Not closed: a request may still be reading through the handle, and closing it under that read would fail.
+    this.handles.delete(location);
+    this.commitHandles.delete(location);
   }
 
   async remove(location: string): Promise<void> {
