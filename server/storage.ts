@@ -19,6 +19,8 @@ const LOCATION_PATTERN = /^[A-Za-z0-9_.$-]+$/;
 export class Storage {
   readonly root: string;
   private readonly linksDir: string;
+  /** Where dropped tables' directories go to be deleted, on the root's own file system so a rename can move them. */
+  private readonly trashDir: string;
   private readonly handles = new Map<string, Promise<NativeTable>>();
   private readonly commitHandles = new Map<string, Promise<NativeTable>>();
   private linkConnection?: Promise<NativeConnection>;
@@ -28,11 +30,13 @@ export class Storage {
   constructor(root: string) {
     this.root = path.resolve(root);
     this.linksDir = path.join(this.root, ".quiver", "links");
+    this.trashDir = path.join(this.root, ".quiver", "trash");
   }
 
   /** Creates the root and the directory namespace's `__manifest` dataset when they do not exist yet. */
   async init(): Promise<void> {
     await fs.mkdir(this.linksDir, { recursive: true });
+    await fs.mkdir(this.trashDir, { recursive: true });
     if (!(await exists(path.join(this.root, MANIFEST_DIR, "_versions")))) {
       // The engine creates `__manifest` (with its indexes) on its first namespace write.
       const conn = await this.namespaces();
@@ -172,10 +176,21 @@ export class Storage {
     this.commitHandles.delete(location);
   }
 
+  /**
+   * Deletes a table's directory. It is renamed away first, in one step, so that a reader in another process finds
+   * the table whole or gone rather than half deleted, and so that the deletion cannot fail on files a writer
+   * elsewhere adds to the directory while it runs.
+   */
   async remove(location: string): Promise<void> {
     this.forget(location);
-    await fs.rm(this.directory(location), { recursive: true, force: true });
+    const doomed = path.join(this.trashDir, `${Date.now().toString(36)}-${randomBytes(6).toString("hex")}`);
+    try {
+      await fs.rename(this.directory(location), doomed);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+    }
     await fs.rm(path.join(this.linksDir, `${this.linkName(location)}.lance`), { force: true });
+    await fs.rm(doomed, { recursive: true, force: true });
   }
 
   /** A fresh directory name for a table below the root namespace, as Lance's directory namespace makes them. */
