@@ -252,7 +252,7 @@ export class Catalog {
         if (!declaredOnly && mode === "create") throw new QuiverError("TableAlreadyExists", `Table '${objectId}' already exists`);
         if (!declaredOnly && mode === "exist_ok") {
           const table = await this.storage.open(existing.location);
-          return { entry: existing, version: await table.version() };
+          return { entry: existing, version: await engineCall("read the version", () => table.version()) };
         }
         const table = await this.storage.create(existing.location, body.file, declaredOnly ? "create" : "overwrite");
         if (Object.keys(properties).length && existing.registered) await this.manifest.setProperties(objectId, properties);
@@ -393,11 +393,7 @@ export class Catalog {
       return { entry, declaredOnly };
     }
     const table = await this.readHandle(entry, at);
-    const [version, schemaBuf, stats] = await Promise.all([
-      table.version(),
-      table.schema(),
-      engineCall("read table statistics", () => table.stats()),
-    ]);
+    const [version, schemaBuf, stats] = await engineCall("describe table", () => Promise.all([table.version(), table.schema(), table.stats()]));
     const schema: JsonSchema = schemaToJson(tableFromIPC(schemaBuf).schema);
     return { entry, declaredOnly, version, schema, stats, deletedRows: await this.deletedRows(entry, table, version, at.branch) };
   }
@@ -414,6 +410,6 @@ export class Catalog {
   }
 
   async schemaOf(table: NativeTable) {
-    return tableFromIPC(await table.schema()).schema;
+    return tableFromIPC(await engineCall("read the schema", () => table.schema())).schema;
   }
 }

@@ -102,7 +102,7 @@ export class Storage {
    */
   async openForCommit(location: string): Promise<NativeTable> {
     const table = await this.cachedHandle(this.commitHandles, () => this.lazyLinks(), location);
-    await table.checkoutLatest();
+    await engineCall("open table", () => table.checkoutLatest());
     return table;
   }
 
@@ -112,7 +112,7 @@ export class Storage {
       this.directory(location);
       handle = (async () => {
         const name = await this.ensureLink(location);
-        return (await connection()).openTable(name);
+        return engineCall("open table", async () => (await connection()).openTable(name));
       })();
       cache.set(location, handle);
       handle.catch(() => cache.delete(location));
@@ -124,7 +124,7 @@ export class Storage {
   async openDetached(location: string): Promise<NativeTable> {
     this.directory(location);
     const name = await this.ensureLink(location);
-    return (await this.links()).openTable(name);
+    return engineCall("open table", async () => (await this.links()).openTable(name));
   }
 
   /** Writes the first version of a dataset (or overwrites one) from an Arrow IPC file. */
