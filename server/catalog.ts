@@ -210,10 +210,7 @@ export class Catalog {
       if (index.tables.has(objectId)) throw new QuiverError("TableAlreadyExists", `Table '${objectId}' already exists`);
       if (index.namespaces.has(objectId)) throw new QuiverError("TableAlreadyExists", `a namespace named '${objectId}' already exists`);
       const location = this.chooseLocation(id, requestedLocation);
-      if (await this.storage.directoryExists(location)) {
-        throw new QuiverError("TableAlreadyExists", `the location of table '${objectId}' is already in use`);
-      }
-      if (!(await this.storage.reserve(location))) throw new QuiverError("TableAlreadyExists", `Table '${objectId}' already exists`);
+      if (!(await this.storage.reserve(location))) throw new QuiverError("TableAlreadyExists", `the location of table '${objectId}' is already in use`);
       const inserted = await this.manifest.insert({ objectId, objectType: "table", location, properties }).catch(async (err) => {
         await this.storage.remove(location);
         throw err;
@@ -259,8 +256,13 @@ export class Catalog {
         return { entry: { ...existing, properties: Object.keys(properties).length ? properties : existing.properties }, version: await table.version() };
       }
       const location = Storage.locationFor(objectId, id.length > 1);
-      if (await this.storage.directoryExists(location)) throw new QuiverError("TableAlreadyExists", `the location of table '${objectId}' is already in use`);
-      if (!(await this.manifest.insert({ objectId, objectType: "table", location, properties }))) {
+      if (!(await this.storage.claim(location))) throw new QuiverError("TableAlreadyExists", `the location of table '${objectId}' is already in use`);
+      const inserted = await this.manifest.insert({ objectId, objectType: "table", location, properties }).catch(async (err) => {
+        await this.storage.remove(location);
+        throw err;
+      });
+      if (!inserted) {
+        await this.storage.remove(location);
         throw new QuiverError("TableAlreadyExists", `Table '${objectId}' already exists`);
       }
       try {
@@ -268,6 +270,9 @@ export class Catalog {
         const entry: TableEntry = { objectId, id, location, properties, registered: true };
         return { entry, version: await table.version() };
       } catch (err) {
+        // A root-level location is listed as a table as soon as it exists, so a create in another process may have
+        // written its first version here as into a declared table: the table then exists, and is not ours to undo.
+        if (err instanceof QuiverError && err.codeName === "TableAlreadyExists") throw err;
         await this.manifest.remove([objectId]);
         await this.storage.remove(location);
         throw err;

@@ -274,7 +274,8 @@ export class Manifest {
       (r) => (r.numInsertedRows === rows.length ? (index) => manifestRows.forEach((row) => index.addRow(row)) : () => undefined),
     );
     if (result.numInsertedRows === rows.length) return rows.map(() => true);
-    // Some ids existed already (another process got there first): the catalog says which rows are ours.
+    // Some ids existed already (another process got there first): the catalog says which rows are ours, since a
+    // table row is ours when it names our location and each location is claimed by one request only.
     const index = await this.index();
     return rows.map((r) => {
       const entry = r.objectType === "table" ? index.tables.get(r.objectId) : index.namespaces.get(r.objectId);

@@ -155,18 +155,26 @@ export class Storage {
     return exists(this.directory(location));
   }
 
-  /** Writes the reserved marker atomically; false when it was already there. */
-  async reserve(location: string): Promise<boolean> {
-    const dir = this.directory(location);
-    await fs.mkdir(dir, { recursive: true });
+  /**
+   * Makes a new table's directory; false when it exists already. Making a directory is atomic, so of two requests
+   * (in any process) for the same location exactly one gets it.
+   */
+  async claim(location: string): Promise<boolean> {
     try {
-      const handle = await fs.open(path.join(dir, RESERVED_MARKER), "wx");
-      await handle.close();
+      await fs.mkdir(this.directory(location));
       return true;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
       throw err;
     }
+  }
+
+  /** Claims a location for a declared table and writes the reserved marker in it; false when the location was taken. */
+  async reserve(location: string): Promise<boolean> {
+    if (!(await this.claim(location))) return false;
+    const handle = await fs.open(path.join(this.directory(location), RESERVED_MARKER), "wx");
+    await handle.close();
+    return true;
   }
 
   /** Forgets the cached handle of a dataset that moved or went away. */
