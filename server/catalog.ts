@@ -257,6 +257,13 @@ export class Catalog {
       }
       const location = Storage.locationFor(objectId, id.length > 1);
       if (!(await this.storage.claim(location))) throw new QuiverError("TableAlreadyExists", `the location of table '${objectId}' is already in use`);
+      // The data is written before the catalog row, so a crash in between leaves no catalogued table without its data.
+      const table = await this.storage.create(location, body.file, "create").catch(async (err) => {
+        // A root-level location is listed as a table as soon as it exists, so a create in another process may have
+        // written its first version here as into a declared table: the table then exists, and is not ours to undo.
+        if (!(err instanceof QuiverError && err.codeName === "TableAlreadyExists")) await this.storage.remove(location);
+        throw err;
+      });
       const inserted = await this.manifest.insert({ objectId, objectType: "table", location, properties }).catch(async (err) => {
         await this.storage.remove(location);
         throw err;
@@ -265,18 +272,8 @@ export class Catalog {
         await this.storage.remove(location);
         throw new QuiverError("TableAlreadyExists", `Table '${objectId}' already exists`);
       }
-      try {
-        const table = await this.storage.create(location, body.file, "create");
-        const entry: TableEntry = { objectId, id, location, properties, registered: true };
-        return { entry, version: await table.version() };
-      } catch (err) {
-        // A root-level location is listed as a table as soon as it exists, so a create in another process may have
-        // written its first version here as into a declared table: the table then exists, and is not ours to undo.
-        if (err instanceof QuiverError && err.codeName === "TableAlreadyExists") throw err;
-        await this.manifest.remove([objectId]);
-        await this.storage.remove(location);
-        throw err;
-      }
+      const entry: TableEntry = { objectId, id, location, properties, registered: true };
+      return { entry, version: await table.version() };
     });
   }
 
