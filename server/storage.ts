@@ -90,6 +90,13 @@ export class Storage {
     return this.open(MANIFEST_DIR);
   }
 
+  /** A private handle on `__manifest` at one version. */
+  async manifestAt(version: number): Promise<NativeTable> {
+    const table = await this.openDetached(MANIFEST_DIR);
+    await engineCall("read the catalog", () => table.checkout(version));
+    return table;
+  }
+
   /** An open handle on the latest version of a dataset; handles are shared and see other writers' commits. */
   open(location: string): Promise<NativeTable> {
     return this.cachedHandle(this.handles, () => this.links(), location);
