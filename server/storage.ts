@@ -194,7 +194,8 @@ export class Storage {
   /**
    * Deletes a table's directory. It is renamed away first, in one step, so that a reader in another process finds
    * the table whole or gone rather than half deleted, and so that the deletion cannot fail on files a writer
-   * elsewhere adds to the directory while it runs.
+   * elsewhere adds to the directory while it runs. The table's link stays, dangling: a writer elsewhere that still
+   * writes through it then fails, where without the link it would make a new dataset at the link's own path.
    */
   async remove(location: string): Promise<void> {
     this.forget(location);
@@ -204,7 +205,6 @@ export class Storage {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
     }
-    await fs.rm(path.join(this.linksDir, `${this.linkName(location)}.lance`), { force: true });
     await fs.rm(doomed, { recursive: true, force: true });
   }
 
