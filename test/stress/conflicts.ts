@@ -27,6 +27,9 @@ function outcome(reply: Reply, allowed: Array<[number, number]>): "ok" | number 
 
 const CONFLICT: [number, number] = [409, 14];
 
+/** Table names for repeated races: nested ones, whose locations are random, and root-level ones, whose are fixed. */
+export const names = (nested: string, rootLevel: string, count = 10) => Array.from({ length: count }, (_, i) => [`${nested}${i}`, `${rootLevel}${i}`]).flat();
+
 async function contents(api: Api, table: string) {
   const reply = await api.post<Table>(`/v1/table/${table}/query`, { limit: 100_000 });
   expect(reply.status).toBe(200);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { client } from "../client";
 import { startServer, type TestServer } from "../server";
 import { catalogStorm, checkStorm, createStormTable, runStorm } from "./storm";
-import { dropRacingInsert, sameColumnAlterations, twoAlterations, twoCreates, twoDeclares, twoOverwrites } from "./conflicts";
+import { dropRacingInsert, names, sameColumnAlterations, twoAlterations, twoCreates, twoDeclares, twoOverwrites } from "./conflicts";
 
 let first: TestServer;
 let second: TestServer;
@@ -48,8 +48,8 @@ describe("two servers on one data root, one conflicting request to each at once"
     const outcomes = await sameColumnAlterations(a, b, "c$same");
     console.log(`sameColumnAlterations outcomes (ok or error code): ${outcomes.join(" ")}`);
   });
-  it("two declares of one table: one declares it, the other is told it exists", () => twoDeclares(a, b, first.root, ["c$decl", "rootdecl"]));
-  it("two creates of one table: one creates it with its rows", () => twoCreates(a, b, first.root, ["c$create", "rootcreate"]));
+  it("two declares of one table: one declares it, the other is told it exists", () => twoDeclares(a, b, first.root, names("c$decl", "rootdecl")));
+  it("two creates of one table: one creates it with its rows", () => twoCreates(a, b, first.root, names("c$create", "rootcreate")));
   it("a drop racing an insert: nothing is left behind, and the name can be used again", async () => {
     const outcomes = await dropRacingInsert(a, b, first.root, ["c$dropped", "rootdropped"]);
     console.log(`insert outcomes against the drop (ok or error code): ${outcomes.join(" ")}`);
