@@ -1,10 +1,12 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 import path from "node:path";
 
 export default defineConfig({
   resolve: { alias: { "@": path.resolve(__dirname) } },
   test: {
     include: ["lib/**/*.test.ts", "server/**/*.test.ts", "test/**/*.test.ts"],
+    // The stress tests take minutes and run on their own: npm run test:stress.
+    exclude: [...configDefaults.exclude, "test/stress/**"],
     globalSetup: ["test/global-setup.ts"],
     testTimeout: 60_000,
     hookTimeout: 180_000,

@@ -127,7 +127,7 @@ export class Catalog {
         );
       }
       await this.manifest.remove([...childTables.map((t) => t.objectId), ...childNamespaces, objectId]);
-      for (const t of childTables) await this.storage.remove(t.location);
+      for (const t of childTables) await this.writes.run(t.location, () => this.storage.remove(t.location));
       return { properties: entry.properties };
     });
   }
@@ -213,10 +213,7 @@ export class Catalog {
       if (index.tables.has(objectId)) throw new QuiverError("TableAlreadyExists", `Table '${objectId}' already exists`);
       if (index.namespaces.has(objectId)) throw new QuiverError("TableAlreadyExists", `a namespace named '${objectId}' already exists`);
       const location = this.chooseLocation(id, requestedLocation);
-      if (await this.storage.directoryExists(location)) {
-        throw new QuiverError("TableAlreadyExists", `the location of table '${objectId}' is already in use`);
-      }
-      if (!(await this.storage.reserve(location))) throw new QuiverError("TableAlreadyExists", `Table '${objectId}' already exists`);
+      if (!(await this.storage.reserve(location))) throw new QuiverError("TableAlreadyExists", `the location of table '${objectId}' is already in use`);
       const inserted = await this.manifest.insert({ objectId, objectType: "table", location, properties }).catch(async (err) => {
         await this.storage.remove(location);
         throw err;
@@ -255,35 +252,42 @@ export class Catalog {
         if (!declaredOnly && mode === "create") throw new QuiverError("TableAlreadyExists", `Table '${objectId}' already exists`);
         if (!declaredOnly && mode === "exist_ok") {
           const table = await this.storage.open(existing.location);
-          return { entry: existing, version: await table.version() };
+          return { entry: existing, version: await engineCall("read the version", () => table.version()) };
         }
         const table = await this.storage.create(existing.location, body.file, declaredOnly ? "create" : "overwrite");
         if (Object.keys(properties).length && existing.registered) await this.manifest.setProperties(objectId, properties);
         return { entry: { ...existing, properties: Object.keys(properties).length ? properties : existing.properties }, version: await table.version() };
       }
       const location = Storage.locationFor(objectId, id.length > 1);
-      if (await this.storage.directoryExists(location)) throw new QuiverError("TableAlreadyExists", `the location of table '${objectId}' is already in use`);
-      if (!(await this.manifest.insert({ objectId, objectType: "table", location, properties }))) {
-        throw new QuiverError("TableAlreadyExists", `Table '${objectId}' already exists`);
-      }
-      try {
-        const table = await this.storage.create(location, body.file, "create");
-        const entry: TableEntry = { objectId, id, location, properties, registered: true };
-        return { entry, version: await table.version() };
-      } catch (err) {
-        await this.manifest.remove([objectId]);
+      if (!(await this.storage.claim(location))) throw new QuiverError("TableAlreadyExists", `the location of table '${objectId}' is already in use`);
+      // The data is written before the catalog row, so a crash in between leaves no catalogued table without its data.
+      const table = await this.storage.create(location, body.file, "create").catch(async (err) => {
+        // A root-level location is listed as a table as soon as it exists, so a create in another process may have
+        // written its first version here as into a declared table: the table then exists, and is not ours to undo.
+        if (!(err instanceof QuiverError && err.codeName === "TableAlreadyExists")) await this.storage.remove(location);
+        throw err;
+      });
+      const inserted = await this.manifest.insert({ objectId, objectType: "table", location, properties }).catch(async (err) => {
         await this.storage.remove(location);
         throw err;
+      });
+      if (!inserted) {
+        await this.storage.remove(location);
+        throw new QuiverError("TableAlreadyExists", `Table '${objectId}' already exists`);
       }
+      const entry: TableEntry = { objectId, id, location, properties, registered: true };
+      return { entry, version: await table.version() };
     });
   }
 
   async dropTable(id: Id) {
     return this.locks.run(`t:${fmt(id)}`, async () => {
       const entry = await this.resolve(id);
-      if (entry.registered) await this.manifest.remove([entry.objectId]);
-      await this.storage.remove(entry.location);
-      return { entry };
+      return this.writes.run(entry.location, async () => {
+        if (entry.registered) await this.manifest.remove([entry.objectId]);
+        await this.storage.remove(entry.location);
+        return { entry };
+      });
     });
   }
 
@@ -301,8 +305,10 @@ export class Catalog {
       let location = entry.location;
       if (target.length === 1) {
         location = `${newName}.lance`;
-        this.storage.forget(entry.location);
-        await fs.rename(this.storage.directory(entry.location), this.storage.directory(location));
+        await this.writes.run(entry.location, async () => {
+          this.storage.forget(entry.location);
+          await fs.rename(this.storage.directory(entry.location), this.storage.directory(location));
+        });
       }
       if (entry.registered || target.length > 1) {
         await this.manifest.insert({ objectId: fmt(target), objectType: "table", location, properties: entry.properties });
@@ -314,16 +320,43 @@ export class Catalog {
   }
 
   /**
-   * Runs one commit to a table at a time within this process. Lance resolves concurrent commits by rebasing and
-   * retrying, which under many writers to one table wastes work and can time out; queueing them here does not.
+   * Runs one write to a table's directory at a time within this process, on any branch. Lance resolves concurrent
+   * commits by rebasing and retrying, which under many writers to one table wastes work and can time out; queueing
+   * them here does not. Drops and moves queue here too, so a write that waited behind one finds the table gone
+   * instead of writing files into a directory that no longer belongs to it.
    */
-  commitTo<T>(entry: TableEntry, branch: string | undefined, commit: () => Promise<T>): Promise<T> {
-    return this.writes.run(`${entry.location}@${branch ?? "main"}`, commit);
+  commitTo<T>(entry: TableEntry, commit: () => Promise<T>): Promise<T> {
+    return this.turnOf(entry, () => this.unlessDropped(entry, commit));
+  }
+
+  /** Runs `work` in the table's write turn. */
+  turnOf<T>(entry: TableEntry, work: () => Promise<T>): Promise<T> {
+    return this.writes.run(entry.location, work);
+  }
+
+  /** Runs one write in the table's turn, answering TableNotFound when the table was dropped before or under it. */
+  async unlessDropped<T>(entry: TableEntry, write: () => Promise<T>): Promise<T> {
+    const gone = () => new QuiverError("TableNotFound", `Table '${entry.objectId}' was dropped or moved`);
+    if (!(await this.storage.directoryExists(entry.location))) throw gone();
+    try {
+      return await write();
+    } catch (err) {
+      // Another process dropped the table under the write, which then failed on its missing files.
+      if (!(await this.storage.directoryExists(entry.location))) throw gone();
+      throw err;
+    }
   }
 
   /** The handle to write through: the shared latest handle, or the named branch. */
   async writeHandle(entry: TableEntry, branch?: string): Promise<NativeTable> {
     const table = await this.storage.open(entry.location);
+    if (!branch || branch === "main") return table;
+    return this.branchHandle(table, branch);
+  }
+
+  /** The handle to append through, from within `commitTo`, so that the version the engine reports is the append's own. */
+  async appendHandle(entry: TableEntry, branch?: string): Promise<NativeTable> {
+    const table = await this.storage.openForCommit(entry.location);
     if (!branch || branch === "main") return table;
     return this.branchHandle(table, branch);
   }
@@ -373,11 +406,7 @@ export class Catalog {
       return { entry, declaredOnly };
     }
     const table = await this.readHandle(entry, at);
-    const [version, schemaBuf, stats] = await Promise.all([
-      table.version(),
-      table.schema(),
-      engineCall("read table statistics", () => table.stats()),
-    ]);
+    const [version, schemaBuf, stats] = await engineCall("describe table", () => Promise.all([table.version(), table.schema(), table.stats()]));
     const schema: JsonSchema = schemaToJson(tableFromIPC(schemaBuf).schema);
     return { entry, declaredOnly, version, schema, stats, deletedRows: await this.deletedRows(entry, table, version, at.branch) };
   }
@@ -394,6 +423,6 @@ export class Catalog {
   }
 
   async schemaOf(table: NativeTable) {
-    return tableFromIPC(await table.schema()).schema;
+    return tableFromIPC(await engineCall("read the schema", () => table.schema())).schema;
   }
 }

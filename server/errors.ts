@@ -103,7 +103,10 @@ export function fromEngineError(err: unknown, what: string): QuiverError {
     [/ref not found.*tag|tag .* does not exist|tag .* not found/, "TableTagNotFound"],
     [/branch .* (does not exist|not found)/, "TableBranchNotFound"],
     [/branch .* already exists/, "TableBranchAlreadyExists"],
-    [/version not found|version .* does not exist|_versions\/\d+\.manifest was not found|not found.*version/, "TableVersionNotFound"],
+    [/_versions\/\d+\.manifest was not found|version not found|version .* does not exist/, "TableVersionNotFound"],
+    // A version directory or latest manifest that vanished while the engine read it: the table was dropped meanwhile.
+    [/not found: \S*\/_versions(\/\d+\.manifest)?(,|$)/, "TableNotFound"],
+    [/not found.*version/, "TableVersionNotFound"],
     [/column .* does not exist|no field named|does not exist in schema|field .* not found|not found in schema/, "TableColumnNotFound"],
     [/cannot cast|cast .* not supported|unsupported cast/, "InvalidInput"],
     [/append with different schema|found field not in schema|schema mismatch|schema error|lanceerror\(schema\)|cannot contain `\.`|missing=|not nullable|contains null values/, "TableSchemaValidationError"],

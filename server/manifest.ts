@@ -149,7 +149,7 @@ function parseProperties(metadata: string | null): Record<string, string> {
  */
 export class Manifest {
   private cached?: { version: number; foreign: string; index: CatalogIndex };
-  private loading?: Promise<CatalogIndex>;
+  private loading?: { version: number; foreign: string; index: Promise<CatalogIndex> };
   private schema?: Schema;
   private root?: { stamp: number; foreign: string[] };
   private writes = 0;
@@ -166,16 +166,24 @@ export class Manifest {
     const [version, foreign] = await Promise.all([table.version(), this.rootDatasets()]);
     const key = foreign.join("/");
     if (this.cached && this.cached.version === version && this.cached.foreign === key) return this.cached.index;
-    this.loading ??= (async () => {
-      try {
-        const index = new CatalogIndex(await this.readRows(), foreign);
-        this.cached = { version, foreign: key, index };
-        return index;
-      } finally {
-        this.loading = undefined;
-      }
-    })();
-    return this.loading;
+    // A load under way is joined only when it reads this version or a later one: one that started before another
+    // process's commit would answer without a row the caller may already have been told exists.
+    if (!this.loading || this.loading.version < version || this.loading.foreign !== key) {
+      const load = { version, foreign: key, index: this.load(version, foreign, key) };
+      this.loading = load;
+      const done = () => {
+        if (this.loading === load) this.loading = undefined;
+      };
+      load.index.then(done, done);
+    }
+    return this.loading.index;
+  }
+
+  private async load(version: number, foreign: string[], key: string): Promise<CatalogIndex> {
+    const index = new CatalogIndex(await this.readRows(version), foreign);
+    // Own commits may have patched the cache past this version meanwhile.
+    if (!this.cached || this.cached.version <= version) this.cached = { version, foreign: key, index };
+    return index;
   }
 
   /** Applies this process's own commit to the cached index when it directly follows the cached version. */
@@ -210,8 +218,9 @@ export class Manifest {
     return this.root.foreign;
   }
 
-  private async readRows(): Promise<ManifestRow[]> {
-    const table = await this.storage.manifest();
+  /** The rows at exactly one version, so the index built from them can be patched by the commits that follow it. */
+  private async readRows(version: number): Promise<ManifestRow[]> {
+    const table = await this.storage.manifestAt(version);
     const query = table.query();
     query.selectColumns(["object_id", "object_type", "location", "metadata"]);
     const batches = await engineCall("read the catalog", async () => {
@@ -274,7 +283,8 @@ export class Manifest {
       (r) => (r.numInsertedRows === rows.length ? (index) => manifestRows.forEach((row) => index.addRow(row)) : () => undefined),
     );
     if (result.numInsertedRows === rows.length) return rows.map(() => true);
-    // Some ids existed already (another process got there first): the catalog says which rows are ours.
+    // Some ids existed already (another process got there first): the catalog says which rows are ours, since a
+    // table row is ours when it names our location and each location is claimed by one request only.
     const index = await this.index();
     return rows.map((r) => {
       const entry = r.objectType === "table" ? index.tables.get(r.objectId) : index.namespaces.get(r.objectId);

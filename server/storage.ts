@@ -19,18 +19,24 @@ const LOCATION_PATTERN = /^[A-Za-z0-9_.$-]+$/;
 export class Storage {
   readonly root: string;
   private readonly linksDir: string;
+  /** Where dropped tables' directories go to be deleted, on the root's own file system so a rename can move them. */
+  private readonly trashDir: string;
   private readonly handles = new Map<string, Promise<NativeTable>>();
+  private readonly commitHandles = new Map<string, Promise<NativeTable>>();
   private linkConnection?: Promise<NativeConnection>;
+  private lazyLinkConnection?: Promise<NativeConnection>;
   private namespaceConnection?: Promise<NativeConnection>;
 
   constructor(root: string) {
     this.root = path.resolve(root);
     this.linksDir = path.join(this.root, ".quiver", "links");
+    this.trashDir = path.join(this.root, ".quiver", "trash");
   }
 
   /** Creates the root and the directory namespace's `__manifest` dataset when they do not exist yet. */
   async init(): Promise<void> {
     await fs.mkdir(this.linksDir, { recursive: true });
+    await fs.mkdir(this.trashDir, { recursive: true });
     if (!(await exists(path.join(this.root, MANIFEST_DIR, "_versions")))) {
       // The engine creates `__manifest` (with its indexes) on its first namespace write.
       const conn = await this.namespaces();
@@ -49,6 +55,12 @@ export class Storage {
   private links(): Promise<NativeConnection> {
     this.linkConnection ??= connectNative(this.linksDir, { readConsistencyInterval: 0 });
     return this.linkConnection;
+  }
+
+  /** Handles from this connection move to a newer version only when told to (or by their own commits). */
+  private lazyLinks(): Promise<NativeConnection> {
+    this.lazyLinkConnection ??= connectNative(this.linksDir, {});
+    return this.lazyLinkConnection;
   }
 
   /** Absolute directory of a catalog location, refusing anything that is not one plain entry of the root. */
@@ -78,17 +90,39 @@ export class Storage {
     return this.open(MANIFEST_DIR);
   }
 
+  /** A private handle on `__manifest` at one version. */
+  async manifestAt(version: number): Promise<NativeTable> {
+    const table = await this.openDetached(MANIFEST_DIR);
+    await engineCall("read the catalog", () => table.checkout(version));
+    return table;
+  }
+
   /** An open handle on the latest version of a dataset; handles are shared and see other writers' commits. */
   open(location: string): Promise<NativeTable> {
-    let handle = this.handles.get(location);
+    return this.cachedHandle(this.handles, () => this.links(), location);
+  }
+
+  /**
+   * The handle to commit an append through, at the latest version. After an append the engine reports the version
+   * its handle then holds; a handle that always follows the latest version may by then hold another process's
+   * newer commit, while this one holds its own until the next refresh. Callers serialize their commits to it.
+   */
+  async openForCommit(location: string): Promise<NativeTable> {
+    const table = await this.cachedHandle(this.commitHandles, () => this.lazyLinks(), location);
+    await engineCall("open table", () => table.checkoutLatest());
+    return table;
+  }
+
+  private cachedHandle(cache: Map<string, Promise<NativeTable>>, connection: () => Promise<NativeConnection>, location: string): Promise<NativeTable> {
+    let handle = cache.get(location);
     if (!handle) {
       this.directory(location);
       handle = (async () => {
         const name = await this.ensureLink(location);
-        return (await this.links()).openTable(name);
+        return engineCall("open table", async () => (await connection()).openTable(name));
       })();
-      this.handles.set(location, handle);
-      handle.catch(() => this.handles.delete(location));
+      cache.set(location, handle);
+      handle.catch(() => cache.delete(location));
     }
     return handle;
   }
@@ -97,7 +131,7 @@ export class Storage {
   async openDetached(location: string): Promise<NativeTable> {
     this.directory(location);
     const name = await this.ensureLink(location);
-    return (await this.links()).openTable(name);
+    return engineCall("open table", async () => (await this.links()).openTable(name));
   }
 
   /** Writes the first version of a dataset (or overwrites one) from an Arrow IPC file. */
@@ -128,13 +162,13 @@ export class Storage {
     return exists(this.directory(location));
   }
 
-  /** Writes the reserved marker atomically; false when it was already there. */
-  async reserve(location: string): Promise<boolean> {
-    const dir = this.directory(location);
-    await fs.mkdir(dir, { recursive: true });
+  /**
+   * Makes a new table's directory; false when it exists already. Making a directory is atomic, so of two requests
+   * (in any process) for the same location exactly one gets it.
+   */
+  async claim(location: string): Promise<boolean> {
     try {
-      const handle = await fs.open(path.join(dir, RESERVED_MARKER), "wx");
-      await handle.close();
+      await fs.mkdir(this.directory(location));
       return true;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
@@ -142,17 +176,36 @@ export class Storage {
     }
   }
 
-  /** Forgets the cached handle of a dataset that moved or went away. */
-  forget(location: string) {
-    const handle = this.handles.get(location);
-    this.handles.delete(location);
-    if (handle) handle.then((t) => t.close(), () => undefined);
+  /** Claims a location for a declared table and writes the reserved marker in it; false when the location was taken. */
+  async reserve(location: string): Promise<boolean> {
+    if (!(await this.claim(location))) return false;
+    const handle = await fs.open(path.join(this.directory(location), RESERVED_MARKER), "wx");
+    await handle.close();
+    return true;
   }
 
+  /** Forgets the cached handle of a dataset that moved or went away. */
+  forget(location: string) {
+    // Not closed: a request may still be reading through the handle, and closing it under that read would fail.
+    this.handles.delete(location);
+    this.commitHandles.delete(location);
+  }
+
+  /**
+   * Deletes a table's directory. It is renamed away first, in one step, so that a reader in another process finds
+   * the table whole or gone rather than half deleted, and so that the deletion cannot fail on files a writer
+   * elsewhere adds to the directory while it runs. The table's link stays, dangling: a writer elsewhere that still
+   * writes through it then fails, where without the link it would make a new dataset at the link's own path.
+   */
   async remove(location: string): Promise<void> {
     this.forget(location);
-    await fs.rm(this.directory(location), { recursive: true, force: true });
-    await fs.rm(path.join(this.linksDir, `${this.linkName(location)}.lance`), { force: true });
+    const doomed = path.join(this.trashDir, `${Date.now().toString(36)}-${randomBytes(6).toString("hex")}`);
+    try {
+      await fs.rename(this.directory(location), doomed);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+    }
+    await fs.rm(doomed, { recursive: true, force: true });
   }
 
   /** A fresh directory name for a table below the root namespace, as Lance's directory namespace makes them. */

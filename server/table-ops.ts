@@ -21,13 +21,16 @@ import { indexConfig, type NativeTable } from "./lance-native";
 /** Writes the first version of a declared-only table; null when it already had data (a concurrent writer won). */
 async function materialize(catalog: Catalog, entry: TableEntry, body: ArrowBody): Promise<number | null> {
   if (!(await catalog.isDeclaredOnly(entry))) return null;
-  try {
-    const table = await catalog.storage.create(entry.location, body.file, "create");
-    return await table.version();
-  } catch (err) {
-    if (err instanceof QuiverError && err.codeName === "TableAlreadyExists") return null;
-    throw err;
-  }
+  return catalog.commitTo(entry, async () => {
+    if (!(await catalog.isDeclaredOnly(entry))) return null;
+    try {
+      const table = await catalog.storage.create(entry.location, body.file, "create");
+      return await table.version();
+    } catch (err) {
+      if (err instanceof QuiverError && err.codeName === "TableAlreadyExists") return null;
+      throw err;
+    }
+  });
 }
 
 export async function insertRecords(catalog: Catalog, id: Id, body: ArrowBody, mode: "append" | "overwrite", branch?: string) {
@@ -38,11 +41,16 @@ export async function insertRecords(catalog: Catalog, id: Id, body: ArrowBody, m
   }
   const table = await catalog.writeHandle(entry, branch);
   if (mode === "append") checkWriteSchema(await catalog.schemaOf(table), body.schema, entry.objectId);
-  const commit = (file: Buffer) => engineCall("insert", () => table.add(file, mode)).then((r) => r.version);
+  // Appended through a handle refreshed just before the commit, so that the version it reports is the append's own.
+  const commit = async (file: Buffer) => {
+    const target = await catalog.appendHandle(entry, branch);
+    return (await engineCall("insert", () => target.add(file, mode))).version;
+  };
+  // A group of appends shares one turn; each commit in it checks on its own whether the table is still there.
   const version =
     mode === "append"
-      ? await catalog.appends.append(`${entry.location}@${branch ?? "main"}`, body, (run) => catalog.commitTo(entry, branch, run), commit)
-      : await catalog.commitTo(entry, branch, () => commit(body.file));
+      ? await catalog.appends.append(`${entry.location}@${branch ?? "main"}`, body, (run) => catalog.turnOf(entry, run), (file) => catalog.unlessDropped(entry, () => commit(file)))
+      : await catalog.commitTo(entry, () => commit(body.file));
   return { version, num_inserted_rows: body.rows };
 }
 
@@ -96,7 +104,7 @@ export async function mergeInsert(catalog: Catalog, id: Id, body: ArrowBody, opt
   if (bySource) builder = builder.whenNotMatchedBySourceDelete(options.whenNotMatchedBySourceDeleteFilt ?? null);
   if (options.useIndex !== undefined) builder = builder.useIndex(options.useIndex);
   if (options.timeoutMs !== undefined) builder.setTimeout(options.timeoutMs);
-  const result = await catalog.commitTo(entry, options.branch, () => engineCall("merge_insert", () => builder.execute(body.file)));
+  const result = await catalog.commitTo(entry, () => engineCall("merge_insert", () => builder.execute(body.file)));
   return {
     version: result.version,
     num_inserted_rows: result.numInsertedRows,
@@ -165,14 +173,14 @@ export async function alterColumns(catalog: Catalog, id: Id, alterations: Altera
     }
     return { path: formatFieldPath(segments), rename: a.rename, nullable: a.nullable, dataType };
   });
-  return catalog.commitTo(entry, branch, () => engineCall("alter columns", () => table.alterColumns(native)));
+  return catalog.commitTo(entry, () => engineCall("alter columns", () => table.alterColumns(native)));
 }
 
 export async function restoreVersion(catalog: Catalog, id: Id, version: number, branch?: string) {
   const entry = await catalog.resolve(id);
   await catalog.requireData(entry, "be restored");
   const table = await catalog.readHandle(entry, { version, branch });
-  await catalog.commitTo(entry, branch, () => engineCall("restore", () => table.restore()));
+  await catalog.commitTo(entry, () => engineCall("restore", () => table.restore()));
   return { version: await table.version() };
 }
 
@@ -320,7 +328,7 @@ async function requireVersion(catalog: Catalog, entry: TableEntry, version: numb
 export async function createTag(catalog: Catalog, id: Id, tag: string, version: number, branch?: string) {
   const { entry, tags } = await tagsOf(catalog, id, branch);
   await requireVersion(catalog, entry, version, branch);
-  await engineCall(`create tag '${tag}'`, () => tags.create(tag, version));
+  await catalog.commitTo(entry, () => engineCall(`create tag '${tag}'`, () => tags.create(tag, version)));
   return {};
 }
 
@@ -329,7 +337,7 @@ export async function updateTag(catalog: Catalog, id: Id, tag: string, version: 
   const all = await engineCall("list tags", () => tags.list());
   if (!(tag in all)) throw new QuiverError("TableTagNotFound", `tag '${tag}' does not exist on table '${entry.objectId}'`);
   await requireVersion(catalog, entry, version, branch);
-  await engineCall(`update tag '${tag}'`, () => tags.update(tag, version));
+  await catalog.commitTo(entry, () => engineCall(`update tag '${tag}'`, () => tags.update(tag, version)));
   return {};
 }
 
@@ -337,7 +345,7 @@ export async function deleteTag(catalog: Catalog, id: Id, tag: string, branch?: 
   const { entry, tags } = await tagsOf(catalog, id, branch);
   const all = await engineCall("list tags", () => tags.list());
   if (!(tag in all)) throw new QuiverError("TableTagNotFound", `tag '${tag}' does not exist on table '${entry.objectId}'`);
-  await engineCall(`delete tag '${tag}'`, () => tags.delete(tag));
+  await catalog.commitTo(entry, () => engineCall(`delete tag '${tag}'`, () => tags.delete(tag)));
   return {};
 }
 
@@ -366,7 +374,9 @@ export async function createBranch(catalog: Catalog, id: Id, name: string, fromB
   if (name in all) throw new QuiverError("TableBranchAlreadyExists", `branch '${name}' already exists on table '${entry.objectId}'`);
   if (fromBranch && fromBranch !== "main" && !(fromBranch in all)) throw new QuiverError("TableBranchNotFound", `branch '${fromBranch}' does not exist`);
   if (fromVersion !== undefined) await requireVersion(catalog, entry, fromVersion, fromBranch);
-  const created = await engineCall(`create branch '${name}'`, () => branches.create(name, fromBranch && fromBranch !== "main" ? fromBranch : null, fromVersion ?? null));
+  const created = await catalog.commitTo(entry, () =>
+    engineCall(`create branch '${name}'`, () => branches.create(name, fromBranch && fromBranch !== "main" ? fromBranch : null, fromVersion ?? null)),
+  );
   return { version: await created.version() };
 }
 
@@ -374,7 +384,7 @@ export async function deleteBranch(catalog: Catalog, id: Id, name: string) {
   const { entry, branches } = await branchesOf(catalog, id);
   const all = await engineCall("list branches", () => branches.list());
   if (!(name in all)) throw new QuiverError("TableBranchNotFound", `branch '${name}' does not exist on table '${entry.objectId}'`);
-  await engineCall(`delete branch '${name}'`, () => branches.delete(name));
+  await catalog.commitTo(entry, () => engineCall(`delete branch '${name}'`, () => branches.delete(name)));
   return {};
 }
 
@@ -389,7 +399,7 @@ async function dataHandle(catalog: Catalog, id: Id, what: string, branch?: strin
 export async function addColumns(catalog: Catalog, id: Id, columns: Array<{ name: string; expression: string }>) {
   if (columns.length === 0) throw invalidInput("new_columns must list at least one column");
   const { entry, table } = await dataHandle(catalog, id, "have columns added");
-  return catalog.commitTo(entry, undefined, () => engineCall("add columns", () => table.addColumns(columns.map((c) => ({ name: c.name, valueSql: c.expression })))));
+  return catalog.commitTo(entry, () => engineCall("add columns", () => table.addColumns(columns.map((c) => ({ name: c.name, valueSql: c.expression })))));
 }
 
 export async function dropColumns(catalog: Catalog, id: Id, columns: string[]) {
@@ -399,19 +409,19 @@ export async function dropColumns(catalog: Catalog, id: Id, columns: string[]) {
   for (const c of columns) {
     if (!resolveField(schema.fields, parseFieldPath(c))) throw new QuiverError("TableColumnNotFound", `column '${c}' does not exist in table '${entry.objectId}'`);
   }
-  return catalog.commitTo(entry, undefined, () => engineCall("drop columns", () => table.dropColumns(columns)));
+  return catalog.commitTo(entry, () => engineCall("drop columns", () => table.dropColumns(columns)));
 }
 
 export async function updateRows(catalog: Catalog, id: Id, predicate: string | undefined, updates: Array<[string, string]>) {
   if (updates.length === 0) throw invalidInput("updates must list at least one [column, expression] pair");
   const { entry, table } = await dataHandle(catalog, id, "be updated");
-  const result = await catalog.commitTo(entry, undefined, () => engineCall("update", () => table.update(predicate ?? null, updates)));
+  const result = await catalog.commitTo(entry, () => engineCall("update", () => table.update(predicate ?? null, updates)));
   return { version: result.version, updated_rows: result.rowsUpdated, rows_updated: result.rowsUpdated };
 }
 
 export async function deleteRows(catalog: Catalog, id: Id, predicate: string) {
   const { entry, table } = await dataHandle(catalog, id, "have rows deleted");
-  const result = await catalog.commitTo(entry, undefined, () => engineCall("delete", () => table.delete(predicate)));
+  const result = await catalog.commitTo(entry, () => engineCall("delete", () => table.delete(predicate)));
   return { version: result.version, num_deleted_rows: result.numDeletedRows };
 }
 
@@ -438,7 +448,7 @@ export async function createIndex(catalog: Catalog, id: Id, options: { column: s
   const { entry, table } = await dataHandle(catalog, id, "be indexed");
   const schema = await catalog.schemaOf(table);
   if (!resolveField(schema.fields, parseFieldPath(options.column))) throw new QuiverError("TableColumnNotFound", `column '${options.column}' does not exist in table '${entry.objectId}'`);
-  await catalog.commitTo(entry, undefined, () =>
+  await catalog.commitTo(entry, () =>
     engineCall("create index", () => table.createIndex(config, options.column, options.replace ?? true, null, options.name ?? null)).catch((err) => {
       if (err instanceof QuiverError && err.codeName === "TableAlreadyExists") throw new QuiverError("TableIndexAlreadyExists", err.message);
       throw err;

@@ -1,4 +1,7 @@
-/** Starts the real built server on a free port against a fresh temporary data root. */
+/**
+ * Starts the real built server on a free port against a fresh temporary data root, or against an existing root
+ * (another instance's, or one left by a killed server), which it then leaves in place when it stops.
+ */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { freePort } from "./oidc";
@@ -15,13 +18,15 @@ export interface TestServer {
   pid: number;
   output: () => string;
   stop: () => Promise<void>;
+  /** Ends the process with SIGKILL, as a crash would: nothing gets to finish or clean up. */
+  kill: () => Promise<void>;
 }
 
 
 export const TEST_ADMIN_KEY = "test-admin-key-0123456789";
 
-export async function startServer(env: Record<string, string> = {}, options: { port?: number } = {}): Promise<TestServer> {
-  const root = mkdtempSync(path.join(os.tmpdir(), "quiver-test-"));
+export async function startServer(env: Record<string, string> = {}, options: { port?: number; root?: string } = {}): Promise<TestServer> {
+  const root = options.root ?? mkdtempSync(path.join(os.tmpdir(), "quiver-test-"));
   const adminKey = env.QUIVER_ADMIN_API_KEY ?? TEST_ADMIN_KEY;
   const port = options.port ?? (await freePort());
   let log = "";
@@ -31,6 +36,7 @@ export async function startServer(env: Record<string, string> = {}, options: { p
   });
   child.stdout!.on("data", (d) => (log += d));
   child.stderr!.on("data", (d) => (log += d));
+  const exited = new Promise((r) => child.once("exit", r));
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {
@@ -53,8 +59,12 @@ export async function startServer(env: Record<string, string> = {}, options: { p
     output: () => log,
     stop: async () => {
       child.kill("SIGTERM");
-      await new Promise((r) => (child.exitCode !== null ? r(null) : child.once("exit", r)));
-      rmSync(root, { recursive: true, force: true });
+      await exited;
+      if (!options.root) rmSync(root, { recursive: true, force: true });
+    },
+    kill: async () => {
+      child.kill("SIGKILL");
+      await exited;
     },
   };
 }

@@ -1,0 +1,57 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { client } from "../client";
+import { startServer, type TestServer } from "../server";
+import { catalogStorm, checkStorm, createStormTable, runStorm } from "./storm";
+import { dropRacingInsert, names, sameColumnAlterations, twoAlterations, twoCreates, twoDeclares, twoOverwrites } from "./conflicts";
+
+let first: TestServer;
+let second: TestServer;
+let a: ReturnType<typeof client>;
+let b: ReturnType<typeof client>;
+
+beforeAll(async () => {
+  first = await startServer();
+  second = await startServer({}, { root: first.root });
+  a = client(first.url, first.auth);
+  b = client(second.url, second.auth);
+  expect((await a.post("/v1/namespace/c/create", {})).status).toBe(200);
+});
+afterAll(async () => {
+  await second?.stop();
+  await first?.stop();
+});
+beforeEach(({ onTestFailed }) =>
+  onTestFailed(() => console.log(`first server's log:\n${first.output().slice(-8000)}\nsecond server's log:\n${second.output().slice(-8000)}`)),
+);
+
+describe("two servers on one data root", () => {
+  it("16 inserting clients, 4 merging and 2 reading, each request to either server: the same guarantees as one server", async () => {
+    await createStormTable(a, "storm$t");
+    const result = await runStorm([a, b], "storm$t");
+    console.log(`storm on two servers: ${result.writes.length} writes in ${result.seconds}s`);
+    await checkStorm(b, "storm$t", result);
+    expect(first.output() + second.output()).not.toMatch(/engine failure/);
+  });
+  it("8 clients declaring and creating 200 tables: each catalogued once, read back at once, listed by every server", () => catalogStorm([a, b], "cat"));
+});
+
+describe("two servers on one data root, one conflicting request to each at once", () => {
+  it("two overwrites: one wins, the table holds exactly the last acknowledged data", async () => {
+    const outcomes = await twoOverwrites(a, b, "c$ow");
+    console.log(`twoOverwrites outcomes (ok or error code): ${outcomes.join(" ")}`);
+  });
+  it("two alterations of different columns: each lands or answers 409, and the schema says which", async () => {
+    const outcomes = await twoAlterations(a, b, "c$alt");
+    console.log(`twoAlterations outcomes (ok or error code): ${outcomes.join(" ")}`);
+  });
+  it("two alterations of the same column: exactly one lands", async () => {
+    const outcomes = await sameColumnAlterations(a, b, "c$same");
+    console.log(`sameColumnAlterations outcomes (ok or error code): ${outcomes.join(" ")}`);
+  });
+  it("two declares of one table: one declares it, the other is told it exists", () => twoDeclares(a, b, first.root, names("c$decl", "rootdecl")));
+  it("two creates of one table: one creates it with its rows", () => twoCreates(a, b, first.root, names("c$create", "rootcreate")));
+  it("a drop racing an insert: nothing is left behind, and the name can be used again", async () => {
+    const outcomes = await dropRacingInsert(a, b, first.root, ["c$dropped", "rootdropped"]);
+    console.log(`insert outcomes against the drop (ok or error code): ${outcomes.join(" ")}`);
+  });
+});
