@@ -50,7 +50,7 @@ export async function startServer(env: Record<string, string> = {}, options: { p
     output: () => log,
     stop: async () => {
       child.kill("SIGTERM");
-      await new Promise((r) => (child.exitCode !== null ? r(null) : child.once("exit", r)));
+      await new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r(null) : child.once("exit", r)));
       rmSync(root, { recursive: true, force: true });
     },
   };
