@@ -4,7 +4,7 @@
  */
 import type { Field } from "apache-arrow";
 import { normalizeDataType } from "@/lib/arrow-schema";
-import { FieldPathError, formatFieldPath, parseFieldPath } from "@/lib/field-path";
+import { formatFieldPath, parseFieldPath } from "@/lib/field-path";
 import { QuiverError, invalidInput, unsupported } from "./errors";
 import { joinIpcFiles, type ArrowBody } from "./arrow-ipc";
 import { engineCall } from "./storage";
@@ -15,6 +15,15 @@ import { decodePageToken, encodePageToken, pageOf } from "./paging";
 import type { Catalog, Id, ReadAt } from "./catalog";
 import type { TableEntry } from "./manifest";
 import { indexConfig, type NativeTable } from "./lance-native";
+
+/** A field path from the request; a malformed one is the caller's error, named by `where`. */
+function requestedFieldPath(path: string, where: string): string[] {
+  try {
+    return parseFieldPath(path);
+  } catch (err) {
+    throw invalidInput(`${where}: ${(err as Error).message}`);
+  }
+}
 
 // ---------------------------------------------------------------- writes
 
@@ -56,13 +65,7 @@ export interface MergeOptions {
 
 export async function mergeInsert(catalog: Catalog, id: Id, body: ArrowBody, options: MergeOptions) {
   if (options.on.length === 0) throw invalidInput("merge_insert needs at least one 'on' column");
-  const keyPaths = options.on.map((p) => {
-    try {
-      return { text: p, segments: parseFieldPath(p) };
-    } catch (err) {
-      throw invalidInput(`invalid 'on' field path: ${(err as FieldPathError).message}`);
-    }
-  });
+  const keyPaths = options.on.map((p) => ({ text: p, segments: requestedFieldPath(p, "invalid 'on' field path") }));
   const matched = options.whenMatchedUpdateAll || options.whenMatchedUpdateAllFilt !== undefined;
   const bySource = options.whenNotMatchedBySourceDelete || options.whenNotMatchedBySourceDeleteFilt !== undefined;
   if (!matched && !options.whenNotMatchedInsertAll && !bySource) {
@@ -139,12 +142,7 @@ export async function alterColumns(catalog: Catalog, id: Id, alterations: Altera
     if (a.rename === undefined && a.nullable === undefined && a.data_type === undefined) {
       throw invalidInput(`alterations[${i}] for '${a.path}' needs a rename, nullable or data_type`);
     }
-    let segments: string[];
-    try {
-      segments = parseFieldPath(a.path);
-    } catch (err) {
-      throw invalidInput(`alterations[${i}]: ${(err as Error).message}`);
-    }
+    const segments = requestedFieldPath(a.path, `alterations[${i}]`);
     if (!resolveField(schema.fields, segments)) {
       throw new QuiverError("TableColumnNotFound", `column '${a.path}' does not exist in table '${entry.objectId}'`);
     }
@@ -393,7 +391,7 @@ export async function dropColumns(catalog: Catalog, id: Id, columns: string[]) {
   const { entry, table } = await dataHandle(catalog, id, "have columns dropped");
   const schema = await catalog.schemaOf(table);
   for (const c of columns) {
-    if (!resolveField(schema.fields, parseFieldPath(c))) throw new QuiverError("TableColumnNotFound", `column '${c}' does not exist in table '${entry.objectId}'`);
+    if (!resolveField(schema.fields, requestedFieldPath(c, "columns"))) throw new QuiverError("TableColumnNotFound", `column '${c}' does not exist in table '${entry.objectId}'`);
   }
   return catalog.commitTo(entry, undefined, () => engineCall("drop columns", () => table.dropColumns(columns)));
 }
@@ -433,7 +431,7 @@ export async function createIndex(catalog: Catalog, id: Id, options: { column: s
   if (!config) throw unsupported(`index type '${options.indexType}' is not supported; use BTREE, BITMAP, LABEL_LIST, FTS, IVF_PQ, IVF_FLAT, IVF_HNSW_PQ or IVF_HNSW_SQ`);
   const { entry, table } = await dataHandle(catalog, id, "be indexed");
   const schema = await catalog.schemaOf(table);
-  if (!resolveField(schema.fields, parseFieldPath(options.column))) throw new QuiverError("TableColumnNotFound", `column '${options.column}' does not exist in table '${entry.objectId}'`);
+  if (!resolveField(schema.fields, requestedFieldPath(options.column, "column"))) throw new QuiverError("TableColumnNotFound", `column '${options.column}' does not exist in table '${entry.objectId}'`);
   await catalog.commitTo(entry, undefined, () =>
     engineCall("create index", () => table.createIndex(config, options.column, options.replace ?? true, null, options.name ?? null)).catch((err) => {
       if (err instanceof QuiverError && err.codeName === "TableAlreadyExists") throw new QuiverError("TableIndexAlreadyExists", err.message);
