@@ -204,25 +204,26 @@ export async function queryTable(catalog: Catalog, id: Id, options: QueryOptions
   const entry = await catalog.resolve(id);
   await catalog.requireData(entry, "be queried");
   const table = await catalog.readHandle(entry, options);
-  const base = table.query();
-  const query = options.vector && options.vector.length ? base.nearestTo(Float32Array.from(options.vector)) : base;
-  if (options.filter) query.onlyIf(options.filter);
-  if (options.aliases) query.select(Object.entries(options.aliases));
-  else if (options.columns) query.selectColumns(options.columns);
-  query.limit(options.limit);
-  if (options.offset) query.offset(options.offset);
-  if (options.withRowId) query.withRowId();
-  if (query !== base) {
-    const vq = query as ReturnType<typeof base.nearestTo>;
-    if (options.vectorColumn) vq.column(options.vectorColumn);
-    if (options.distanceType) vq.distanceType(options.distanceType);
-    if (options.nprobes) vq.nprobes(options.nprobes);
-    if (options.refineFactor) vq.refineFactor(options.refineFactor);
-    if (options.ef) vq.ef(options.ef);
-    if (options.bypassVectorIndex) vq.bypassVectorIndex();
-    if (options.postfilter) vq.postfilter();
-  }
+  // The builder's setters check their arguments (a distance type, say) and throw as the engine does when it runs.
   return engineCall("query", async () => {
+    const base = table.query();
+    const query = options.vector && options.vector.length ? base.nearestTo(Float32Array.from(options.vector)) : base;
+    if (options.filter) query.onlyIf(options.filter);
+    if (options.aliases) query.select(Object.entries(options.aliases));
+    else if (options.columns) query.selectColumns(options.columns);
+    query.limit(options.limit);
+    if (options.offset) query.offset(options.offset);
+    if (options.withRowId) query.withRowId();
+    if (query !== base) {
+      const vq = query as ReturnType<typeof base.nearestTo>;
+      if (options.vectorColumn) vq.column(options.vectorColumn);
+      if (options.distanceType) vq.distanceType(options.distanceType);
+      if (options.nprobes) vq.nprobes(options.nprobes);
+      if (options.refineFactor) vq.refineFactor(options.refineFactor);
+      if (options.ef) vq.ef(options.ef);
+      if (options.bypassVectorIndex) vq.bypassVectorIndex();
+      if (options.postfilter) vq.postfilter();
+    }
     const iterator = await query.execute();
     const batches: Buffer[] = [];
     for (let b = await iterator.next(); b; b = await iterator.next()) batches.push(b);
