@@ -355,10 +355,25 @@ export async function listBranches(catalog: Catalog, id: Id) {
   };
 }
 
+/**
+ * Lance's rule for branch names: `/`-separated segments of letters, digits, `.`, `-` and `_`, with no `..`. It is
+ * checked here because the engine writes a new branch's files under `tree/<name>` before it checks the name.
+ */
+const BRANCH_SEGMENT = /^[\p{Alphabetic}\p{N}._-]+$/u;
+
+function branchNameProblem(name: string): string | null {
+  if (name.includes("..")) return "it contains '..'";
+  const bad = name.split("/").find((segment) => segment === "." || !BRANCH_SEGMENT.test(segment));
+  if (bad === undefined) return null;
+  return bad === "" ? "it has an empty segment (a leading, trailing or doubled '/')" : `segment '${bad}' is not letters, digits, '.', '-' and '_'`;
+}
+
 export async function createBranch(catalog: Catalog, id: Id, name: string, fromBranch?: string, fromVersion?: number) {
+  const problem = branchNameProblem(name);
+  if (problem) throw invalidInput(`'${name}' is not a valid branch name: ${problem}`);
   const { entry, branches } = await branchesOf(catalog, id);
   const all = await engineCall("list branches", () => branches.list());
-  if (name in all) throw new QuiverError("TableBranchAlreadyExists", `branch '${name}' already exists on table '${entry.objectId}'`);
+  if (name === "main" || name in all) throw new QuiverError("TableBranchAlreadyExists", `branch '${name}' already exists on table '${entry.objectId}'`);
   if (fromBranch && fromBranch !== "main" && !(fromBranch in all)) throw new QuiverError("TableBranchNotFound", `branch '${fromBranch}' does not exist`);
   if (fromVersion !== undefined) await requireVersion(catalog, entry, fromVersion, fromBranch);
   const created = await engineCall(`create branch '${name}'`, () => branches.create(name, fromBranch && fromBranch !== "main" ? fromBranch : null, fromVersion ?? null));
