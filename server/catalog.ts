@@ -259,16 +259,17 @@ export class Catalog {
         return { entry: { ...existing, properties: Object.keys(properties).length ? properties : existing.properties }, version: await table.version() };
       }
       const location = Storage.locationFor(objectId, id.length > 1);
-      if (await this.storage.directoryExists(location)) throw new QuiverError("TableAlreadyExists", `the location of table '${objectId}' is already in use`);
-      if (!(await this.manifest.insert({ objectId, objectType: "table", location, properties }))) {
-        throw new QuiverError("TableAlreadyExists", `Table '${objectId}' already exists`);
-      }
+      // The data is written before the catalog row, so data the engine refuses leaves no trace in the catalog;
+      // the claimed directory keeps another writer of the same location out meanwhile.
+      if (!(await this.storage.claim(location))) throw new QuiverError("TableAlreadyExists", `the location of table '${objectId}' is already in use`);
       try {
-        const table = await this.storage.create(location, body.file, "create");
+        const version = await (await this.storage.create(location, body.file, "create")).version();
+        if (!(await this.manifest.insert({ objectId, objectType: "table", location, properties }))) {
+          throw new QuiverError("TableAlreadyExists", `Table '${objectId}' already exists`);
+        }
         const entry: TableEntry = { objectId, id, location, properties, registered: true };
-        return { entry, version: await table.version() };
+        return { entry, version };
       } catch (err) {
-        await this.manifest.remove([objectId]);
         await this.storage.remove(location);
         throw err;
       }

@@ -128,6 +128,17 @@ export class Storage {
     return exists(this.directory(location));
   }
 
+  /** Makes a location's directory; false when anything is already there, so two writers cannot both have it. */
+  async claim(location: string): Promise<boolean> {
+    try {
+      await fs.mkdir(this.directory(location));
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
+      throw err;
+    }
+  }
+
   /** Writes the reserved marker atomically; false when it was already there. */
   async reserve(location: string): Promise<boolean> {
     const dir = this.directory(location);
