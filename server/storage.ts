@@ -102,12 +102,17 @@ export class Storage {
 
   /** Writes the first version of a dataset (or overwrites one) from an Arrow IPC file. */
   async create(location: string, file: Buffer, mode: "create" | "overwrite"): Promise<NativeTable> {
+    const dir = this.directory(location);
     // The link must not dangle: the engine would try to create the directory at the link's own path.
-    await fs.mkdir(this.directory(location), { recursive: true });
+    await fs.mkdir(dir, { recursive: true });
+    const before = mode === "create" ? new Set(await fs.readdir(dir)) : null;
     const name = await this.ensureLink(location);
     try {
       await (await this.links()).createTable(name, file, mode, [], {});
     } catch (err) {
+      // A refused first write leaves the location as it was: the engine makes its directories before it checks
+      // the data. Only empty ones go, in case another writer has begun to fill them.
+      if (before) for (const entry of await fs.readdir(dir)) if (!before.has(entry)) await fs.rmdir(path.join(dir, entry)).catch(() => undefined);
       throw fromEngineError(err, "create table");
     }
     this.handles.delete(location);
@@ -139,18 +144,22 @@ export class Storage {
     }
   }
 
-  /** Writes the reserved marker atomically; false when it was already there. */
+  /**
+   * Writes the reserved marker atomically; false when it was already there. The engine's link is made now too, so
+   * a first write that the engine refuses has nothing left to create.
+   */
   async reserve(location: string): Promise<boolean> {
     const dir = this.directory(location);
     await fs.mkdir(dir, { recursive: true });
     try {
       const handle = await fs.open(path.join(dir, RESERVED_MARKER), "wx");
       await handle.close();
-      return true;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
       throw err;
     }
+    await this.ensureLink(location);
+    return true;
   }
 
   /** Forgets the cached handle of a dataset that moved or went away. */
