@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { Dictionary, Int32, Int64, Table, tableFromIPC, tableToIPC, vectorFromArray, Utf8 } from "apache-arrow";
+import { Dictionary, Float64, Int32, Int64, Table, tableFromIPC, tableToIPC, vectorFromArray, Utf8 } from "apache-arrow";
+import * as flatbuffers from "flatbuffers";
+import { Message as FbMessage } from "apache-arrow/fb/message";
+import { Schema as FbSchema } from "apache-arrow/fb/schema";
 import { ArrowBodyError, toIpcFile } from "./arrow-ipc";
 
 const table = new Table({
@@ -36,4 +39,18 @@ describe("toIpcFile", () => {
   ])("rejects a %s body", (_, buf) => {
     expect(() => toIpcFile(buf)).toThrow(ArrowBodyError);
   });
+
+  /** The metadata of the encapsulated message at `start`, and where it begins in the stream. */
+  const metadataAt = (buf: Buffer, start: number) => ({ at: start + 8, bb: new flatbuffers.ByteBuffer(buf.subarray(start + 8, start + 8 + buf.readInt32LE(start + 4))) });
+
+  it("refuses a schema that claims more fields than its bytes hold, instead of decoding until out of memory", () => {
+    const plain = new Table({ id: vectorFromArray([1n], new Int64()), x: vectorFromArray([1.5], new Float64()), s: vectorFromArray(["a"], new Utf8()) });
+    const buf = Buffer.from(tableToIPC(plain, "stream"));
+    const { at, bb } = metadataAt(buf, 0);
+    const schema = FbMessage.getRootAsMessage(bb).header(new FbSchema())!;
+    const fields = bb.__vector(schema.bb_pos + bb.__offset(schema.bb_pos, 6));
+    buf.writeInt32LE(0x7fffffff, at + fields - 4);
+    expect(() => toIpcFile(buf)).toThrow(ArrowBodyError);
+  });
+
 });
