@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { Dictionary, Float64, Int32, Int64, Table, tableFromIPC, tableToIPC, vectorFromArray, Utf8 } from "apache-arrow";
 import * as flatbuffers from "flatbuffers";
 import { Message as FbMessage } from "apache-arrow/fb/message";
+import { RecordBatch as FbRecordBatch } from "apache-arrow/fb/record-batch";
 import { Schema as FbSchema } from "apache-arrow/fb/schema";
 import { ArrowBodyError, toIpcFile } from "./arrow-ipc";
 
@@ -53,4 +54,12 @@ describe("toIpcFile", () => {
     expect(() => toIpcFile(buf)).toThrow(ArrowBodyError);
   });
 
+  it("refuses a batch with a buffer outside its body, on which the engine's reader panics", () => {
+    const buf = Buffer.from(tableToIPC(table.slice(0, 3).select(["id"]), "stream"));
+    const batchStart = 8 + buf.readInt32LE(4);
+    const { at, bb } = metadataAt(buf, batchStart);
+    const buffer = FbMessage.getRootAsMessage(bb).header(new FbRecordBatch())!.buffers(1)!;
+    buf.writeBigInt64LE(1n << 40n, at + buffer.bb_pos + 8);
+    expect(() => toIpcFile(buf)).toThrow("a buffer lies outside");
+  });
 });

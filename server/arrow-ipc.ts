@@ -8,6 +8,7 @@ import * as flatbuffers from "flatbuffers";
 import { Message as FbMessage } from "apache-arrow/fb/message";
 import { MessageHeader } from "apache-arrow/fb/message-header";
 import { RecordBatch as FbRecordBatch } from "apache-arrow/fb/record-batch";
+import { DictionaryBatch as FbDictionaryBatch } from "apache-arrow/fb/dictionary-batch";
 import { Schema as FbSchema } from "apache-arrow/fb/schema";
 import { Field as FbField } from "apache-arrow/fb/field";
 import { Footer as FbFooter } from "apache-arrow/fb/footer";
@@ -28,6 +29,20 @@ interface ScannedMessage {
   bodyLength: number;
   rows: number;
   metadata: Uint8Array;
+}
+
+/** arrow-rs slices each buffer of a batch out of the message body unchecked, and panics when one lies outside it. */
+function checkBuffers(batch: FbRecordBatch | null, bodyLength: number, metadataLength: number) {
+  if (!batch) throw new ArrowBodyError("Arrow stream is corrupt: a batch message has no batch");
+  const count = batch.buffersLength();
+  // A buffer entry is a 16-byte struct.
+  if (!(count >= 0 && count * 16 <= metadataLength)) throw new ArrowBodyError("Arrow stream is corrupt: a batch lists more buffers than its metadata holds");
+  for (let i = 0; i < count; i++) {
+    const buffer = batch.buffers(i)!;
+    const start = Number(buffer.offset());
+    const length = Number(buffer.length());
+    if (!(start >= 0 && length >= 0 && start + length <= bodyLength)) throw new ArrowBodyError("Arrow stream is corrupt: a buffer lies outside its batch's body");
+  }
 }
 
 /** Reads consecutive encapsulated messages from `offset` until end-of-stream or the end of `buf`. */
@@ -56,10 +71,14 @@ function scanMessages(buf: Buffer, offset: number, end = buf.length): { messages
       bodyLength = Number(message.bodyLength());
       const header = message.headerType();
       if (header === MessageHeader.Schema) kind = "schema";
-      else if (header === MessageHeader.DictionaryBatch) kind = "dictionary";
-      else if (header === MessageHeader.RecordBatch) {
+      else if (header === MessageHeader.DictionaryBatch) {
+        kind = "dictionary";
+        checkBuffers(message.header(new FbDictionaryBatch())!.data(), bodyLength, length);
+      } else if (header === MessageHeader.RecordBatch) {
         kind = "batch";
-        rows = Number(message.header(new FbRecordBatch())!.length());
+        const batch = message.header(new FbRecordBatch());
+        checkBuffers(batch, bodyLength, length);
+        rows = Number(batch!.length());
       } else throw new ArrowBodyError(`unsupported Arrow message type ${header}`);
     } catch (err) {
       if (err instanceof ArrowBodyError) throw err;
