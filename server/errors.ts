@@ -118,3 +118,12 @@ export function fromEngineError(err: unknown, what: string): QuiverError {
   console.error(`engine failure in ${what}:`, err);
   return new QuiverError("Internal", `${what} failed`);
 }
+
+/**
+ * The engine's Arrow reader (arrow-rs 58) panics on some malformed data where it should refuse it, and the binding
+ * reports a panic as nothing but this message. In a call that reads a request's Arrow body, the body is the cause.
+ */
+export function fromArrowWriteError(err: unknown, what: string): QuiverError {
+  if (err instanceof Error && err.message === "Panic in async function") return invalidInput(`${what}: the engine could not read the Arrow data, which is malformed`);
+  return fromEngineError(err, what);
+}

@@ -10,7 +10,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { connectNative, type NativeConnection, type NativeTable } from "./lance-native";
-import { QuiverError, fromEngineError } from "./errors";
+import { QuiverError, fromArrowWriteError, fromEngineError } from "./errors";
 
 export const RESERVED_MARKER = ".lance-reserved";
 const MANIFEST_DIR = "__manifest";
@@ -113,7 +113,7 @@ export class Storage {
       // A refused first write leaves the location as it was: the engine makes its directories before it checks
       // the data. Only empty ones go, in case another writer has begun to fill them.
       if (before) for (const entry of await fs.readdir(dir)) if (!before.has(entry)) await fs.rmdir(path.join(dir, entry)).catch(() => undefined);
-      throw fromEngineError(err, "create table");
+      throw fromArrowWriteError(err, "create table");
     }
     this.handles.delete(location);
     return this.open(location);
@@ -207,10 +207,10 @@ async function exists(p: string): Promise<boolean> {
   }
 }
 
-export async function engineCall<T>(what: string, fn: () => Promise<T>): Promise<T> {
+export async function engineCall<T>(what: string, fn: () => Promise<T>, classify = fromEngineError): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    throw fromEngineError(err, what);
+    throw classify(err, what);
   }
 }

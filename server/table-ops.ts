@@ -5,7 +5,7 @@
 import type { Field } from "apache-arrow";
 import { normalizeDataType } from "@/lib/arrow-schema";
 import { formatFieldPath, parseFieldPath } from "@/lib/field-path";
-import { QuiverError, invalidInput, unsupported } from "./errors";
+import { QuiverError, fromArrowWriteError, invalidInput, unsupported } from "./errors";
 import { joinIpcFiles, type ArrowBody } from "./arrow-ipc";
 import { engineCall } from "./storage";
 import { checkWriteSchema } from "./schema-check";
@@ -47,7 +47,7 @@ export async function insertRecords(catalog: Catalog, id: Id, body: ArrowBody, m
   }
   const table = await catalog.writeHandle(entry, branch);
   if (mode === "append") checkWriteSchema(await catalog.schemaOf(table), body.schema, entry.objectId);
-  const { version } = await catalog.commitTo(entry, branch, () => engineCall("insert", () => table.add(body.file, mode)));
+  const { version } = await catalog.commitTo(entry, branch, () => engineCall("insert", () => table.add(body.file, mode), fromArrowWriteError));
   return { version, num_inserted_rows: body.rows };
 }
 
@@ -95,7 +95,7 @@ export async function mergeInsert(catalog: Catalog, id: Id, body: ArrowBody, opt
   if (bySource) builder = builder.whenNotMatchedBySourceDelete(options.whenNotMatchedBySourceDeleteFilt ?? null);
   if (options.useIndex !== undefined) builder = builder.useIndex(options.useIndex);
   if (options.timeoutMs !== undefined) builder.setTimeout(options.timeoutMs);
-  const result = await catalog.commitTo(entry, options.branch, () => engineCall("merge_insert", () => builder.execute(body.file)));
+  const result = await catalog.commitTo(entry, options.branch, () => engineCall("merge_insert", () => builder.execute(body.file), fromArrowWriteError));
   return {
     version: result.version,
     num_inserted_rows: result.numInsertedRows,
