@@ -63,15 +63,35 @@ export class Storage {
     return createHash("sha256").update(location).digest("hex").slice(0, 40);
   }
 
+  private linkPath(location: string): string {
+    return path.join(this.linksDir, `${this.linkName(location)}.lance`);
+  }
+
+  /**
+   * The directory of a location that is not a symbolic link: the engine would follow one out of the data root, so a
+   * link planted where a table's directory belongs is refused rather than read or written through.
+   */
+  private async unlinkedDirectory(location: string): Promise<string> {
+    const dir = this.directory(location);
+    if ((await fs.lstat(dir).catch(() => null))?.isSymbolicLink()) {
+      throw new QuiverError("InvalidTableState", `table location '${location}' is a symbolic link; tables must be directories inside the data root`);
+    }
+    return dir;
+  }
+
   private async ensureLink(location: string): Promise<string> {
-    const name = this.linkName(location);
-    const link = path.join(this.linksDir, `${name}.lance`);
+    await this.unlinkedDirectory(location);
+    const link = this.linkPath(location);
+    const target = path.join("..", "..", location);
     try {
-      await fs.symlink(path.join("..", "..", location), link, "dir");
+      await fs.symlink(target, link, "dir");
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      if ((await fs.readlink(link).catch(() => null)) !== target) {
+        throw new QuiverError("InvalidTableState", `the engine's link to table location '${location}' points somewhere else`);
+      }
     }
-    return name;
+    return this.linkName(location);
   }
 
   manifest(): Promise<NativeTable> {
@@ -102,7 +122,7 @@ export class Storage {
 
   /** Writes the first version of a dataset (or overwrites one) from an Arrow IPC file. */
   async create(location: string, file: Buffer, mode: "create" | "overwrite"): Promise<NativeTable> {
-    const dir = this.directory(location);
+    const dir = await this.unlinkedDirectory(location);
     // The link must not dangle: the engine would try to create the directory at the link's own path.
     await fs.mkdir(dir, { recursive: true });
     const before = mode === "create" ? new Set(await fs.readdir(dir)) : null;
@@ -119,10 +139,10 @@ export class Storage {
     return this.open(location);
   }
 
-  /** True when the location holds at least one committed version. */
+  /** True when the location holds at least one committed version (never so for a link, which is not followed). */
   async hasData(location: string): Promise<boolean> {
     try {
-      const entries = await fs.readdir(path.join(this.directory(location), "_versions"));
+      const entries = await fs.readdir(path.join(await this.unlinkedDirectory(location), "_versions"));
       return entries.some((e) => e.endsWith(".manifest"));
     } catch {
       return false;
@@ -172,7 +192,7 @@ export class Storage {
   async remove(location: string): Promise<void> {
     this.forget(location);
     await fs.rm(this.directory(location), { recursive: true, force: true });
-    await fs.rm(path.join(this.linksDir, `${this.linkName(location)}.lance`), { force: true });
+    await fs.rm(this.linkPath(location), { force: true });
   }
 
   /** A fresh directory name for a table below the root namespace, as Lance's directory namespace makes them. */
@@ -198,9 +218,10 @@ export class Storage {
   }
 }
 
+/** Whether anything is at the path: a file, a directory, or a symbolic link, dangling or not. */
 async function exists(p: string): Promise<boolean> {
   try {
-    await fs.access(p);
+    await fs.lstat(p);
     return true;
   } catch {
     return false;
