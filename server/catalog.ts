@@ -254,7 +254,7 @@ export class Catalog {
           const table = await this.storage.open(existing.location);
           return { entry: existing, version: await table.version() };
         }
-        const table = await this.storage.create(existing.location, body.file, declaredOnly ? "create" : "overwrite");
+        const table = await this.storage.create(existing.location, body, declaredOnly ? "create" : "overwrite");
         if (Object.keys(properties).length && existing.registered) await this.manifest.setProperties(objectId, properties);
         return { entry: { ...existing, properties: Object.keys(properties).length ? properties : existing.properties }, version: await table.version() };
       }
@@ -263,7 +263,7 @@ export class Catalog {
       // the claimed directory keeps another writer of the same location out meanwhile.
       if (!(await this.storage.claim(location))) throw new QuiverError("TableAlreadyExists", `the location of table '${objectId}' is already in use`);
       try {
-        const version = await (await this.storage.create(location, body.file, "create")).version();
+        const version = await (await this.storage.create(location, body, "create")).version();
         if (!(await this.manifest.insert({ objectId, objectType: "table", location, properties }))) {
           throw new QuiverError("TableAlreadyExists", `Table '${objectId}' already exists`);
         }

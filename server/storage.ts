@@ -10,7 +10,8 @@ import { createHash, randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { connectNative, type NativeConnection, type NativeTable } from "./lance-native";
-import { QuiverError, fromArrowWriteError, fromEngineError } from "./errors";
+import { QuiverError, fromArrowWriteError, fromEngineError, invalidInput } from "./errors";
+import type { ArrowBody } from "./arrow-ipc";
 
 export const RESERVED_MARKER = ".lance-reserved";
 const MANIFEST_DIR = "__manifest";
@@ -120,23 +121,40 @@ export class Storage {
     return (await this.links()).openTable(name);
   }
 
-  /** Writes the first version of a dataset (or overwrites one) from an Arrow IPC file. */
-  async create(location: string, file: Buffer, mode: "create" | "overwrite"): Promise<NativeTable> {
+  /**
+   * Writes the first version of a dataset, or overwrites one, from an Arrow body; all of it or nothing. The engine's
+   * create reads the body while it writes and, when the reader panics on malformed data, commits the rows it had
+   * read: so an overwrite goes through add, which reads everything first, and a first write is checked for its rows.
+   */
+  async create(location: string, body: ArrowBody, mode: "create" | "overwrite"): Promise<NativeTable> {
+    if (mode === "overwrite") {
+      const table = await this.open(location);
+      await engineCall("overwrite table", () => table.add(body.file, "overwrite"), fromArrowWriteError);
+      return table;
+    }
     const dir = await this.unlinkedDirectory(location);
     // The link must not dangle: the engine would try to create the directory at the link's own path.
     await fs.mkdir(dir, { recursive: true });
-    const before = mode === "create" ? new Set(await fs.readdir(dir)) : null;
+    const before = new Set(await fs.readdir(dir));
+    const created = async () => (await fs.readdir(dir)).filter((entry) => !before.has(entry)).map((entry) => path.join(dir, entry));
     const name = await this.ensureLink(location);
     try {
-      await (await this.links()).createTable(name, file, mode, [], {});
+      await (await this.links()).createTable(name, body.file, "create", [], {});
     } catch (err) {
-      // A refused first write leaves the location as it was: the engine makes its directories before it checks
-      // the data. Only empty ones go, in case another writer has begun to fill them.
-      if (before) for (const entry of await fs.readdir(dir)) if (!before.has(entry)) await fs.rmdir(path.join(dir, entry)).catch(() => undefined);
+      // The engine makes its directories before it checks the data. Only empty ones go, in case another writer has
+      // begun to fill them.
+      for (const entry of await created()) await fs.rmdir(entry).catch(() => undefined);
       throw fromArrowWriteError(err, "create table");
     }
     this.handles.delete(location);
-    return this.open(location);
+    const table = await this.open(location);
+    if ((await table.countRows(null)) !== body.rows) {
+      // This write made the first version, so whatever it left is its own.
+      this.forget(location);
+      for (const entry of await created()) await fs.rm(entry, { recursive: true, force: true });
+      throw invalidInput("create table: the engine could not read all of the Arrow data, which is malformed");
+    }
+    return table;
   }
 
   /** True when the location holds at least one committed version (never so for a link, which is not followed). */

@@ -31,7 +31,7 @@ function requestedFieldPath(path: string, where: string): string[] {
 async function materialize(catalog: Catalog, entry: TableEntry, body: ArrowBody): Promise<number | null> {
   if (!(await catalog.isDeclaredOnly(entry))) return null;
   try {
-    const table = await catalog.storage.create(entry.location, body.file, "create");
+    const table = await catalog.storage.create(entry.location, body, "create");
     return await table.version();
   } catch (err) {
     if (err instanceof QuiverError && err.codeName === "TableAlreadyExists") return null;
