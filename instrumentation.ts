@@ -1,9 +1,14 @@
-/** Runs once when the server starts: opens the default database and issues the first admin key if none exists. */
+/**
+ * Runs once when the server starts: opens the default database, makes the console's session secret (so that no
+ * request, refused ones included, is what first writes it), and issues the first admin key if none exists.
+ */
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   const { defaultCatalog } = await import("./server/catalogs");
   const { access } = await import("./server/auth/access");
+  const { sessionSecret } = await import("./server/auth/session");
   await defaultCatalog();
+  await sessionSecret();
   const key = await access().bootstrap();
   if (key) {
     console.log(

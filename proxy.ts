@@ -2,6 +2,10 @@
  * Runs before console pages: passes the requested address on to the server layout, so that sign-in can return the
  * operator to the page they asked for, and sets a Content-Security-Policy whose per-request nonce Next puts on its
  * own scripts, so no other inline script can run.
+ *
+ * It also sees API paths with a percent sign that is not a plain ASCII escape. Next.js fails on a path it cannot
+ * percent-decode with a bare 500 before the API is reached; such a path is rewritten with its stray `%` signs
+ * escaped, so the API reads them as the literal characters they are and answers with its own error.
  */
 import { NextResponse, type NextRequest } from "next/server";
 
@@ -22,11 +26,28 @@ export function contentSecurityPolicy(nonce: string, development: boolean): stri
   ].join("; ");
 }
 
+function decodable(segment: string): boolean {
+  try {
+    decodeURIComponent(segment);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function proxy(request: NextRequest) {
+  const { pathname } = request.nextUrl;
+  if (pathname.startsWith("/v1/")) {
+    const segments = pathname.split("/");
+    if (segments.every(decodable)) return NextResponse.next();
+    const url = request.nextUrl.clone();
+    url.pathname = segments.map((s) => (decodable(s) ? s : s.replace(/%/g, "%25"))).join("/");
+    return NextResponse.rewrite(url);
+  }
   const nonce = btoa(crypto.randomUUID());
   const csp = contentSecurityPolicy(nonce, process.env.NODE_ENV !== "production");
   const headers = new Headers(request.headers);
-  headers.set("x-quiver-path", request.nextUrl.pathname + request.nextUrl.search);
+  headers.set("x-quiver-path", pathname + request.nextUrl.search);
   headers.set("content-security-policy", csp);
   const response = NextResponse.next({ request: { headers } });
   response.headers.set("content-security-policy", csp);
@@ -34,5 +55,5 @@ export function proxy(request: NextRequest) {
 }
 
 export const config = {
-  matcher: ["/((?!v1|api|_next|favicon.ico).*)"],
+  matcher: ["/((?!v1|api|_next|favicon.ico).*)", "/v1/(.*%(?![0-7][0-9A-Fa-f]).*)"],
 };

@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { Dictionary, Int32, Int64, Table, tableFromIPC, tableToIPC, vectorFromArray, Utf8 } from "apache-arrow";
+import { Dictionary, Float64, Int32, Int64, Table, tableFromIPC, tableToIPC, vectorFromArray, Utf8 } from "apache-arrow";
+import * as flatbuffers from "flatbuffers";
+import { Message as FbMessage } from "apache-arrow/fb/message";
+import { RecordBatch as FbRecordBatch } from "apache-arrow/fb/record-batch";
+import { Schema as FbSchema } from "apache-arrow/fb/schema";
 import { ArrowBodyError, FILE_ROOM, received, toIpcFile } from "./arrow-ipc";
 
 const table = new Table({
@@ -38,7 +42,7 @@ describe("toIpcFile", () => {
   it("copies a stream that came without room", () => {
     const stream = Buffer.from(tableToIPC(table, "stream"));
     const body = toIpcFile(received(stream));
-    expect(body.file.buffer).not.toBe(stream.buffer);
+    stream.fill(0);
     expect(tableFromIPC(body.file).numRows).toBe(3);
   });
 
@@ -58,5 +62,27 @@ describe("toIpcFile", () => {
     ["json", Buffer.from('{"a":1}')],
   ])("rejects a %s body", (_, buf) => {
     expect(() => toIpcFile(received(buf))).toThrow(ArrowBodyError);
+  });
+
+  /** The metadata of the encapsulated message at `start`, and where it begins in the stream. */
+  const metadataAt = (buf: Buffer, start: number) => ({ at: start + 8, bb: new flatbuffers.ByteBuffer(buf.subarray(start + 8, start + 8 + buf.readInt32LE(start + 4))) });
+
+  it("refuses a schema that claims more fields than its bytes hold, instead of decoding until out of memory", () => {
+    const plain = new Table({ id: vectorFromArray([1n], new Int64()), x: vectorFromArray([1.5], new Float64()), s: vectorFromArray(["a"], new Utf8()) });
+    const buf = Buffer.from(tableToIPC(plain, "stream"));
+    const { at, bb } = metadataAt(buf, 0);
+    const schema = FbMessage.getRootAsMessage(bb).header(new FbSchema())!;
+    const fields = bb.__vector(schema.bb_pos + bb.__offset(schema.bb_pos, 6));
+    buf.writeInt32LE(0x7fffffff, at + fields - 4);
+    expect(() => toIpcFile(received(buf))).toThrow(ArrowBodyError);
+  });
+
+  it("refuses a batch with a buffer outside its body, on which the engine's reader panics", () => {
+    const buf = Buffer.from(tableToIPC(table.slice(0, 3).select(["id"]), "stream"));
+    const batchStart = 8 + buf.readInt32LE(4);
+    const { at, bb } = metadataAt(buf, batchStart);
+    const buffer = FbMessage.getRootAsMessage(bb).header(new FbRecordBatch())!.buffers(1)!;
+    buf.writeBigInt64LE(1n << 40n, at + buffer.bb_pos + 8);
+    expect(() => toIpcFile(received(buf))).toThrow("a buffer lies outside");
   });
 });

@@ -8,6 +8,10 @@ import * as flatbuffers from "flatbuffers";
 import { Message as FbMessage } from "apache-arrow/fb/message";
 import { MessageHeader } from "apache-arrow/fb/message-header";
 import { RecordBatch as FbRecordBatch } from "apache-arrow/fb/record-batch";
+import { DictionaryBatch as FbDictionaryBatch } from "apache-arrow/fb/dictionary-batch";
+import { Schema as FbSchema } from "apache-arrow/fb/schema";
+import { Field as FbField } from "apache-arrow/fb/field";
+import { Footer as FbFooter } from "apache-arrow/fb/footer";
 import { Footer, FileBlock } from "apache-arrow/ipc/metadata/file";
 import { Message } from "apache-arrow/ipc/metadata/message";
 import type { Schema } from "apache-arrow";
@@ -25,6 +29,20 @@ interface ScannedMessage {
   bodyLength: number;
   rows: number;
   metadata: Uint8Array;
+}
+
+/** arrow-rs slices each buffer of a batch out of the message body unchecked, and panics when one lies outside it. */
+function checkBuffers(batch: FbRecordBatch | null, bodyLength: number, metadataLength: number) {
+  if (!batch) throw new ArrowBodyError("Arrow stream is corrupt: a batch message has no batch");
+  const count = batch.buffersLength();
+  // A buffer entry is a 16-byte struct.
+  if (!(count >= 0 && count * 16 <= metadataLength)) throw new ArrowBodyError("Arrow stream is corrupt: a batch lists more buffers than its metadata holds");
+  for (let i = 0; i < count; i++) {
+    const buffer = batch.buffers(i)!;
+    const start = Number(buffer.offset());
+    const length = Number(buffer.length());
+    if (!(start >= 0 && length >= 0 && start + length <= bodyLength)) throw new ArrowBodyError("Arrow stream is corrupt: a buffer lies outside its batch's body");
+  }
 }
 
 /** Reads consecutive encapsulated messages from `offset` until end-of-stream or the end of `buf`. */
@@ -53,10 +71,14 @@ function scanMessages(buf: Buffer, offset: number, end = buf.length): { messages
       bodyLength = Number(message.bodyLength());
       const header = message.headerType();
       if (header === MessageHeader.Schema) kind = "schema";
-      else if (header === MessageHeader.DictionaryBatch) kind = "dictionary";
-      else if (header === MessageHeader.RecordBatch) {
+      else if (header === MessageHeader.DictionaryBatch) {
+        kind = "dictionary";
+        checkBuffers(message.header(new FbDictionaryBatch())!.data(), bodyLength, length);
+      } else if (header === MessageHeader.RecordBatch) {
         kind = "batch";
-        rows = Number(message.header(new FbRecordBatch())!.length());
+        const batch = message.header(new FbRecordBatch());
+        checkBuffers(batch, bodyLength, length);
+        rows = Number(batch!.length());
       } else throw new ArrowBodyError(`unsupported Arrow message type ${header}`);
     } catch (err) {
       if (err instanceof ArrowBodyError) throw err;
@@ -72,8 +94,30 @@ function scanMessages(buf: Buffer, offset: number, end = buf.length): { messages
   return { messages, end: pos };
 }
 
+/**
+ * apache-arrow decodes a schema trusting the lengths of its flatbuffer vectors, so a corrupt length (0x7fffffff
+ * fields, say) has it loop and allocate until the process runs out of memory. Each entry of those vectors takes at
+ * least four bytes of the metadata, so a schema that claims more entries than its bytes can hold is corrupt.
+ */
+function checkSchemaSize(schema: FbSchema | null, bytes: number) {
+  if (!schema) throw new ArrowBodyError("Arrow metadata has no schema");
+  let budget = bytes / 4;
+  const take = (n: number) => {
+    budget -= n;
+    if (!(n >= 0) || budget < 0) throw new ArrowBodyError("Arrow metadata is corrupt: it claims more entries than it has bytes");
+  };
+  const visit = (field: FbField | null) => {
+    if (!field) return;
+    take(1 + field.childrenLength() + field.customMetadataLength());
+    for (let i = 0; i < field.childrenLength(); i++) visit(field.children(i));
+  };
+  take(schema.fieldsLength() + schema.customMetadataLength() + schema.featuresLength());
+  for (let i = 0; i < schema.fieldsLength(); i++) visit(schema.fields(i));
+}
+
 function decodeSchema(message: ScannedMessage): Schema {
   try {
+    checkSchemaSize(FbMessage.getRootAsMessage(new flatbuffers.ByteBuffer(message.metadata)).header(new FbSchema()), message.metadata.length);
     return Message.decode(message.metadata).header() as Schema;
   } catch {
     throw new ArrowBodyError("Arrow stream is corrupt: its schema cannot be read");
@@ -91,7 +135,12 @@ function scanFile(buf: Buffer): { schema: Schema; messages: ScannedMessage[] } {
   if (footerLength <= 0 || footerStart < 8) throw new ArrowBodyError("Arrow file is corrupt: bad footer length");
   let footer: Footer;
   try {
-    footer = Footer.decode(buf.subarray(footerStart, footerStart + footerLength));
+    const bytes = buf.subarray(footerStart, footerStart + footerLength);
+    const fb = FbFooter.getRootAsFooter(new flatbuffers.ByteBuffer(bytes));
+    checkSchemaSize(fb.schema(), footerLength);
+    // A block is a 24-byte struct.
+    if (!(fb.recordBatchesLength() + fb.dictionariesLength() <= footerLength / 24)) throw new ArrowBodyError("Arrow file footer lists more blocks than it holds");
+    footer = Footer.decode(bytes);
   } catch {
     throw new ArrowBodyError("Arrow file is corrupt: its footer cannot be read");
   }

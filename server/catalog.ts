@@ -215,11 +215,11 @@ export class Catalog {
       const location = this.chooseLocation(id, requestedLocation);
       if (!(await this.storage.reserve(location))) throw new QuiverError("TableAlreadyExists", `the location of table '${objectId}' is already in use`);
       const inserted = await this.manifest.insert({ objectId, objectType: "table", location, properties }).catch(async (err) => {
-        await this.storage.remove(location);
+        await this.storage.release(location);
         throw err;
       });
       if (!inserted) {
-        await this.storage.remove(location);
+        await this.storage.release(location);
         throw new QuiverError("TableAlreadyExists", `Table '${objectId}' already exists`);
       }
       return { location: path.join(this.storage.root, location), properties };
@@ -254,25 +254,25 @@ export class Catalog {
           const table = await this.storage.open(existing.location);
           return { entry: existing, version: await engineCall("read the version", () => table.version()) };
         }
-        const table = await this.storage.create(existing.location, body.file, declaredOnly ? "create" : "overwrite");
+        const table = await this.storage.create(existing.location, body, declaredOnly ? "create" : "overwrite");
         if (Object.keys(properties).length && existing.registered) await this.manifest.setProperties(objectId, properties);
         return { entry: { ...existing, properties: Object.keys(properties).length ? properties : existing.properties }, version: await table.version() };
       }
       const location = Storage.locationFor(objectId, id.length > 1);
       if (!(await this.storage.claim(location))) throw new QuiverError("TableAlreadyExists", `the location of table '${objectId}' is already in use`);
       // The data is written before the catalog row, so a crash in between leaves no catalogued table without its data.
-      const table = await this.storage.create(location, body.file, "create").catch(async (err) => {
+      const table = await this.storage.create(location, body, "create").catch(async (err) => {
         // A root-level location is listed as a table as soon as it exists, so a create in another process may have
         // written its first version here as into a declared table: the table then exists, and is not ours to undo.
-        if (!(err instanceof QuiverError && err.codeName === "TableAlreadyExists")) await this.storage.remove(location);
+        if (!(err instanceof QuiverError && err.codeName === "TableAlreadyExists")) await this.storage.release(location);
         throw err;
       });
       const inserted = await this.manifest.insert({ objectId, objectType: "table", location, properties }).catch(async (err) => {
-        await this.storage.remove(location);
+        await this.storage.release(location);
         throw err;
       });
       if (!inserted) {
-        await this.storage.remove(location);
+        await this.storage.release(location);
         throw new QuiverError("TableAlreadyExists", `Table '${objectId}' already exists`);
       }
       const entry: TableEntry = { objectId, id, location, properties, registered: true };

@@ -22,10 +22,11 @@ export function checkDatabaseName(name: string): string {
   return name;
 }
 
+/** Whether a database's directory is there: a real directory, as a symbolic link could lead out of the data root. */
 async function exists(database: string): Promise<boolean> {
   if (database === DEFAULT_DATABASE) return true;
   try {
-    return (await fs.stat(rootOf(database))).isDirectory();
+    return (await fs.lstat(rootOf(database))).isDirectory();
   } catch {
     return false;
   }
@@ -63,7 +64,14 @@ export async function listDatabases(): Promise<string[]> {
 export async function createDatabase(name: string): Promise<{ created: boolean }> {
   checkDatabaseName(name);
   if (await exists(name)) return { created: false };
-  await fs.mkdir(rootOf(name), { recursive: true });
+  await fs.mkdir(path.dirname(rootOf(name)), { recursive: true });
+  try {
+    await fs.mkdir(rootOf(name));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    if (await exists(name)) return { created: false };
+    throw new QuiverError("NamespaceAlreadyExists", `the directory of database '${name}' is taken by something that is not a directory`);
+  }
   await catalogFor(name);
   return { created: true };
 }

@@ -122,3 +122,15 @@ export function fromEngineError(err: unknown, what: string): QuiverError {
   console.error(`engine failure in ${what}:`, err);
   return new QuiverError("Internal", `${what} failed`);
 }
+
+/**
+ * The engine's Arrow reader (arrow-rs 58) panics on some malformed data where it should refuse it. The binding
+ * reports the panic as nothing but "Panic in async function", and merge_insert as the spill of its input being
+ * dropped. In a call that reads a request's Arrow body, the body is the cause.
+ */
+const READER_PANIC = /^Panic in async function$|Spill has been dropped before reader has finish/;
+
+export function fromArrowWriteError(err: unknown, what: string): QuiverError {
+  if (err instanceof Error && READER_PANIC.test(err.message)) return invalidInput(`${what}: the engine could not read the Arrow data, which is malformed`);
+  return fromEngineError(err, what);
+}

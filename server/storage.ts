@@ -10,7 +10,8 @@ import { createHash, randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { connectNative, type NativeConnection, type NativeTable } from "./lance-native";
-import { QuiverError, fromEngineError } from "./errors";
+import { QuiverError, fromArrowWriteError, fromEngineError, invalidInput } from "./errors";
+import type { ArrowBody } from "./arrow-ipc";
 
 export const RESERVED_MARKER = ".lance-reserved";
 const MANIFEST_DIR = "__manifest";
@@ -75,15 +76,35 @@ export class Storage {
     return createHash("sha256").update(location).digest("hex").slice(0, 40);
   }
 
+  private linkPath(location: string): string {
+    return path.join(this.linksDir, `${this.linkName(location)}.lance`);
+  }
+
+  /**
+   * The directory of a location that is not a symbolic link: the engine would follow one out of the data root, so a
+   * link planted where a table's directory belongs is refused rather than read or written through.
+   */
+  private async unlinkedDirectory(location: string): Promise<string> {
+    const dir = this.directory(location);
+    if ((await fs.lstat(dir).catch(() => null))?.isSymbolicLink()) {
+      throw new QuiverError("InvalidTableState", `table location '${location}' is a symbolic link; tables must be directories inside the data root`);
+    }
+    return dir;
+  }
+
   private async ensureLink(location: string): Promise<string> {
-    const name = this.linkName(location);
-    const link = path.join(this.linksDir, `${name}.lance`);
+    await this.unlinkedDirectory(location);
+    const link = this.linkPath(location);
+    const target = path.join("..", "..", location);
     try {
-      await fs.symlink(path.join("..", "..", location), link, "dir");
+      await fs.symlink(target, link, "dir");
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      if ((await fs.readlink(link).catch(() => null)) !== target) {
+        throw new QuiverError("InvalidTableState", `the engine's link to table location '${location}' points somewhere else`);
+      }
     }
-    return name;
+    return this.linkName(location);
   }
 
   manifest(): Promise<NativeTable> {
@@ -134,24 +155,46 @@ export class Storage {
     return engineCall("open table", async () => (await this.links()).openTable(name));
   }
 
-  /** Writes the first version of a dataset (or overwrites one) from an Arrow IPC file. */
-  async create(location: string, file: Buffer, mode: "create" | "overwrite"): Promise<NativeTable> {
+  /**
+   * Writes the first version of a dataset, or overwrites one, from an Arrow body; all of it or nothing. The engine's
+   * create reads the body while it writes and, when the reader panics on malformed data, commits the rows it had
+   * read: so an overwrite goes through add, which reads everything first, and a first write is checked for its rows.
+   */
+  async create(location: string, body: ArrowBody, mode: "create" | "overwrite"): Promise<NativeTable> {
+    if (mode === "overwrite") {
+      const table = await this.open(location);
+      await engineCall("overwrite table", () => table.add(body.file, "overwrite"), fromArrowWriteError);
+      return table;
+    }
+    const dir = await this.unlinkedDirectory(location);
     // The link must not dangle: the engine would try to create the directory at the link's own path.
-    await fs.mkdir(this.directory(location), { recursive: true });
+    await fs.mkdir(dir, { recursive: true });
+    const before = new Set(await fs.readdir(dir));
+    const created = async () => (await fs.readdir(dir)).filter((entry) => !before.has(entry)).map((entry) => path.join(dir, entry));
     const name = await this.ensureLink(location);
     try {
-      await (await this.links()).createTable(name, file, mode, [], {});
+      await (await this.links()).createTable(name, body.file, "create", [], {});
     } catch (err) {
-      throw fromEngineError(err, "create table");
+      // The engine makes its directories before it checks the data. Only empty ones go, in case another writer has
+      // begun to fill them.
+      for (const entry of await created()) await fs.rmdir(entry).catch(() => undefined);
+      throw fromArrowWriteError(err, "create table");
     }
     this.handles.delete(location);
-    return this.open(location);
+    const table = await this.open(location);
+    if ((await table.countRows(null)) !== body.rows) {
+      // This write made the first version, so whatever it left is its own.
+      this.forget(location);
+      for (const entry of await created()) await fs.rm(entry, { recursive: true, force: true });
+      throw invalidInput("create table: the engine could not read all of the Arrow data, which is malformed");
+    }
+    return table;
   }
 
-  /** True when the location holds at least one committed version. */
+  /** True when the location holds at least one committed version (never so for a link, which is not followed). */
   async hasData(location: string): Promise<boolean> {
     try {
-      const entries = await fs.readdir(path.join(this.directory(location), "_versions"));
+      const entries = await fs.readdir(path.join(await this.unlinkedDirectory(location), "_versions"));
       return entries.some((e) => e.endsWith(".manifest"));
     } catch {
       return false;
@@ -176,11 +219,15 @@ export class Storage {
     }
   }
 
-  /** Claims a location for a declared table and writes the reserved marker in it; false when the location was taken. */
+  /**
+   * Claims a location for a declared table and writes the reserved marker in it; false when the location was taken.
+   * The engine's link is made now too, so a first write that the engine refuses has nothing left to create.
+   */
   async reserve(location: string): Promise<boolean> {
     if (!(await this.claim(location))) return false;
     const handle = await fs.open(path.join(this.directory(location), RESERVED_MARKER), "wx");
     await handle.close();
+    await this.ensureLink(location);
     return true;
   }
 
@@ -208,6 +255,16 @@ export class Storage {
     await fs.rm(doomed, { recursive: true, force: true });
   }
 
+  /**
+   * Undoes a location this request claimed and could not fill: nobody has used it, so its directory and the
+   * engine's link both go, and the root is as it was.
+   */
+  async release(location: string): Promise<void> {
+    this.forget(location);
+    await fs.rm(this.directory(location), { recursive: true, force: true });
+    await fs.rm(this.linkPath(location), { force: true });
+  }
+
   /** A fresh directory name for a table below the root namespace, as Lance's directory namespace makes them. */
   static locationFor(objectId: string, nested: boolean): string {
     return nested ? `${randomBytes(4).toString("hex")}_${objectId}` : `${objectId}.lance`;
@@ -231,19 +288,20 @@ export class Storage {
   }
 }
 
+/** Whether anything is at the path: a file, a directory, or a symbolic link, dangling or not. */
 async function exists(p: string): Promise<boolean> {
   try {
-    await fs.access(p);
+    await fs.lstat(p);
     return true;
   } catch {
     return false;
   }
 }
 
-export async function engineCall<T>(what: string, fn: () => Promise<T>): Promise<T> {
+export async function engineCall<T>(what: string, fn: () => Promise<T>, classify = fromEngineError): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    throw fromEngineError(err, what);
+    throw classify(err, what);
   }
 }

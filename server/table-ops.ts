@@ -4,8 +4,8 @@
  */
 import type { Field } from "apache-arrow";
 import { normalizeDataType } from "@/lib/arrow-schema";
-import { FieldPathError, formatFieldPath, parseFieldPath } from "@/lib/field-path";
-import { QuiverError, invalidInput, unsupported } from "./errors";
+import { formatFieldPath, parseFieldPath } from "@/lib/field-path";
+import { QuiverError, fromArrowWriteError, invalidInput, unsupported } from "./errors";
 import { joinIpcFiles, type ArrowBody } from "./arrow-ipc";
 import { engineCall } from "./storage";
 import { checkWriteSchema } from "./schema-check";
@@ -16,6 +16,15 @@ import type { Catalog, Id, ReadAt } from "./catalog";
 import type { TableEntry } from "./manifest";
 import { indexConfig, type NativeTable } from "./lance-native";
 
+/** A field path from the request; a malformed one is the caller's error, named by `where`. */
+function requestedFieldPath(path: string, where: string): string[] {
+  try {
+    return parseFieldPath(path);
+  } catch (err) {
+    throw invalidInput(`${where}: ${(err as Error).message}`);
+  }
+}
+
 // ---------------------------------------------------------------- writes
 
 /** Writes the first version of a declared-only table; null when it already had data (a concurrent writer won). */
@@ -24,7 +33,7 @@ async function materialize(catalog: Catalog, entry: TableEntry, body: ArrowBody)
   return catalog.commitTo(entry, async () => {
     if (!(await catalog.isDeclaredOnly(entry))) return null;
     try {
-      const table = await catalog.storage.create(entry.location, body.file, "create");
+      const table = await catalog.storage.create(entry.location, body, "create");
       return await table.version();
     } catch (err) {
       if (err instanceof QuiverError && err.codeName === "TableAlreadyExists") return null;
@@ -44,7 +53,7 @@ export async function insertRecords(catalog: Catalog, id: Id, body: ArrowBody, m
   // Appended through a handle refreshed just before the commit, so that the version it reports is the append's own.
   const commit = async (file: Buffer) => {
     const target = await catalog.appendHandle(entry, branch);
-    return (await engineCall("insert", () => target.add(file, mode))).version;
+    return (await engineCall("insert", () => target.add(file, mode), fromArrowWriteError)).version;
   };
   // A group of appends shares one turn; each commit in it checks on its own whether the table is still there.
   const version =
@@ -68,13 +77,7 @@ export interface MergeOptions {
 
 export async function mergeInsert(catalog: Catalog, id: Id, body: ArrowBody, options: MergeOptions) {
   if (options.on.length === 0) throw invalidInput("merge_insert needs at least one 'on' column");
-  const keyPaths = options.on.map((p) => {
-    try {
-      return { text: p, segments: parseFieldPath(p) };
-    } catch (err) {
-      throw invalidInput(`invalid 'on' field path: ${(err as FieldPathError).message}`);
-    }
-  });
+  const keyPaths = options.on.map((p) => ({ text: p, segments: requestedFieldPath(p, "invalid 'on' field path") }));
   const matched = options.whenMatchedUpdateAll || options.whenMatchedUpdateAllFilt !== undefined;
   const bySource = options.whenNotMatchedBySourceDelete || options.whenNotMatchedBySourceDeleteFilt !== undefined;
   if (!matched && !options.whenNotMatchedInsertAll && !bySource) {
@@ -104,7 +107,7 @@ export async function mergeInsert(catalog: Catalog, id: Id, body: ArrowBody, opt
   if (bySource) builder = builder.whenNotMatchedBySourceDelete(options.whenNotMatchedBySourceDeleteFilt ?? null);
   if (options.useIndex !== undefined) builder = builder.useIndex(options.useIndex);
   if (options.timeoutMs !== undefined) builder.setTimeout(options.timeoutMs);
-  const result = await catalog.commitTo(entry, () => engineCall("merge_insert", () => builder.execute(body.file)));
+  const result = await catalog.commitTo(entry, () => engineCall("merge_insert", () => builder.execute(body.file), fromArrowWriteError));
   return {
     version: result.version,
     num_inserted_rows: result.numInsertedRows,
@@ -151,12 +154,7 @@ export async function alterColumns(catalog: Catalog, id: Id, alterations: Altera
     if (a.rename === undefined && a.nullable === undefined && a.data_type === undefined) {
       throw invalidInput(`alterations[${i}] for '${a.path}' needs a rename, nullable or data_type`);
     }
-    let segments: string[];
-    try {
-      segments = parseFieldPath(a.path);
-    } catch (err) {
-      throw invalidInput(`alterations[${i}]: ${(err as Error).message}`);
-    }
+    const segments = requestedFieldPath(a.path, `alterations[${i}]`);
     if (!resolveField(schema.fields, segments)) {
       throw new QuiverError("TableColumnNotFound", `column '${a.path}' does not exist in table '${entry.objectId}'`);
     }
@@ -218,25 +216,26 @@ export async function queryTable(catalog: Catalog, id: Id, options: QueryOptions
   const entry = await catalog.resolve(id);
   await catalog.requireData(entry, "be queried");
   const table = await catalog.readHandle(entry, options);
-  const base = table.query();
-  const query = options.vector && options.vector.length ? base.nearestTo(Float32Array.from(options.vector)) : base;
-  if (options.filter) query.onlyIf(options.filter);
-  if (options.aliases) query.select(Object.entries(options.aliases));
-  else if (options.columns) query.selectColumns(options.columns);
-  query.limit(options.limit);
-  if (options.offset) query.offset(options.offset);
-  if (options.withRowId) query.withRowId();
-  if (query !== base) {
-    const vq = query as ReturnType<typeof base.nearestTo>;
-    if (options.vectorColumn) vq.column(options.vectorColumn);
-    if (options.distanceType) vq.distanceType(options.distanceType);
-    if (options.nprobes) vq.nprobes(options.nprobes);
-    if (options.refineFactor) vq.refineFactor(options.refineFactor);
-    if (options.ef) vq.ef(options.ef);
-    if (options.bypassVectorIndex) vq.bypassVectorIndex();
-    if (options.postfilter) vq.postfilter();
-  }
+  // The builder's setters check their arguments (a distance type, say) and throw as the engine does when it runs.
   return engineCall("query", async () => {
+    const base = table.query();
+    const query = options.vector && options.vector.length ? base.nearestTo(Float32Array.from(options.vector)) : base;
+    if (options.filter) query.onlyIf(options.filter);
+    if (options.aliases) query.select(Object.entries(options.aliases));
+    else if (options.columns) query.selectColumns(options.columns);
+    query.limit(options.limit);
+    if (options.offset) query.offset(options.offset);
+    if (options.withRowId) query.withRowId();
+    if (query !== base) {
+      const vq = query as ReturnType<typeof base.nearestTo>;
+      if (options.vectorColumn) vq.column(options.vectorColumn);
+      if (options.distanceType) vq.distanceType(options.distanceType);
+      if (options.nprobes) vq.nprobes(options.nprobes);
+      if (options.refineFactor) vq.refineFactor(options.refineFactor);
+      if (options.ef) vq.ef(options.ef);
+      if (options.bypassVectorIndex) vq.bypassVectorIndex();
+      if (options.postfilter) vq.postfilter();
+    }
     const iterator = await query.execute();
     const batches: Buffer[] = [];
     for (let b = await iterator.next(); b; b = await iterator.next()) batches.push(b);
@@ -368,10 +367,25 @@ export async function listBranches(catalog: Catalog, id: Id) {
   };
 }
 
+/**
+ * Lance's rule for branch names: `/`-separated segments of letters, digits, `.`, `-` and `_`, with no `..`. It is
+ * checked here because the engine writes a new branch's files under `tree/<name>` before it checks the name.
+ */
+const BRANCH_SEGMENT = /^[\p{Alphabetic}\p{N}._-]+$/u;
+
+function branchNameProblem(name: string): string | null {
+  if (name.includes("..")) return "it contains '..'";
+  const bad = name.split("/").find((segment) => segment === "." || !BRANCH_SEGMENT.test(segment));
+  if (bad === undefined) return null;
+  return bad === "" ? "it has an empty segment (a leading, trailing or doubled '/')" : `segment '${bad}' is not letters, digits, '.', '-' and '_'`;
+}
+
 export async function createBranch(catalog: Catalog, id: Id, name: string, fromBranch?: string, fromVersion?: number) {
+  const problem = branchNameProblem(name);
+  if (problem) throw invalidInput(`'${name}' is not a valid branch name: ${problem}`);
   const { entry, branches } = await branchesOf(catalog, id);
   const all = await engineCall("list branches", () => branches.list());
-  if (name in all) throw new QuiverError("TableBranchAlreadyExists", `branch '${name}' already exists on table '${entry.objectId}'`);
+  if (name === "main" || name in all) throw new QuiverError("TableBranchAlreadyExists", `branch '${name}' already exists on table '${entry.objectId}'`);
   if (fromBranch && fromBranch !== "main" && !(fromBranch in all)) throw new QuiverError("TableBranchNotFound", `branch '${fromBranch}' does not exist`);
   if (fromVersion !== undefined) await requireVersion(catalog, entry, fromVersion, fromBranch);
   const created = await catalog.commitTo(entry, () =>
@@ -407,7 +421,7 @@ export async function dropColumns(catalog: Catalog, id: Id, columns: string[]) {
   const { entry, table } = await dataHandle(catalog, id, "have columns dropped");
   const schema = await catalog.schemaOf(table);
   for (const c of columns) {
-    if (!resolveField(schema.fields, parseFieldPath(c))) throw new QuiverError("TableColumnNotFound", `column '${c}' does not exist in table '${entry.objectId}'`);
+    if (!resolveField(schema.fields, requestedFieldPath(c, "columns"))) throw new QuiverError("TableColumnNotFound", `column '${c}' does not exist in table '${entry.objectId}'`);
   }
   return catalog.commitTo(entry, () => engineCall("drop columns", () => table.dropColumns(columns)));
 }
@@ -447,7 +461,7 @@ export async function createIndex(catalog: Catalog, id: Id, options: { column: s
   if (!config) throw unsupported(`index type '${options.indexType}' is not supported; use BTREE, BITMAP, LABEL_LIST, FTS, IVF_PQ, IVF_FLAT, IVF_HNSW_PQ or IVF_HNSW_SQ`);
   const { entry, table } = await dataHandle(catalog, id, "be indexed");
   const schema = await catalog.schemaOf(table);
-  if (!resolveField(schema.fields, parseFieldPath(options.column))) throw new QuiverError("TableColumnNotFound", `column '${options.column}' does not exist in table '${entry.objectId}'`);
+  if (!resolveField(schema.fields, requestedFieldPath(options.column, "column"))) throw new QuiverError("TableColumnNotFound", `column '${options.column}' does not exist in table '${entry.objectId}'`);
   await catalog.commitTo(entry, () =>
     engineCall("create index", () => table.createIndex(config, options.column, options.replace ?? true, null, options.name ?? null)).catch((err) => {
       if (err instanceof QuiverError && err.codeName === "TableAlreadyExists") throw new QuiverError("TableIndexAlreadyExists", err.message);

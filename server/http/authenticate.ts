@@ -10,11 +10,20 @@ import { sessionSecret } from "../auth/session";
 
 export type Credentials = Authenticated | { missing: string } | { forbidden: string };
 
+/** A cookie value that is not valid percent-encoding is kept as written: it is some other site's cookie, or junk. */
+function decodeCookie(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
 function cookiesOf(request: Request): Record<string, string> {
   const out: Record<string, string> = {};
   for (const part of (request.headers.get("cookie") ?? "").split(";")) {
     const eq = part.indexOf("=");
-    if (eq > 0) out[part.slice(0, eq).trim()] = decodeURIComponent(part.slice(eq + 1).trim());
+    if (eq > 0) out[part.slice(0, eq).trim()] = decodeCookie(part.slice(eq + 1).trim());
   }
   return out;
 }
