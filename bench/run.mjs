@@ -275,7 +275,10 @@ try {
   if (want("versions")) {
     console.log("version/list on a table with 2,000 versions");
     await api(base, "/v1/table/hist/create", { body: streamOf(0, 1) });
-    await pool(1999, 4, (i) => api(base, "/v1/table/hist/insert", { body: streamOf(i + 1, 1) }));
+    // One insert at a time: inserts that wait together are committed as one version.
+    await pool(1999, 1, (i) => api(base, "/v1/table/hist/insert", { body: streamOf(i + 1, 1) }));
+    const { version } = await api(base, "/v1/table/hist/describe", { json: {} });
+    if (version !== 2000) throw new Error(`the history table has ${version} versions, not 2,000`);
     const e = await engine.createTable("hist", rowsTable(0, 1, arrowCjs));
     for (let i = 1; i < 2000; i++) await e.add(rowsTable(i, 1, arrowCjs));
     const first = [], engineAll = [];
