@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiRoutes } from "@/app/v1/_routes";
+import type { Table } from "apache-arrow";
 import { client, expectError, rows } from "./client";
 import { startServer, type TestServer } from "./server";
 
@@ -7,7 +8,7 @@ let server: TestServer;
 let api: ReturnType<typeof client>;
 
 beforeAll(async () => {
-  server = await startServer({ QUIVER_MAX_JSON_BODY_BYTES: "2048", QUIVER_MAX_ARROW_BODY_BYTES: "100000", QUIVER_MAX_PAGE_SIZE: "50" });
+  server = await startServer({ QUIVER_MAX_JSON_BODY_BYTES: "2048", QUIVER_MAX_ARROW_BODY_BYTES: "100000", QUIVER_MAX_PAGE_SIZE: "50", QUIVER_MAX_QUERY_ROWS: "2" });
   api = client(server.url, server.auth);
   await api.post("/v1/namespace/p/create", {});
   await api.arrow("/v1/table/p$t/create", rows(0, 3));
@@ -77,6 +78,9 @@ describe("protocol", () => {
     expectError(await api.get("/v1/table?limit=51"), 400, 13);
     expect((await api.get("/v1/table?limit=50")).status).toBe(200);
     expect((await api.post("/v1/table/p$t/count_rows", {})).body).toBe(3);
+    const capped = await api.post<Table>("/v1/table/p$t/query", { limit: 100 });
+    expect(capped.status).toBe(200);
+    expect(capped.body.numRows).toBe(2);
   });
 
   it("describes every route of the route table in the OpenAPI document", async () => {
