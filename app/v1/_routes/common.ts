@@ -15,6 +15,9 @@ export const requestBase = {
 
 export const context = z.record(z.string(), z.string()).describe("Response headers, as header.<name> entries");
 
+/** The answer of a call whose result is a table version: the commit it made, or the version a tag names. */
+export const versionResponse = { version: z.number().int(), context };
+
 export const pageToken = z.string().optional().describe("Token for the next page; absent at the end of the listing");
 
 export const delimiterQuery = {

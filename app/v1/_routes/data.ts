@@ -4,9 +4,8 @@ import { config } from "@/server/config";
 import { invalidInput } from "@/server/errors";
 import { json, parseMode, qBool, qString, route } from "@/server/http/api";
 import { alterColumns, countRows, insertRecords, mergeInsert, queryTable, restoreVersion } from "@/server/table-ops";
-import { branchQuery, context, delimiterQuery, requestBase } from "./common";
+import { branchQuery, delimiterQuery, requestBase, versionResponse } from "./common";
 
-const writeResponse = { version: z.number().int(), context };
 
 export const dataRoutes = [
   route({
@@ -18,7 +17,7 @@ export const dataRoutes = [
     access: { need: "editor", on: "table" },
     query: z.object({ ...delimiterQuery, ...branchQuery, mode: qString("Append (default) or Overwrite, case-insensitive") }),
     body: { kind: "arrow" },
-    response: z.object({ ...writeResponse, num_inserted_rows: z.number().int() }),
+    response: z.object({ ...versionResponse, num_inserted_rows: z.number().int() }),
     handler: async ({ id, query, body, catalog }) => {
       const mode = parseMode(query.mode, ["append", "overwrite"] as const, "append", "mode");
       return json(await insertRecords(catalog, id, body, mode, query.branch || undefined));
@@ -45,7 +44,7 @@ export const dataRoutes = [
     }),
     body: { kind: "arrow" },
     response: z.object({
-      ...writeResponse,
+      ...versionResponse,
       num_updated_rows: z.number().int(),
       num_inserted_rows: z.number().int(),
       num_deleted_rows: z.number().int(),
@@ -193,7 +192,7 @@ export const dataRoutes = [
         ),
       }),
     },
-    response: z.object(writeResponse),
+    response: z.object(versionResponse),
     handler: async ({ id, body, catalog }) => {
       const alterations = body.alterations.map((a) => ({
         path: a.path,
@@ -214,7 +213,7 @@ export const dataRoutes = [
     access: { need: "editor", on: "table" },
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object({ ...requestBase, version: z.number().int().min(0), branch: z.string().nullish() }) },
-    response: z.object(writeResponse),
+    response: z.object(versionResponse),
     handler: async ({ id, body, catalog }) => json(await restoreVersion(catalog, id, body.version, body.branch ?? undefined)),
   }),
 ];

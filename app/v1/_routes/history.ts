@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { json, pageLimit, pageQuery, qBool, remoteDialect, route } from "@/server/http/api";
 import { createBranch, createTag, deleteBranch, deleteTag, listBranches, listTags, listVersions, tagVersion, updateTag } from "@/server/table-ops";
-import { branchQuery, context, delimiterQuery, pageToken, requestBase } from "./common";
+import { branchQuery, context, delimiterQuery, pageToken, requestBase, versionResponse } from "./common";
 
 const tagBody = { ...requestBase, tag: z.string().min(1), branch: z.string().nullish() };
 
@@ -77,7 +77,7 @@ export const historyRoutes = [
     access: { need: "viewer", on: "table" },
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object(tagBody) },
-    response: z.object({ version: z.number().int(), context }),
+    response: z.object(versionResponse),
     handler: async ({ id, body, catalog }) => json(await tagVersion(catalog, id, body.tag)),
   }),
   route({
@@ -143,7 +143,7 @@ export const historyRoutes = [
       kind: "json",
       schema: z.object({ ...requestBase, name: z.string().min(1), from_branch: z.string().nullish(), from_version: z.number().int().min(0).nullish() }),
     },
-    response: z.object({ version: z.number().int(), context }),
+    response: z.object(versionResponse),
     handler: async ({ id, body, catalog }) =>
       json(await createBranch(catalog, id, body.name, body.from_branch ?? undefined, body.from_version ?? undefined)),
   }),

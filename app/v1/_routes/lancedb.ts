@@ -4,9 +4,8 @@ import { validateIdentifier } from "@/lib/identifiers";
 import { QuiverError, invalidInput } from "@/server/errors";
 import { json, route } from "@/server/http/api";
 import { addColumns, createIndex, deleteRows, dropColumns, listIndices, tableStats, updateRows } from "@/server/table-ops";
-import { context, delimiterQuery, requestBase } from "./common";
+import { context, delimiterQuery, requestBase, versionResponse } from "./common";
 
-const version = { version: z.number().int(), context };
 
 export const lancedbRoutes = [
   route({
@@ -19,7 +18,7 @@ export const lancedbRoutes = [
     heavy: true,
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object({ ...requestBase, new_columns: z.array(z.object({ name: z.string().min(1), expression: z.string().min(1) })) }) },
-    response: z.object(version),
+    response: z.object(versionResponse),
     handler: async ({ id, body, catalog }) => json(await addColumns(catalog, id, body.new_columns)),
   }),
   route({
@@ -31,7 +30,7 @@ export const lancedbRoutes = [
     access: { need: "editor", on: "table" },
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object({ ...requestBase, columns: z.array(z.string().min(1)) }) },
-    response: z.object(version),
+    response: z.object(versionResponse),
     handler: async ({ id, body, catalog }) => json(await dropColumns(catalog, id, body.columns)),
   }),
   route({
@@ -47,7 +46,7 @@ export const lancedbRoutes = [
       kind: "json",
       schema: z.object({ ...requestBase, predicate: z.string().nullish(), updates: z.array(z.tuple([z.string().min(1), z.string()])) }),
     },
-    response: z.object({ ...version, updated_rows: z.number().int(), rows_updated: z.number().int() }),
+    response: z.object({ ...versionResponse, updated_rows: z.number().int(), rows_updated: z.number().int() }),
     handler: async ({ id, body, catalog }) => json(await updateRows(catalog, id, body.predicate ?? undefined, body.updates)),
   }),
   route({
@@ -60,7 +59,7 @@ export const lancedbRoutes = [
     heavy: true,
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object({ ...requestBase, predicate: z.string().min(1) }) },
-    response: z.object({ ...version, num_deleted_rows: z.number().int() }),
+    response: z.object({ ...versionResponse, num_deleted_rows: z.number().int() }),
     handler: async ({ id, body, catalog }) => json(await deleteRows(catalog, id, body.predicate)),
   }),
   route({
