@@ -214,16 +214,24 @@ export class Catalog {
       if (index.namespaces.has(objectId)) throw new QuiverError("TableAlreadyExists", `a namespace named '${objectId}' already exists`);
       const location = this.chooseLocation(id, requestedLocation);
       if (!(await this.storage.reserve(location))) throw new QuiverError("TableAlreadyExists", `the location of table '${objectId}' is already in use`);
-      const inserted = await this.manifest.insert({ objectId, objectType: "table", location, properties }).catch(async (err) => {
-        await this.storage.release(location);
-        throw err;
-      });
-      if (!inserted) {
-        await this.storage.release(location);
-        throw new QuiverError("TableAlreadyExists", `Table '${objectId}' already exists`);
-      }
+      await this.catalogueClaimed(objectId, location, properties);
       return { location: path.join(this.storage.root, location), properties };
     });
+  }
+
+  /**
+   * Adds the catalog row of a table whose location this request claimed. When the row cannot be added, or another
+   * request catalogued the name first, the location is released so that nothing of this request is left.
+   */
+  private async catalogueClaimed(objectId: string, location: string, properties: Record<string, string>) {
+    const inserted = await this.manifest.insert({ objectId, objectType: "table", location, properties }).catch(async (err) => {
+      await this.storage.release(location);
+      throw err;
+    });
+    if (!inserted) {
+      await this.storage.release(location);
+      throw new QuiverError("TableAlreadyExists", `Table '${objectId}' already exists`);
+    }
   }
 
   /** The directory for a new table; a client may name one only as a plain, unused entry of the data root. */
@@ -267,14 +275,7 @@ export class Catalog {
         if (!(err instanceof QuiverError && err.codeName === "TableAlreadyExists")) await this.storage.release(location);
         throw err;
       });
-      const inserted = await this.manifest.insert({ objectId, objectType: "table", location, properties }).catch(async (err) => {
-        await this.storage.release(location);
-        throw err;
-      });
-      if (!inserted) {
-        await this.storage.release(location);
-        throw new QuiverError("TableAlreadyExists", `Table '${objectId}' already exists`);
-      }
+      await this.catalogueClaimed(objectId, location, properties);
       const entry: TableEntry = { objectId, id, location, properties, registered: true };
       return { entry, version: await table.version() };
     });
