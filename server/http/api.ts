@@ -202,14 +202,18 @@ interface HeldBody {
   release: () => void;
 }
 
-function bodyDeadline(): { expired: Promise<never>; clear: () => void } {
+/** A promise that fails with `error` once the request timeout has passed, unless cleared first. */
+function requestDeadline(error: () => QuiverError): { expired: Promise<never>; clear: () => void } {
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new QuiverError("InvalidInput", `the request body did not arrive within ${config.requestTimeoutMs} ms`, { status: 408 })), config.requestTimeoutMs);
+    timer = setTimeout(() => reject(error()), config.requestTimeoutMs);
   });
   expired.catch(() => undefined);
   return { expired, clear: () => clearTimeout(timer) };
 }
+
+const bodyDeadline = () =>
+  requestDeadline(() => new QuiverError("InvalidInput", `the request body did not arrive within ${config.requestTimeoutMs} ms`, { status: 408 }));
 
 /**
  * A refused body up to this size is read and dropped, so that a client still sending it receives the answer
@@ -399,11 +403,8 @@ const mutating = (route: RouteDef) => ["editor", "admin", "global-admin"].includ
  */
 function withinTimeout<T>(route: RouteDef, work: Promise<T>): Promise<T> {
   if (mutating(route)) return work;
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new QuiverError("ServiceUnavailable", `${route.operationId} did not finish within ${config.requestTimeoutMs} ms`)), config.requestTimeoutMs);
-  });
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+  const late = requestDeadline(() => new QuiverError("ServiceUnavailable", `${route.operationId} did not finish within ${config.requestTimeoutMs} ms`));
+  return Promise.race([work, late.expired]).finally(late.clear);
 }
 
 export async function dispatch(routes: RouteDef[], request: Request): Promise<Response> {
