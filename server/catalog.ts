@@ -204,6 +204,17 @@ export class Catalog {
     return !(await this.storage.hasData(entry.location));
   }
 
+  /**
+   * True when the table is declared and its first write is still to come. A first write goes only into a location a
+   * declare reserved: a root-level directory with neither data nor the declare's marker is another request's create
+   * under way (its directory is made before its data), and writing a first version there too would race it.
+   */
+  async awaitsFirstWrite(entry: TableEntry, conflict: () => QuiverError): Promise<boolean> {
+    if (!(await this.isDeclaredOnly(entry))) return false;
+    if (!(await this.storage.isReserved(entry.location))) throw conflict();
+    return true;
+  }
+
   async declareTable(id: Id, requestedLocation: string | undefined, properties: Record<string, string>) {
     if (id.length === 0) throw invalidInput("a table identifier needs at least a table name");
     return this.locks.run(`t:${fmt(id)}`, async () => {
@@ -256,7 +267,7 @@ export class Catalog {
       if (index.namespaces.has(objectId)) throw new QuiverError("TableAlreadyExists", `a namespace named '${objectId}' already exists`);
       const existing = index.tables.get(objectId);
       if (existing) {
-        const declaredOnly = await this.isDeclaredOnly(existing);
+        const declaredOnly = await this.awaitsFirstWrite(existing, () => new QuiverError("TableAlreadyExists", `Table '${objectId}' is being created by another request`));
         if (!declaredOnly && mode === "create") throw new QuiverError("TableAlreadyExists", `Table '${objectId}' already exists`);
         if (!declaredOnly && mode === "exist_ok") {
           const table = await this.storage.open(existing.location);

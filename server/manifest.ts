@@ -52,9 +52,7 @@ export class CatalogIndex {
 
   constructor(rows: ManifestRow[], rootDatasets: string[]) {
     for (const row of rows) this.addRow(row, false);
-    for (const name of rootDatasets) {
-      if (!this.tables.has(name)) this.addTable({ objectId: name, id: [name], location: `${name}.lance`, properties: {}, registered: false }, false);
-    }
+    for (const name of rootDatasets) if (!this.tables.has(name)) this.addTable(rootDataset(name), false);
     this.sortedTables.sort(compare);
     for (const list of [...this.childNamespaces.values(), ...this.childTables.values()]) list.sort(compare);
   }
@@ -99,9 +97,23 @@ export class CatalogIndex {
     if (entry) entry.properties = properties;
   }
 
+  /** Swaps the unregistered root-level tables found as `before` for those found as `after`. */
+  replaceRootDatasets(before: readonly string[], after: readonly string[]) {
+    const kept = new Set(after);
+    for (const name of before) if (!kept.has(name) && this.tables.get(name)?.registered === false) this.remove(name);
+    for (const name of after) {
+      if (!this.tables.has(name)) this.addTable(rootDataset(name), true);
+    }
+  }
+
   namespaceExists(id: string[]): boolean {
     return id.length === 0 || this.namespaces.has(id.join(ID_SEPARATOR));
   }
+}
+
+/** A `*.lance` directory at the root that no manifest row names: a table of the root namespace by its directory name. */
+function rootDataset(name: string): TableEntry {
+  return { objectId: name, id: [name], location: `${name}.lance`, properties: {}, registered: false };
 }
 
 function lowerBound(list: readonly string[], key: string): number {
@@ -148,7 +160,7 @@ function parseProperties(metadata: string | null): Record<string, string> {
  * patch it in place, so a write costs its own row rather than a re-read of the whole catalog.
  */
 export class Manifest {
-  private cached?: { version: number; foreign: string; index: CatalogIndex };
+  private cached?: { version: number; foreign: string; names: string[]; index: CatalogIndex };
   private loading?: { version: number; foreign: string; index: Promise<CatalogIndex> };
   private schema?: Schema;
   private root?: { stamp: number; foreign: string[] };
@@ -165,7 +177,14 @@ export class Manifest {
     const table = await this.storage.manifest();
     const [version, foreign] = await Promise.all([table.version(), this.rootDatasets()]);
     const key = foreign.join("/");
-    if (this.cached && this.cached.version === version && this.cached.foreign === key) return this.cached.index;
+    if (this.cached && this.cached.version === version) {
+      // Only root-level datasets came or went (a root-level create or drop): no need to read the rows again.
+      if (this.cached.foreign !== key) {
+        this.cached.index.replaceRootDatasets(this.cached.names, foreign);
+        Object.assign(this.cached, { foreign: key, names: foreign });
+      }
+      return this.cached.index;
+    }
     // A load under way is joined only when it reads this version or a later one: one that started before another
     // process's commit would answer without a row the caller may already have been told exists.
     if (!this.loading || this.loading.version < version || this.loading.foreign !== key) {
@@ -182,7 +201,7 @@ export class Manifest {
   private async load(version: number, foreign: string[], key: string): Promise<CatalogIndex> {
     const index = new CatalogIndex(await this.readRows(version), foreign);
     // Own commits may have patched the cache past this version meanwhile.
-    if (!this.cached || this.cached.version <= version) this.cached = { version, foreign: key, index };
+    if (!this.cached || this.cached.version <= version) this.cached = { version, foreign: key, names: foreign, index };
     return index;
   }
 

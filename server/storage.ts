@@ -201,6 +201,11 @@ export class Storage {
     }
   }
 
+  /** True when a declare reserved the location (its marker stays after the first write); a link is refused. */
+  async isReserved(location: string): Promise<boolean> {
+    return exists(path.join(await this.unlinkedDirectory(location), RESERVED_MARKER));
+  }
+
   async directoryExists(location: string): Promise<boolean> {
     return exists(this.directory(location));
   }

@@ -29,9 +29,10 @@ function requestedFieldPath(path: string, where: string): string[] {
 
 /** Writes the first version of a declared-only table; null when it already had data (a concurrent writer won). */
 async function materialize(catalog: Catalog, entry: TableEntry, body: ArrowBody): Promise<number | null> {
-  if (!(await catalog.isDeclaredOnly(entry))) return null;
+  const beingCreated = () => new QuiverError("ConcurrentModification", `Table '${entry.objectId}' is being created by another request; retry`);
+  if (!(await catalog.awaitsFirstWrite(entry, beingCreated))) return null;
   return catalog.commitTo(entry, async () => {
-    if (!(await catalog.isDeclaredOnly(entry))) return null;
+    if (!(await catalog.awaitsFirstWrite(entry, beingCreated))) return null;
     try {
       const table = await catalog.storage.create(entry.location, body, "create");
       return await table.version();
