@@ -1,9 +1,12 @@
 /**
- * Runs once when the server starts: opens the default database, makes the console's session secret (so that no
- * request, refused ones included, is what first writes it), and issues the first admin key if none exists.
+ * Runs once when the server starts: lets API handlers read request bodies from Node's own request, opens the
+ * default database, makes the console's session secret (so that no request, refused ones included, is what first
+ * writes it), and issues the first admin key if none exists.
  */
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  const { captureNodeRequests } = await import("./server/http/body-source");
+  captureNodeRequests();
   const { defaultCatalog } = await import("./server/catalogs");
   const { access } = await import("./server/auth/access");
   const { sessionSecret } = await import("./server/auth/session");

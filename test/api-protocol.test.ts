@@ -50,6 +50,20 @@ describe("protocol", () => {
     expect(injected.headers.get("x-request-id")).not.toContain("bad");
   });
 
+  it("tells an authenticated caller where a call's time went, and nobody else", async () => {
+    const insert = await api.arrow("/v1/table/p$timed/create", rows(0, 5));
+    expect(insert.status).toBe(200);
+    const phases = Object.fromEntries(
+      (insert.headers.get("server-timing") ?? "").split(", ").map((part) => [part.split(";")[0], Number(part.split("dur=")[1])]),
+    );
+    expect(Object.keys(phases)).toEqual(["auth", "queue", "body", "work", "total"]);
+    expect(Object.values(phases).every((ms) => ms >= 0 && ms < 60_000)).toBe(true);
+    expect(phases.total).toBeGreaterThanOrEqual(phases.body + phases.work);
+    const anonymous = await client(server.url).post("/v1/namespace/p/describe", {});
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get("server-timing")).toBeNull();
+  });
+
   it("rejects malformed JSON, wrong shapes and disagreeing ids", async () => {
     expectError(await api.raw("POST", "/v1/namespace/q/create", "{not json", { "content-type": "application/json" }), 400, 13);
     expectError(await api.raw("POST", "/v1/namespace/q/create", "[1,2]", { "content-type": "application/json" }), 400, 13);

@@ -100,6 +100,7 @@ const OWN_HEADERS = new Set([
   "transfer-encoding",
   "content-length",
   "retry-after",
+  "server-timing",
   // next.config.js sets these on every response.
   "x-content-type-options",
   "x-frame-options",

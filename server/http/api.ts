@@ -10,6 +10,8 @@ import { parseArrowBody, type Catalog } from "../catalog";
 import { FILE_ROOM, received, type ArrowBody, type ReceivedBody } from "../arrow-ipc";
 import { config } from "../config";
 import { bodyBudget, heavyRequests, slowDown } from "../admission";
+import { bodySource } from "./body-source";
+import { PhaseTimer } from "./phase-timer";
 import { catalogFor, checkDatabaseName, DEFAULT_DATABASE } from "../catalogs";
 import { access, type Access } from "../auth/access";
 import { describePrincipal, roleRank, type Principal, type Role } from "../auth/model";
@@ -216,33 +218,17 @@ const bodyDeadline = () =>
   requestDeadline(() => new QuiverError("InvalidInput", `the request body did not arrive within ${config.requestTimeoutMs} ms`, { status: 408 }));
 
 /**
- * A refused body up to this size is read and dropped, so that a client still sending it receives the answer
- * (503 with Retry-After) rather than a broken connection; a larger one is cut off, as reading it would cost the
- * busy server as much as accepting it.
+ * Past this many bytes, a refused body that can only be read through Next's web stream is cut off: reading it all
+ * would cost the busy server as much as accepting it. Node's own request stream is drained instead, at no memory cost.
  */
 const DISCARD_AT_MOST = 8 * 1024 * 1024;
 
-async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, expired: Promise<never>) {
-  let dropped = 0;
-  try {
-    for (;;) {
-      const { done, value } = await Promise.race([reader.read(), expired]);
-      if (done) return;
-      dropped += value.byteLength;
-      if (dropped > DISCARD_AT_MOST) break;
-    }
-  } catch {
-    // the deadline passed: cut the body off below
-  }
-  // Not awaited: cancelling a stream whose client has gone quiet waits for that client.
-  reader.cancel().catch(() => undefined);
-}
-
 /** Before refusing a request whose body was never read (a busy server), lets the body go by unread. */
 async function discardBody(request: Request) {
-  if (!request.body || request.bodyUsed) return;
+  const source = bodySource(request);
+  if (!source) return;
   const deadline = bodyDeadline();
-  await discardRest(request.body.getReader(), deadline.expired);
+  await source.drop(DISCARD_AT_MOST, deadline.expired);
   deadline.clear();
 }
 
@@ -265,8 +251,8 @@ async function readBody(request: Request, limit: number, budgeted: boolean, room
     if (!bodyBudget.reserve(size - reserved, reserved)) throw slowDown("too many request bodies are held in memory");
     reserved = size;
   };
-  if (!request.body) return { body: received(Buffer.alloc(0)), release };
-  const reader = request.body.getReader();
+  const source = bodySource(request);
+  if (!source) return { body: received(Buffer.alloc(0)), release };
   let chunks: Buffer[] = [];
   let size = 0;
   let placed: Buffer | null = null;
@@ -274,22 +260,19 @@ async function readBody(request: Request, limit: number, budgeted: boolean, room
   try {
     reserveUpTo(Math.min(declared, limit));
     if (declared > 0 && (room.before > 0 || room.after > 0)) placed = Buffer.allocUnsafe(room.before + declared + room.after);
-    for (;;) {
-      const { done, value } = await Promise.race([reader.read(), deadline.expired]);
-      if (done) break;
+    await source.pump((value) => {
       size += value.byteLength;
       if (size > limit) throw tooLarge(limit);
       reserveUpTo(size);
       if (!placed) chunks.push(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
       else if (size <= declared) placed.set(value, room.before + size - value.byteLength);
       else throw invalidInput(`the request body is longer than its Content-Length of ${declared} bytes`);
-    }
+    }, deadline.expired);
     if (placed && size !== declared) throw invalidInput(`the request body ended after ${size} of the ${declared} bytes its Content-Length declared`);
   } catch (err) {
     release();
     chunks = [];
-    if (err instanceof QuiverError && err.status === 503) await discardRest(reader, deadline.expired);
-    else reader.cancel().catch(() => undefined);
+    await source.drop(err instanceof QuiverError && err.status === 503 ? DISCARD_AT_MOST : 0, deadline.expired);
     throw err;
   } finally {
     deadline.clear();
@@ -418,6 +401,7 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
   let errorCode: number | null = null;
   let response: Response;
   const releases: Array<() => void> = [];
+  const timing = new PhaseTimer();
   try {
     const found = find(routes, request.method, url.pathname);
     if (!found) {
@@ -438,7 +422,7 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
     const delimiter = delimiterRaw ?? DEFAULT_DELIMITER;
 
     let json: Awaited<ReturnType<typeof readJsonBody>> | undefined;
-    if (route.body?.kind === "json") json = await readJsonBody(request);
+    if (route.body?.kind === "json") json = await timing.time("body", readJsonBody(request));
     const identity = json && "value" in json ? (json.value.identity as { api_key?: string; auth_token?: string } | null | undefined) : undefined;
     const credentials = await credentialsOf(request, { apiKeyHeaderOnly: route.access.apiKeyHeaderOnly === true, identity });
     if ("missing" in credentials) throw new QuiverError("Unauthenticated", credentials.missing);
@@ -455,7 +439,8 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
     target = id.length ? formatIdentifier(id, "$") : null;
     await authorize(route, principal, database, id);
     const catalog = await catalogFor(database);
-    if (route.heavy || route.body?.kind === "arrow") releases.push(await heavyRequests.enter());
+    timing.mark("auth");
+    if (route.heavy || route.body?.kind === "arrow") releases.push(await timing.time("queue", heavyRequests.enter()));
 
     let query: unknown = {};
     if (route.query) {
@@ -480,7 +465,7 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
         if (!sameIdentifier(parts, id)) throw invalidInput("the id in the body does not match the id in the path");
       }
     } else if (route.body?.kind === "arrow") {
-      const held = await readBody(request, config.maxArrowBodyBytes, true, FILE_ROOM);
+      const held = await timing.time("body", readBody(request, config.maxArrowBodyBytes, true, FILE_ROOM));
       releases.push(held.release);
       body = parseArrowBody(held.body);
     }
@@ -488,7 +473,7 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
     // The work owns the admission from here: it is given back when the work ends, even if a timeout answered first.
     const owned = releases.splice(0);
     const done = work.finally(() => owned.forEach((release) => release()));
-    const result = await withinTimeout(route, done);
+    const result = await timing.time("work", withinTimeout(route, done));
     response = reply(result, requestId);
   } catch (err) {
     errorCode = err instanceof QuiverError ? err.code : 18;
@@ -513,5 +498,7 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
       })
       .catch((err) => console.error(`[${requestId}] audit log write failed`, err));
   }
+  // Only a caller who proved who they are learns how long each phase took.
+  if (principal) response.headers.set("server-timing", timing.header());
   return response;
 }
