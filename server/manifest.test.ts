@@ -16,4 +16,12 @@ describe("CatalogIndex.replaceRootDatasets", () => {
     expect(index.tables.get("reg")).toMatchObject({ registered: true });
     expect(index.tables.has("b")).toBe(false);
   });
+
+  it("lists a root-level directory once when its catalog row arrives after it", () => {
+    const index = new CatalogIndex([], ["t"]);
+    index.addRow(row("t", "table", "t.lance"));
+    expect(index.sortedTables).toEqual(["t"]);
+    expect(index.childTables.get("")).toEqual(["t"]);
+    expect(index.tables.get("t")).toMatchObject({ registered: true });
+  });
 });

@@ -70,7 +70,10 @@ export class CatalogIndex {
   }
 
   private addTable(entry: TableEntry, sorted: boolean) {
+    const known = this.tables.has(entry.objectId);
     this.tables.set(entry.objectId, entry);
+    // A catalogued row for a root-level directory already listed replaces that entry; it is not a second table.
+    if (known) return;
     insert(this.childTables, parentKey(entry.id), entry.id[entry.id.length - 1], sorted);
     if (sorted) this.sortedTables.splice(lowerBound(this.sortedTables, entry.objectId), 0, entry.objectId);
     else this.sortedTables.push(entry.objectId);
