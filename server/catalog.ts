@@ -428,7 +428,7 @@ export class Catalog {
     if (branch && branch !== "main") return 0;
     try {
       const file = await this.storage.manifestFile(entry.location, version, await table.usesV2ManifestPaths());
-      return Number((await versionSummary(file.path)).metadata.total_deletion_file_rows);
+      return Number((await versionSummary(file)).metadata.total_deletion_file_rows);
     } catch {
       return 0;
     }

@@ -277,7 +277,7 @@ export async function listVersions(
     slice.map(async (version) => {
       const file = await catalog.storage.manifestFile(entry.location, version, v2);
       const engine = engineRecords?.get(version);
-      const summary = engine ? null : await versionSummary(file.path);
+      const summary = engine ? null : await versionSummary(file);
       return {
         version,
         manifest_path: file.path,

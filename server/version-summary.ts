@@ -107,12 +107,17 @@ function parseManifest(buf: Buffer): VersionSummary {
 const cache = new Map<string, VersionSummary>();
 const CACHE_LIMIT = 50_000;
 
-export async function versionSummary(manifestPath: string): Promise<VersionSummary> {
-  const cached = cache.get(manifestPath);
+/**
+ * A manifest file never changes once written, but a table dropped and created again at the same place writes new
+ * files under the same names: so summaries are cached by the file's identity (its eTag of inode, time and size).
+ */
+export async function versionSummary(manifest: { path: string; eTag: string }): Promise<VersionSummary> {
+  const key = `${manifest.path}\0${manifest.eTag}`;
+  const cached = cache.get(key);
   if (cached) return cached;
-  const summary = parseManifest(await fs.readFile(manifestPath));
+  const summary = parseManifest(await fs.readFile(manifest.path));
   if (cache.size >= CACHE_LIMIT) cache.clear();
-  cache.set(manifestPath, summary);
+  if (manifest.eTag) cache.set(key, summary);
   return summary;
 }
 

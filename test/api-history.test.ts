@@ -67,6 +67,23 @@ describe("versions", () => {
     expectError(await api.post("/v1/table/h$t/version/list?page_token=bogus"), 400, 13);
   });
 
+  it("describes a table dropped and created again at the same place from its new files", async () => {
+    const versionOne = async () => {
+      const reply = await api.post<{ versions: VersionRecord[] }>("/v1/table/again/version/list", {});
+      expect(reply.status).toBe(200);
+      return reply.body.versions.find((v) => v.version === 1)!;
+    };
+    expect((await api.arrow("/v1/table/again/create", rows(0, 3))).status).toBe(200);
+    expect((await versionOne()).metadata.total_rows).toBe("3");
+    await api.post("/v1/table/again/delete", { predicate: "id = 0" });
+    expect((await api.post("/v1/table/again/describe", {})).body).toMatchObject({ stats: { num_deleted_rows: 1 } });
+    expect((await api.post("/v1/table/again/drop", {})).status).toBe(200);
+    expect((await api.arrow("/v1/table/again/create", rows(0, 5))).status).toBe(200);
+    expect((await versionOne()).metadata.total_rows).toBe("5");
+    expect((await api.post("/v1/table/again/delete", { predicate: "id < 3" })).status).toBe(200);
+    expect((await api.post("/v1/table/again/describe", {})).body).toMatchObject({ version: 2, stats: { num_deleted_rows: 3 } });
+  });
+
   it("lists no versions for a declared-only table", async () => {
     await api.post("/v1/table/h$declared/declare", {});
     expect((await api.post<{ versions: unknown[] }>("/v1/table/h$declared/version/list")).body.versions).toEqual([]);
