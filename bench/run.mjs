@@ -398,6 +398,7 @@ try {
       }));
       return { rps: latencies.length / seconds, p50: pct(latencies, 0.5), p99: pct(latencies, 0.99), cpuMs: pid ? (processCpuMs(pid) - cpu0) / latencies.length : 0 };
     };
+    let floorBaseline;
     for (const [name, quiverReq, bareUrl] of [
       ["describe", [`${base}/v1/table/loadt/describe`, { method: "POST", headers: { "x-api-key": KEY } }], `http://127.0.0.1:${barePort}/describe/loadt`],
       ["namespace list", [`${base}/v1/namespace/%24/list?limit=100`, { headers: { "x-api-key": KEY } }], `http://127.0.0.1:${barePort}/namespaces`],
@@ -410,7 +411,14 @@ try {
       record(`${name} under load`, "p50", "ms", [q.p50], [b.p50]);
       record(`${name} under load`, "p99", "ms", [q.p99], [b.p99], "≤ 50 ms");
       record(`${name} under load`, "server CPU per request", "ms", [q.cpuMs], [b.cpuMs]);
+      floorBaseline = b;
     }
+    // What any Next.js route handler costs: the liveness route does no work at all.
+    await load(`${base}/healthz`, {}, 1);
+    const floor = await load(`${base}/healthz`, {}, 5, quiver.child.pid);
+    record("Next.js floor: GET /healthz (no work) under load", "req/s, against bare http's namespace list", "req/s", [floor.rps], [floorBaseline.rps]);
+    record("Next.js floor: GET /healthz (no work) under load", "p99", "ms", [floor.p99], [floorBaseline.p99]);
+    record("Next.js floor: GET /healthz (no work) under load", "server CPU per request", "ms", [floor.cpuMs], [floorBaseline.cpuMs]);
     bare.kill();
   }
 

@@ -50,6 +50,14 @@ describe("protocol", () => {
     expect(injected.headers.get("x-request-id")).not.toContain("bad");
   });
 
+  it("answers a liveness probe without credentials, and says nothing else", async () => {
+    const res = await fetch(`${server.url}/healthz`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: "ok" });
+    expect(res.headers.get("cache-control")).toContain("no-store");
+    expect(res.headers.get("content-security-policy")).toBe("default-src 'none'; frame-ancestors 'none'");
+  });
+
   it("tells an authenticated caller where a call's time went, and nobody else", async () => {
     const insert = await api.arrow("/v1/table/p$timed/create", rows(0, 5));
     expect(insert.status).toBe(200);
