@@ -38,6 +38,7 @@ export class Storage {
   async init(): Promise<void> {
     await fs.mkdir(this.linksDir, { recursive: true });
     await fs.mkdir(this.trashDir, { recursive: true });
+    void this.emptyTrash();
     if (!(await exists(path.join(this.root, MANIFEST_DIR, "_versions")))) {
       // The engine creates `__manifest` (with its indexes) on its first namespace write.
       const conn = await this.namespaces();
@@ -258,6 +259,23 @@ export class Storage {
       if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
     }
     await fs.rm(doomed, { recursive: true, force: true });
+  }
+
+  /**
+   * Deletes what drops left in the trash, a server stopped in the middle of one for instance. Nothing reads the
+   * trash; an entry younger than a minute may still be under deletion by the drop that put it there, and is left
+   * to it.
+   */
+  private async emptyTrash(): Promise<void> {
+    const settledBefore = Date.now() - 60_000;
+    try {
+      for (const name of await fs.readdir(this.trashDir)) {
+        const doomedAt = parseInt(name.split("-")[0], 36);
+        if (Number.isFinite(doomedAt) && doomedAt < settledBefore) await fs.rm(path.join(this.trashDir, name), { recursive: true, force: true });
+      }
+    } catch (err) {
+      console.error("emptying the trash of dropped tables failed", err);
+    }
   }
 
   /**

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Table } from "apache-arrow";
@@ -171,6 +171,27 @@ describe("drop", () => {
     expect((await api.post("/v1/table/lake$ghost/drop")).status).toBe(200);
     expect(existsSync(declared.body.location as string)).toBe(false);
     expectError(await api.post("/v1/table/lake$ghost/exists"), 404, 4);
+    expect(readdirSync(path.join(server.root, ".quiver", "trash"))).toEqual([]);
+  });
+
+  it("leaves nothing in the trash after a restart, where a drop stopped part-way had left a directory", async () => {
+    const trash = path.join(server.root, ".quiver", "trash");
+    const stale = path.join(trash, `${(Date.now() - 120_000).toString(36)}-0123456789ab`);
+    const fresh = path.join(trash, `${Date.now().toString(36)}-ba9876543210`);
+    for (const dir of [stale, fresh]) {
+      mkdirSync(path.join(dir, "data"), { recursive: true });
+      writeFileSync(path.join(dir, "data", "rows.lance"), "x".repeat(1000));
+    }
+    const restarted = await startServer({}, { root: server.root });
+    try {
+      for (let i = 0; i < 100 && existsSync(stale); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(existsSync(stale)).toBe(false);
+      // A drop in another process may still be deleting an entry this young.
+      expect(existsSync(fresh)).toBe(true);
+    } finally {
+      await restarted.stop();
+      rmSync(fresh, { recursive: true, force: true });
+    }
   });
 });
 
