@@ -37,18 +37,25 @@ export interface BodySource {
   drop(atMost: number, expired: Promise<never>): Promise<void>;
 }
 
+/** Node requests whose body a source already took: only that source may read or drop it. */
+const taken = new WeakSet<IncomingMessage>();
+
+/** The body's source; null when there is no body, or when it was already taken (read, or being dropped). */
 export function bodySource(request: Request): BodySource | null {
-  const incoming = untouchedNodeRequest(request);
-  if (incoming) return nodeSource(incoming);
+  const incoming = nodeRequestOf(request);
+  if (incoming && taken.has(incoming)) return null;
+  if (incoming && !incoming.readableDidRead && !incoming.readableEnded && !incoming.destroyed) {
+    taken.add(incoming);
+    return nodeSource(incoming);
+  }
   if (!request.body || request.bodyUsed) return null;
   return webSource(request.body.getReader());
 }
 
-function untouchedNodeRequest(request: Request): IncomingMessage | undefined {
+/** Node's request behind `request`, unless a proxy layer made up another request in its place. */
+function nodeRequestOf(request: Request): IncomingMessage | undefined {
   const incoming = (globalThis as Holder)[STORE]?.getStore();
-  if (!incoming || incoming.readableDidRead || incoming.readableEnded || incoming.destroyed) return undefined;
-  // The same request as the one being answered, not one a proxy layer made up in its place.
-  if (incoming.method !== request.method) return undefined;
+  if (!incoming || incoming.method !== request.method) return undefined;
   if ((incoming.headers["content-length"] ?? null) !== request.headers.get("content-length")) return undefined;
   return incoming;
 }
@@ -81,25 +88,25 @@ function nodeSource(incoming: IncomingMessage): BodySource {
 }
 
 function webSource(reader: ReadableStreamDefaultReader<Uint8Array>): BodySource {
+  const pump = async (onChunk: (chunk: Uint8Array) => void, expired: Promise<never>) => {
+    for (;;) {
+      const { done, value } = await Promise.race([reader.read(), expired]);
+      if (done) return;
+      onChunk(value);
+    }
+  };
   return {
-    pump: async (onChunk, expired) => {
-      for (;;) {
-        const { done, value } = await Promise.race([reader.read(), expired]);
-        if (done) return;
-        onChunk(value);
-      }
-    },
+    pump,
     drop: async (atMost, expired) => {
       let dropped = 0;
       try {
-        for (;;) {
-          const { done, value } = await Promise.race([reader.read(), expired]);
-          if (done) return;
-          dropped += value.byteLength;
-          if (dropped > atMost) break;
-        }
+        await pump((chunk) => {
+          dropped += chunk.byteLength;
+          if (dropped > atMost) throw new Error("more than is worth reading");
+        }, expired);
+        return;
       } catch {
-        // the deadline passed: cut the body off below
+        // too much, or the deadline passed: cut the body off below
       }
       // Not awaited: cancelling a stream whose client has gone quiet waits for that client.
       reader.cancel().catch(() => undefined);
