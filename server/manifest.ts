@@ -168,8 +168,9 @@ function parseProperties(metadata: string | null): Record<string, string> {
  * patch it in place, so a write costs its own row rather than a re-read of the whole catalog.
  */
 export class Manifest {
-  private cached?: { version: number; foreign: string; names: string[]; index: CatalogIndex };
-  private loading?: { version: number; foreign: string; index: Promise<CatalogIndex> };
+  /** `foreign` is the very list `rootDatasets` answered, which stays the same object until the root changes. */
+  private cached?: { version: number; foreign: string[]; index: CatalogIndex };
+  private loading?: { version: number; foreign: string[]; index: Promise<CatalogIndex> };
   private schema?: Schema;
   private root?: { stamp: number; foreign: string[] };
   private writes = 0;
@@ -184,19 +185,18 @@ export class Manifest {
   async index(): Promise<CatalogIndex> {
     const table = await this.storage.manifest();
     const [version, foreign] = await Promise.all([table.version(), this.rootDatasets()]);
-    const key = foreign.join("/");
     if (this.cached && this.cached.version === version) {
       // Only root-level datasets came or went (a root-level create or drop): no need to read the rows again.
-      if (this.cached.foreign !== key) {
-        this.cached.index.replaceRootDatasets(this.cached.names, foreign);
-        Object.assign(this.cached, { foreign: key, names: foreign });
+      if (this.cached.foreign !== foreign) {
+        this.cached.index.replaceRootDatasets(this.cached.foreign, foreign);
+        this.cached.foreign = foreign;
       }
       return this.cached.index;
     }
     // A load under way is joined only when it reads this version or a later one: one that started before another
     // process's commit would answer without a row the caller may already have been told exists.
-    if (!this.loading || this.loading.version < version || this.loading.foreign !== key) {
-      const load = { version, foreign: key, index: this.load(version, foreign, key) };
+    if (!this.loading || this.loading.version < version || this.loading.foreign !== foreign) {
+      const load = { version, foreign, index: this.load(version, foreign) };
       this.loading = load;
       const done = () => {
         if (this.loading === load) this.loading = undefined;
@@ -206,7 +206,7 @@ export class Manifest {
     return this.loading.index;
   }
 
-  private async load(version: number, foreign: string[], key: string): Promise<CatalogIndex> {
+  private async load(version: number, foreign: string[]): Promise<CatalogIndex> {
     let rows: ManifestRow[];
     try {
       rows = await this.readRows(version);
@@ -219,7 +219,7 @@ export class Manifest {
     }
     const index = new CatalogIndex(rows, foreign);
     // Own commits may have patched the cache past this version meanwhile.
-    if (!this.cached || this.cached.version <= version) this.cached = { version, foreign: key, names: foreign, index };
+    if (!this.cached || this.cached.version <= version) this.cached = { version, foreign, index };
     return index;
   }
 
@@ -246,13 +246,15 @@ export class Manifest {
       .finally(() => (this.compacting = undefined));
   }
 
-  /** Root-level `*.lance` directories, re-read only when the root directory changes. */
+  /** Root-level `*.lance` directories, re-read only when the root directory changes; the same list while they do not. */
   private async rootDatasets(): Promise<string[]> {
     const stamp = (await fs.stat(this.storage.root)).mtimeMs;
     if (this.root?.stamp !== stamp) {
       const entries = await fs.readdir(this.storage.root, { withFileTypes: true });
-      const names = entries.filter((e) => e.isDirectory() && e.name.endsWith(".lance")).map((e) => e.name.slice(0, -".lance".length));
-      this.root = { stamp, foreign: names.sort(compare) };
+      const names = entries.filter((e) => e.isDirectory() && e.name.endsWith(".lance")).map((e) => e.name.slice(0, -".lance".length)).sort(compare);
+      const previous = this.root?.foreign;
+      const same = previous !== undefined && previous.length === names.length && previous.every((name, i) => name === names[i]);
+      this.root = { stamp, foreign: same ? previous : names };
     }
     return this.root.foreign;
   }
