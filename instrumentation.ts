@@ -1,10 +1,28 @@
 /**
- * Runs once when the server starts: lets API handlers read request bodies from Node's own request, opens the
- * default database, makes the console's session secret (so that no request, refused ones included, is what first
- * writes it), and issues the first admin key if none exists.
+ * Runs once when the server starts: checks the settings and that the data root's store answers (a server that
+ * cannot serve says so in one line and exits, rather than failing request after request), lets API handlers read
+ * request bodies from Node's own request, opens the default database, makes the console's session secret (so that
+ * no request, refused ones included, is what first writes it), and issues the first admin key if none exists.
  */
+const STARTUP_STORE_TIMEOUT_MS = 20_000;
+
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  try {
+    await start();
+  } catch (err) {
+    const line = err instanceof Error && err.name === "ConfigError" ? err.message : `cannot start: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`;
+    console.error(`quiver: ${line}`);
+    process.exit(1);
+  }
+}
+
+async function start() {
+  const { config } = await import("./server/config");
+  const { rootStore } = await import("./server/storage/stores");
+  const { storeAnswers } = await import("./server/storage/readiness");
+  const answer = await storeAnswers(rootStore(), STARTUP_STORE_TIMEOUT_MS);
+  if (!answer.ready) throw new Error(`the data root ${config.root.uri} cannot be reached: ${answer.reason} (check QUIVER_ROOT and QUIVER_STORAGE_OPTIONS)`);
   const { captureNodeRequests } = await import("./server/http/body-source");
   captureNodeRequests();
   const { defaultCatalog } = await import("./server/catalogs");

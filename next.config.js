@@ -9,8 +9,8 @@ const securityHeaders = [
 
 /** @type {import('next').NextConfig} */
 const nextConfig = {
-  // The Lance engine ships a native addon and requires its own CommonJS apache-arrow.
-  serverExternalPackages: ["@lancedb/lancedb", "apache-arrow"],
+  // The Lance engine and OpenDAL ship native addons, and the engine requires its own CommonJS apache-arrow.
+  serverExternalPackages: ["@lancedb/lancedb", "apache-arrow", "opendal"],
   // API clients (LanceDB's remote client) neither expect nor follow redirects; both slash forms are routed.
   skipTrailingSlashRedirect: true,
   poweredByHeader: false,
@@ -22,6 +22,7 @@ const nextConfig = {
       { source: "/v1/:path*", headers: [{ key: "Content-Security-Policy", value: "default-src 'none'; frame-ancestors 'none'" }] },
       { source: "/api/:path*", headers: [{ key: "Content-Security-Policy", value: "default-src 'none'; frame-ancestors 'none'" }] },
       { source: "/healthz", headers: [{ key: "Content-Security-Policy", value: "default-src 'none'; frame-ancestors 'none'" }] },
+      { source: "/readyz", headers: [{ key: "Content-Security-Policy", value: "default-src 'none'; frame-ancestors 'none'" }] },
     ];
   },
 };

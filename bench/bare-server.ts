@@ -4,10 +4,10 @@
  */
 import { createServer } from "node:http";
 import { Catalog } from "../server/catalog";
+import { parseRoot, parseStorageOptions } from "../server/storage/root";
 
-const root = process.env.QUIVER_ROOT!;
 const port = Number(process.env.PORT);
-const catalog = new Catalog(root);
+const catalog = new Catalog(parseRoot(process.env.QUIVER_ROOT!), parseStorageOptions(process.env.QUIVER_STORAGE_OPTIONS));
 
 catalog.init().then(() => {
   createServer(async (req, res) => {

@@ -16,6 +16,9 @@ import type { NativeTable } from "./lance-native";
 import { KeyedLock } from "./keyed-lock";
 import { AppendGroups } from "./append-groups";
 import { versionSummary } from "./version-summary";
+import type { ObjectStore } from "./storage/object-store";
+import type { DataRoot } from "./storage/root";
+import { openStore } from "./storage/stores";
 
 export type Id = string[];
 
@@ -43,13 +46,16 @@ export function parseArrowBody(body: ReceivedBody): ArrowBody {
 export class Catalog {
   readonly storage: Storage;
   readonly manifest: Manifest;
+  readonly store: ObjectStore;
   private readonly locks = new KeyedLock();
   private readonly writes = new KeyedLock();
   /** Appends waiting for a table's write turn, committed together. */
   readonly appends = new AppendGroups();
 
-  constructor(root: string) {
-    this.storage = new Storage(root);
+  constructor(root: DataRoot, storageOptions: Record<string, string>) {
+    this.store = openStore(root, storageOptions);
+    if (root.kind !== "local") throw new QuiverError("Unsupported", "tables on an object store root are not served yet");
+    this.storage = new Storage(root, this.store);
     this.manifest = new Manifest(this.storage);
   }
 
@@ -428,7 +434,7 @@ export class Catalog {
     if (branch && branch !== "main") return 0;
     try {
       const file = await this.storage.manifestFile(entry.location, version, await table.usesV2ManifestPaths());
-      return Number((await versionSummary(file)).metadata.total_deletion_file_rows);
+      return Number((await versionSummary(this.store, file)).metadata.total_deletion_file_rows);
     } catch {
       return 0;
     }

@@ -1,20 +1,28 @@
 /**
- * Databases: the default one is the data root itself; each other one is a separate data root inside it.
- * One initialised catalog per database per process.
+ * Databases: the default one is the data root itself; each other one is a separate data root inside it, under
+ * `.quiver/databases/<name>/`. One initialised catalog per database per process.
  */
-import { promises as fs } from "node:fs";
-import path from "node:path";
 import { Catalog } from "./catalog";
 import { config } from "./config";
 import { QuiverError, invalidInput } from "./errors";
+import { OutsideRootError } from "./storage/object-store";
+import { childUri, type DataRoot } from "./storage/root";
+import { rootStore } from "./storage/stores";
 
 const DATABASE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+const DATABASES = ".quiver/databases/";
+/** Written when a database is created, so that it exists on an object store (which has no empty directories). */
+const DATABASE_MARKER = ".quiver-database";
 const catalogs = new Map<string, Promise<Catalog>>();
 
 export const DEFAULT_DATABASE = config.defaultDatabase;
 
-function rootOf(database: string): string {
-  return database === DEFAULT_DATABASE ? config.root : path.join(config.root, ".quiver", "databases", database);
+function rootOf(database: string): DataRoot {
+  if (database === DEFAULT_DATABASE) return config.root;
+  const relative = `${DATABASES}${database}`;
+  return config.root.kind === "local"
+    ? { kind: "local", uri: childUri(config.root, relative) }
+    : { ...config.root, prefix: [config.root.prefix, relative].filter(Boolean).join("/"), uri: childUri(config.root, relative) };
 }
 
 export function checkDatabaseName(name: string): string {
@@ -22,14 +30,13 @@ export function checkDatabaseName(name: string): string {
   return name;
 }
 
-/** Whether a database's directory is there: a real directory, as a symbolic link could lead out of the data root. */
+/** The databases besides the default one: directories of the store (a symbolic link is none, as it could lead out of the root). */
+async function otherDatabases(): Promise<string[]> {
+  return (await rootStore().listDirectories(DATABASES)).filter((name) => DATABASE_NAME.test(name));
+}
+
 async function exists(database: string): Promise<boolean> {
-  if (database === DEFAULT_DATABASE) return true;
-  try {
-    return (await fs.lstat(rootOf(database))).isDirectory();
-  } catch {
-    return false;
-  }
+  return database === DEFAULT_DATABASE || (await otherDatabases()).includes(database);
 }
 
 export async function catalogFor(database: string = DEFAULT_DATABASE): Promise<Catalog> {
@@ -38,7 +45,7 @@ export async function catalogFor(database: string = DEFAULT_DATABASE): Promise<C
     checkDatabaseName(database);
     if (!(await exists(database))) throw new QuiverError("NamespaceNotFound", `database '${database}' does not exist`);
     catalog = (async () => {
-      const c = new Catalog(rootOf(database));
+      const c = new Catalog(rootOf(database), config.storageOptions);
       await c.init();
       return c;
     })();
@@ -51,27 +58,20 @@ export async function catalogFor(database: string = DEFAULT_DATABASE): Promise<C
 export const defaultCatalog = () => catalogFor(DEFAULT_DATABASE);
 
 export async function listDatabases(): Promise<string[]> {
-  let others: string[] = [];
-  try {
-    const entries = await fs.readdir(path.join(config.root, ".quiver", "databases"), { withFileTypes: true });
-    others = entries.filter((e) => e.isDirectory() && DATABASE_NAME.test(e.name)).map((e) => e.name);
-  } catch {
-    // no other databases yet
-  }
-  return [DEFAULT_DATABASE, ...others.filter((n) => n !== DEFAULT_DATABASE).sort()];
+  return [DEFAULT_DATABASE, ...(await otherDatabases()).filter((n) => n !== DEFAULT_DATABASE).sort()];
 }
 
 export async function createDatabase(name: string): Promise<{ created: boolean }> {
   checkDatabaseName(name);
   if (await exists(name)) return { created: false };
-  await fs.mkdir(path.dirname(rootOf(name)), { recursive: true });
+  let created: boolean;
   try {
-    await fs.mkdir(rootOf(name));
+    created = await rootStore().putIfAbsent(`${DATABASES}${name}/${DATABASE_MARKER}`, new Date().toISOString());
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-    if (await exists(name)) return { created: false };
-    throw new QuiverError("NamespaceAlreadyExists", `the directory of database '${name}' is taken by something that is not a directory`);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (!(err instanceof OutsideRootError) && code !== "ENOTDIR" && code !== "EEXIST") throw err;
+    throw new QuiverError("NamespaceAlreadyExists", `the directory of database '${name}' is taken by something that is not a directory of the data root`);
   }
   await catalogFor(name);
-  return { created: true };
+  return { created };
 }

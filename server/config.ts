@@ -1,16 +1,20 @@
 /** Configuration from the environment; nothing but the defaults is needed to run. */
-import path from "node:path";
+import { ConfigError } from "./config-error";
+import { parseRoot, parseStorageOptions } from "./storage/root";
 
 function intFromEnv(name: string, fallback: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw === "") return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer, got '${raw}'`);
+  if (!Number.isInteger(value) || value <= 0) throw new ConfigError(`${name} must be a positive integer, got '${raw}'`);
   return value;
 }
 
 export const config = {
-  root: path.resolve(/*turbopackIgnore: true*/ process.env.QUIVER_ROOT || "./data"),
+  /** The data root: a local directory or an object store prefix. */
+  root: parseRoot(process.env.QUIVER_ROOT || "./data"),
+  /** Lance storage options for the root and every table under it. */
+  storageOptions: parseStorageOptions(process.env.QUIVER_STORAGE_OPTIONS),
   /** The database a request without a database header uses. */
   defaultDatabase: process.env.QUIVER_DEFAULT_DATABASE || "default",
   /** Largest Arrow request body, in bytes (413 beyond). */

@@ -12,6 +12,8 @@ import path from "node:path";
 import { connectNative, type NativeConnection, type NativeTable } from "./lance-native";
 import { QuiverError, fromArrowWriteError, fromEngineError, invalidInput } from "./errors";
 import type { ArrowBody } from "./arrow-ipc";
+import type { ObjectStore } from "./storage/object-store";
+import { childUri, type DataRoot } from "./storage/root";
 
 export const RESERVED_MARKER = ".lance-reserved";
 const MANIFEST_DIR = "__manifest";
@@ -28,8 +30,11 @@ export class Storage {
   private lazyLinkConnection?: Promise<NativeConnection>;
   private namespaceConnection?: Promise<NativeConnection>;
 
-  constructor(root: string) {
-    this.root = path.resolve(root);
+  constructor(
+    private readonly dataRoot: DataRoot & { kind: "local" },
+    private readonly store: ObjectStore,
+  ) {
+    this.root = dataRoot.uri;
     this.linksDir = path.join(this.root, ".quiver", "links");
     this.trashDir = path.join(this.root, ".quiver", "trash");
   }
@@ -296,18 +301,9 @@ export class Storage {
   /** File facts for the version list: the engine's API does not expose manifest sizes or e-tags. */
   async manifestFile(location: string, version: number, v2Paths: boolean) {
     const file = v2Paths ? `${(18446744073709551615n - BigInt(version)).toString().padStart(20, "0")}.manifest` : `${version}.manifest`;
-    const relative = path.join(location, "_versions", file);
-    try {
-      const stat = await fs.stat(path.join(this.root, relative), { bigint: true });
-      const mtimeMicros = stat.mtimeNs / 1000n;
-      return {
-        path: path.join(this.root, relative),
-        size: Number(stat.size),
-        eTag: `${stat.ino.toString(16)}-${mtimeMicros.toString(16)}-${stat.size.toString(16)}`,
-      };
-    } catch {
-      return { path: path.join(this.root, relative), size: 0, eTag: "" };
-    }
+    const key = `${location}/_versions/${file}`;
+    const info = await this.store.head(key).catch(() => null);
+    return { key, path: childUri(this.dataRoot, key), size: info?.size ?? 0, eTag: info?.etag ?? "" };
   }
 }
 

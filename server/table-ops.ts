@@ -253,13 +253,12 @@ export async function listVersions(
 ) {
   const entry = await catalog.resolve(id);
   if (await catalog.isDeclaredOnly(entry)) return { versions: [], page_token: undefined };
-  const dir = catalog.storage.directory(entry.location);
   // The main branch is read from its manifest files, a page at a time; branches go through the engine.
   let numbers: number[];
   let v2 = true;
   let engineRecords: Map<number, { timestamp: number; metadata: Record<string, string> }> | undefined;
   if (!options.branch || options.branch === "main") {
-    ({ versions: numbers, v2 } = await listVersionNumbers(dir));
+    ({ versions: numbers, v2 } = await listVersionNumbers(catalog.store, entry.location));
   } else {
     const table = await catalog.writeHandle(entry, options.branch);
     const all = await engineCall("list versions", () => table.listVersions());
@@ -277,7 +276,7 @@ export async function listVersions(
     slice.map(async (version) => {
       const file = await catalog.storage.manifestFile(entry.location, version, v2);
       const engine = engineRecords?.get(version);
-      const summary = engine ? null : await versionSummary(file);
+      const summary = engine ? null : await versionSummary(catalog.store, file);
       return {
         version,
         manifest_path: file.path,
@@ -286,7 +285,7 @@ export async function listVersions(
         timestamp_millis: engine ? engine.timestamp : summary!.timestampMillis,
         timestamp: new Date(engine ? engine.timestamp : summary!.timestampMillis).toISOString(),
         metadata: engine ? engine.metadata : summary!.metadata,
-        ...(options.withOperations ? { operation: await versionOperation(dir, file.path, summary?.transactionFile) } : {}),
+        ...(options.withOperations ? { operation: await versionOperation(catalog.store, entry.location, file.key, summary?.transactionFile) } : {}),
       };
     }),
   );

@@ -2,8 +2,7 @@
  * What operation made a version. The engine's version list does not say, but each manifest names its transaction
  * file, and the transaction's protobuf carries the operation as a field number (lance's transaction.proto).
  */
-import { promises as fs } from "node:fs";
-import path from "node:path";
+import type { ObjectStore } from "./storage/object-store";
 import { fields } from "./version-summary";
 
 const OPERATIONS: Record<number, string> = {
@@ -39,11 +38,12 @@ export function transactionOperation(buf: Buffer): string | null {
 const TRANSACTION_NAME = /\d+-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.txn/;
 
 /** The operation of a version, given its manifest (and, when already known, its transaction file's name). */
-export async function versionOperation(datasetDir: string, manifestPath: string, transactionFile?: string | null): Promise<string | null> {
+export async function versionOperation(store: ObjectStore, location: string, manifestKey: string, transactionFile?: string | null): Promise<string | null> {
   try {
-    const name = transactionFile ?? TRANSACTION_NAME.exec((await fs.readFile(manifestPath)).toString("latin1"))?.[0];
+    const name = transactionFile ?? TRANSACTION_NAME.exec((await store.get(manifestKey))?.toString("latin1") ?? "")?.[0];
     if (!name) return null;
-    return transactionOperation(await fs.readFile(path.join(datasetDir, "_transactions", name)));
+    const transaction = await store.get(`${location}/_transactions/${name}`);
+    return transaction ? transactionOperation(transaction) : null;
   } catch {
     return null;
   }

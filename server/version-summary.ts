@@ -3,8 +3,7 @@
  * file ends with the position of its protobuf `Manifest` (lance's table.proto), which lists the version's
  * fragments; row counts and sizes are summed from them. Manifests never change, so summaries are cached.
  */
-import { promises as fs } from "node:fs";
-import path from "node:path";
+import type { ObjectStore } from "./storage/object-store";
 
 export interface VersionSummary {
   version: number;
@@ -109,21 +108,24 @@ const CACHE_LIMIT = 50_000;
 
 /**
  * A manifest file never changes once written, but a table dropped and created again at the same place writes new
- * files under the same names: so summaries are cached by the file's identity (its eTag of inode, time and size).
+ * files under the same names: so summaries are cached by the file's identity (its etag).
  */
-export async function versionSummary(manifest: { path: string; eTag: string }): Promise<VersionSummary> {
-  const key = `${manifest.path}\0${manifest.eTag}`;
-  const cached = cache.get(key);
+export async function versionSummary(store: ObjectStore, manifest: { key: string; eTag: string }): Promise<VersionSummary> {
+  const cacheKey = `${store.root.uri}\0${manifest.key}\0${manifest.eTag}`;
+  const cached = cache.get(cacheKey);
   if (cached) return cached;
-  const summary = parseManifest(await fs.readFile(manifest.path));
+  const file = await store.get(manifest.key);
+  if (!file) throw new Error(`manifest ${manifest.key} is missing`);
+  const summary = parseManifest(file);
   if (cache.size >= CACHE_LIMIT) cache.clear();
-  if (manifest.eTag) cache.set(key, summary);
+  if (manifest.eTag) cache.set(cacheKey, summary);
   return summary;
 }
 
 /** Committed versions of a dataset's main branch, from the names of its manifest files. */
-export async function listVersionNumbers(datasetDir: string): Promise<{ versions: number[]; v2: boolean }> {
-  const names = (await fs.readdir(path.join(datasetDir, "_versions"))).filter((n) => /^\d+\.manifest$/.test(n));
+export async function listVersionNumbers(store: ObjectStore, location: string): Promise<{ versions: number[]; v2: boolean }> {
+  const prefix = `${location}/_versions/`;
+  const names = (await store.list(prefix)).map((key) => key.slice(prefix.length)).filter((n) => /^\d+\.manifest$/.test(n));
   const v2 = names.some((n) => n.length === "18446744073709551614.manifest".length);
   const versions = names.map((n) => {
     const digits = n.slice(0, -".manifest".length);

@@ -267,7 +267,9 @@ describe("audit log", () => {
 
   it("never writes keys or tokens to the audit log or the server output", async () => {
     const auditDir = path.join(server.root, ".quiver", "auth", "audit");
-    const audit = readdirSync(auditDir).map((f) => readFileSync(path.join(auditDir, f), "utf8")).join("\n");
+    const segments = readdirSync(auditDir, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".jsonl"));
+    expect(segments.length).toBeGreaterThan(0);
+    const audit = segments.map((f) => readFileSync(path.join(auditDir, f), "utf8")).join("\n");
     for (const key of [...Object.values(keys), server.adminKey]) {
       expect(audit).not.toContain(key);
       expect(server.output()).not.toContain(key);

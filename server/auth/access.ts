@@ -2,9 +2,8 @@
  * Authentication and authorization: turns presented credentials into a principal, and answers what role a
  * principal holds on a namespace or table of a database.
  */
-import { promises as fs } from "node:fs";
-import path from "node:path";
-import { config } from "../config";
+import type { ObjectStore } from "../storage/object-store";
+import { rootStore } from "../storage/stores";
 import { ApiKeyStore, sameSecret } from "./api-keys";
 import { AuditLog } from "./audit";
 import { GrantStore } from "./grants";
@@ -20,10 +19,14 @@ export class Access {
   readonly tokens: TokenVerifier | null;
   private readonly admins: Set<string>;
 
-  constructor(readonly authDir: string) {
-    this.keys = new ApiKeyStore(authDir);
-    this.grants = new GrantStore(authDir);
-    this.audit = new AuditLog(path.join(authDir, "audit"));
+  /** `prefix` is where the auth state lives in the store, ending with `/`. */
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly prefix: string,
+  ) {
+    this.keys = new ApiKeyStore(store, prefix);
+    this.grants = new GrantStore(store, prefix);
+    this.audit = new AuditLog(store, `${prefix}audit/`);
     const oidc = oidcConfigFromEnv();
     this.tokens = oidc ? new TokenVerifier(oidc) : null;
     this.admins = new Set((process.env.QUIVER_ADMINS ?? "").split(",").map((s) => s.trim()).filter(Boolean));
@@ -31,17 +34,13 @@ export class Access {
 
   /**
    * With no admin key configured and no key issued yet, creates the first admin key and returns it, once, to
-   * be printed. A lock file keeps two processes starting together from both doing it.
+   * be printed. A lock object written only where none exists keeps two instances starting together from both
+   * doing it.
    */
   async bootstrap(): Promise<string | null> {
     if (process.env.QUIVER_ADMIN_API_KEY) return null;
     if ((await this.keys.list()).length > 0) return null;
-    await fs.mkdir(this.authDir, { recursive: true });
-    try {
-      await (await fs.open(path.join(this.authDir, "bootstrap.lock"), "wx")).close();
-    } catch {
-      return null;
-    }
+    if (!(await this.store.putIfAbsent(`${this.prefix}bootstrap.lock`, new Date().toISOString()))) return null;
     const { key } = await this.keys.create({
       name: "bootstrap admin",
       role: "admin",
@@ -148,6 +147,6 @@ function withinScope(inner: Scope, outer: Scope): boolean {
 let instance: Access | undefined;
 
 export function access(): Access {
-  instance ??= new Access(path.join(config.root, ".quiver", "auth"));
+  instance ??= new Access(rootStore(), ".quiver/auth/");
   return instance;
 }

@@ -1,91 +1,85 @@
 /**
- * Grants: a role for a user, group or key on a namespace subtree or a table. Kept as journals under the data
- * root: each process appends `add` and `remove` entries to a file of its own, and every process replays all the
- * files, reading only what was appended since it last looked. Grant ids are never reused, so the order in which
- * journals are replayed does not matter.
+ * Grants: a role for a user, group or key on a namespace subtree or a table, one record each. A grant's id is a
+ * digest of what it grants, so two instances granting the same thing at the same moment make one record.
  */
-import { randomBytes } from "node:crypto";
-import { promises as fs } from "node:fs";
-import path from "node:path";
+import { createHash } from "node:crypto";
+import type { ObjectStore } from "../storage/object-store";
 import type { GrantRecord } from "./model";
-import { KeyedLock } from "../keyed-lock";
+import { RecordStore } from "./records";
 
 type JournalEntry = { op: "add"; grant: GrantRecord } | { op: "remove"; id: string };
 
-export class GrantStore {
-  private readonly dir: string;
-  private readonly file: string;
-  private readonly offsets = new Map<string, number>();
-  private readonly added = new Map<string, GrantRecord>();
-  private readonly removed = new Set<string>();
-  private readonly lock = new KeyedLock();
+function grantId(input: Omit<GrantRecord, "id" | "createdAt">): string {
+  const what = [input.principal.type, input.principal.name, input.role, input.scope.database ?? "", input.scope.kind, ...input.scope.id];
+  return createHash("sha256").update(JSON.stringify(what)).digest("hex").slice(0, 16);
+}
 
-  constructor(authDir: string) {
-    this.dir = path.join(authDir, "grants");
-    this.file = path.join(this.dir, `${process.pid}-${Date.now().toString(36)}-${randomBytes(3).toString("hex")}.jsonl`);
+const sameGrant = (a: Omit<GrantRecord, "id" | "createdAt">, b: Omit<GrantRecord, "id" | "createdAt">) =>
+  a.principal.type === b.principal.type &&
+  a.principal.name === b.principal.name &&
+  a.role === b.role &&
+  a.scope.database === b.scope.database &&
+  a.scope.kind === b.scope.kind &&
+  a.scope.id.join("\u0000") === b.scope.id.join("\u0000");
+
+export class GrantStore {
+  private readonly records: RecordStore<GrantRecord>;
+  private migrated?: Promise<void>;
+
+  /** `prefix` is the auth state's prefix in the store, ending with `/`. */
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly prefix: string,
+  ) {
+    this.records = new RecordStore(store, `${prefix}grants/`);
   }
 
-  /** Reads what every journal gained since the last look. */
-  private refresh(): Promise<void> {
-    return this.lock.run("refresh", async () => {
-      await fs.mkdir(this.dir, { recursive: true });
-      for (const name of await fs.readdir(this.dir)) {
-        if (!name.endsWith(".jsonl")) continue;
-        const file = path.join(this.dir, name);
-        const from = this.offsets.get(name) ?? 0;
-        const { size } = await fs.stat(file);
-        if (size <= from) continue;
-        const handle = await fs.open(file, "r");
-        try {
-          const buf = Buffer.alloc(size - from);
-          await handle.read(buf, 0, buf.length, from);
-          const text = buf.toString("utf8");
-          const complete = text.lastIndexOf("\n") + 1;
-          for (const line of text.slice(0, complete).split("\n")) if (line) this.apply(JSON.parse(line) as JournalEntry);
-          this.offsets.set(name, from + Buffer.byteLength(text.slice(0, complete)));
-        } finally {
-          await handle.close();
+  /**
+   * Earlier versions kept grants as per-process journals (`grants/*.jsonl`, one `add` or `remove` per line). They
+   * are replayed into records once and then deleted; replaying twice, from two instances, makes the same records.
+   */
+  private migrateJournals(): Promise<void> {
+    this.migrated ??= (async () => {
+      const journals = (await this.store.list(`${this.prefix}grants/`)).filter((k) => k.endsWith(".jsonl"));
+      if (journals.length === 0) return;
+      const added = new Map<string, GrantRecord>();
+      const removed = new Set<string>();
+      for (const key of journals) {
+        const text = (await this.store.get(key))?.toString("utf8") ?? "";
+        for (const line of text.split("\n")) {
+          if (!line) continue;
+          try {
+            const entry = JSON.parse(line) as JournalEntry;
+            if (entry.op === "add") added.set(entry.grant.id, entry.grant);
+            else removed.add(entry.id);
+          } catch {
+            // a torn last line of a crashed process
+          }
         }
       }
-    });
-  }
-
-  private apply(entry: JournalEntry) {
-    if (entry.op === "add") this.added.set(entry.grant.id, entry.grant);
-    else this.removed.add(entry.id);
-  }
-
-  private async append(entry: JournalEntry) {
-    await fs.mkdir(this.dir, { recursive: true });
-    await fs.appendFile(this.file, JSON.stringify(entry) + "\n", { mode: 0o600 });
-    await this.refresh();
+      for (const grant of added.values()) if (!removed.has(grant.id)) await this.records.create(grant);
+      for (const key of journals) await this.store.delete(key);
+    })();
+    this.migrated.catch(() => (this.migrated = undefined));
+    return this.migrated;
   }
 
   async list(): Promise<GrantRecord[]> {
-    await this.refresh();
-    return [...this.added.values()].filter((g) => !this.removed.has(g.id));
+    await this.migrateJournals();
+    return this.records.list();
   }
 
   async create(input: Omit<GrantRecord, "id" | "createdAt">): Promise<GrantRecord> {
-    const existing = (await this.list()).find(
-      (g) =>
-        g.principal.type === input.principal.type &&
-        g.principal.name === input.principal.name &&
-        g.role === input.role &&
-        g.scope.database === input.scope.database &&
-        g.scope.kind === input.scope.kind &&
-        g.scope.id.join("\u0000") === input.scope.id.join("\u0000"),
-    );
+    const existing = (await this.list()).find((g) => sameGrant(g, input));
     if (existing) return existing;
-    const grant: GrantRecord = { ...input, id: randomBytes(8).toString("hex"), createdAt: new Date().toISOString() };
-    await this.append({ op: "add", grant });
-    return grant;
+    const grant: GrantRecord = { ...input, id: grantId(input), createdAt: new Date().toISOString() };
+    if (await this.records.create(grant)) return grant;
+    // Another instance made the same grant first.
+    return (await this.records.read(grant.id)) ?? grant;
   }
 
   async remove(id: string): Promise<boolean> {
-    await this.refresh();
-    if (!this.added.has(id) || this.removed.has(id)) return false;
-    await this.append({ op: "remove", id });
-    return true;
+    await this.migrateJournals();
+    return this.records.remove(id);
   }
 }

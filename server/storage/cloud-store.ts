@@ -1,0 +1,197 @@
+/**
+ * The object store over S3, GCS or Azure Blob, through Apache OpenDAL: one well-kept library for the three clouds,
+ * with the conditional writes (if-none-match, if-match) that instances sharing a root rely on. Settings come from
+ * the same Lance storage options that the engine gets, translated to OpenDAL's names, with each cloud's usual
+ * environment variables as fallbacks where Lance reads them too.
+ */
+import * as opendal from "opendal";
+import { Operator } from "opendal";
+import { ConfigError } from "../config-error";
+import { checkKey, type ObjectInfo, type ObjectStore } from "./object-store";
+import type { Cloud, DataRoot } from "./root";
+
+type ObjectRoot = DataRoot & { kind: "object" };
+
+/** The first option given among Lance's names for it, then the environment variables. */
+function pick(options: Record<string, string>, names: string[], env: string[] = []): string | undefined {
+  for (const name of names) if (options[name]) return options[name];
+  for (const name of env) if (process.env[name]) return process.env[name];
+  return undefined;
+}
+
+function defined(config: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(config).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== ""));
+}
+
+/** OpenDAL's service and configuration for a root, from Lance's storage options. */
+export function openDalConfig(root: ObjectRoot, options: Record<string, string>): { service: string; config: Record<string, string> } {
+  const base = { root: `/${root.prefix}` };
+  const byCloud: Record<Cloud, () => { service: string; config: Record<string, string> }> = {
+    az: () => {
+      const account = pick(options, ["azure_storage_account_name", "account_name"], ["AZURE_STORAGE_ACCOUNT_NAME"]);
+      return {
+        service: "azblob",
+        config: defined({
+          ...base,
+          container: root.bucket,
+          account_name: account,
+          account_key: pick(options, ["azure_storage_account_key", "azure_storage_access_key", "account_key", "access_key"], ["AZURE_STORAGE_ACCOUNT_KEY", "AZURE_STORAGE_ACCESS_KEY"]),
+          sas_token: pick(options, ["azure_storage_sas_token", "azure_storage_sas_key", "sas_token", "sas_key"], ["AZURE_STORAGE_SAS_TOKEN"]),
+          endpoint:
+            pick(options, ["azure_storage_endpoint", "azure_endpoint", "endpoint"], ["AZURE_STORAGE_ENDPOINT", "AZURE_ENDPOINT"]) ??
+            (account ? `https://${account}.blob.core.windows.net` : undefined),
+        }),
+      };
+    },
+    s3: () => ({
+      service: "s3",
+      config: defined({
+        ...base,
+        bucket: root.bucket,
+        region: pick(options, ["aws_region", "region", "aws_default_region"], ["AWS_REGION", "AWS_DEFAULT_REGION"]),
+        endpoint: pick(options, ["aws_endpoint", "aws_endpoint_url", "endpoint", "endpoint_url"], ["AWS_ENDPOINT", "AWS_ENDPOINT_URL"]),
+        access_key_id: pick(options, ["aws_access_key_id", "access_key_id"], ["AWS_ACCESS_KEY_ID"]),
+        secret_access_key: pick(options, ["aws_secret_access_key", "secret_access_key"], ["AWS_SECRET_ACCESS_KEY"]),
+        session_token: pick(options, ["aws_session_token", "aws_token", "session_token", "token"], ["AWS_SESSION_TOKEN"]),
+        enable_virtual_host_style: pick(options, ["aws_virtual_hosted_style_request", "virtual_hosted_style_request"]),
+      }),
+    }),
+    gs: () => {
+      const key = pick(options, ["google_service_account_key", "service_account_key"], ["GOOGLE_SERVICE_ACCOUNT_KEY"]);
+      return {
+        service: "gcs",
+        config: defined({
+          ...base,
+          bucket: root.bucket,
+          // OpenDAL takes the key itself base64-encoded; Lance takes it as JSON text.
+          credential: key ? Buffer.from(key).toString("base64") : undefined,
+          credential_path: pick(options, ["google_service_account", "google_service_account_path", "service_account", "service_account_path"], [
+            "GOOGLE_SERVICE_ACCOUNT",
+            "GOOGLE_SERVICE_ACCOUNT_PATH",
+            "GOOGLE_APPLICATION_CREDENTIALS",
+          ]),
+          endpoint: pick(options, ["google_storage_endpoint", "endpoint"]),
+        }),
+      };
+    },
+  };
+  return byCloud[root.cloud]();
+}
+
+/** OpenDAL reports a failed condition and a missing object by kind, at the start of its message. */
+const kindOf = (err: unknown) => (err instanceof Error ? (/^(\w+)/.exec(err.message)?.[1] ?? "") : "");
+const isNotFound = (err: unknown) => kindOf(err) === "NotFound";
+const isConditionFailed = (err: unknown) => kindOf(err) === "ConditionNotMatch" || kindOf(err) === "AlreadyExists";
+
+/** How long one call to the store may take before it counts as unreachable. */
+const CALL_TIMEOUT_MS = 30_000;
+
+/**
+ * The operator's calls, each bounded in time: a store that stops answering fails the call instead of holding the
+ * request. (opendal 0.49.2, the newest whose binary loads on Debian 12's glibc, has no timeout layer of its own.)
+ */
+function bounded(operator: Operator, timeoutMs: number): Operator {
+  return new Proxy(operator, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        const result = value.apply(target, args);
+        if (!(result instanceof Promise)) return result;
+        let timer: NodeJS.Timeout | undefined;
+        const timeout = new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`Unexpected (timeout) the store did not answer ${String(property)} within ${timeoutMs} ms`)), timeoutMs);
+        });
+        return Promise.race([result, timeout]).finally(() => clearTimeout(timer));
+      };
+    },
+  });
+}
+
+export class ObjectStoreClient implements ObjectStore {
+  private readonly operator: Operator;
+
+  constructor(
+    readonly root: ObjectRoot,
+    storageOptions: Record<string, string>,
+  ) {
+    const { service, config } = openDalConfig(root, storageOptions);
+    // The retry layer is exported under `layers` at run time, which the package's typings leave out.
+    const { RetryLayer } = (opendal as unknown as { layers: { RetryLayer: typeof opendal.RetryLayer } }).layers;
+    const retry = new RetryLayer();
+    retry.maxTimes = 3;
+    retry.jitter = true;
+    const operator = new Operator(service, config);
+    // A store that would ignore the condition would let two instances overwrite each other's records.
+    if (!operator.capability().writeWithIfNotExists) {
+      throw new ConfigError(`QUIVER_ROOT ${root.uri}: this store cannot write an object only where none exists, which instances sharing a root need`);
+    }
+    this.operator = bounded(operator.layer(retry.build()), CALL_TIMEOUT_MS);
+  }
+
+  async get(key: string): Promise<Buffer | null> {
+    try {
+      return await this.operator.read(checkKey(key));
+    } catch (err) {
+      if (isNotFound(err)) return null;
+      throw err;
+    }
+  }
+
+  async head(key: string): Promise<ObjectInfo | null> {
+    checkKey(key);
+    try {
+      const meta = await this.operator.stat(key);
+      return { etag: meta.etag ?? "", size: Number(meta.contentLength ?? 0n) };
+    } catch (err) {
+      if (isNotFound(err)) return null;
+      throw err;
+    }
+  }
+
+  async put(key: string, data: Buffer | string): Promise<void> {
+    await this.operator.write(checkKey(key), data);
+  }
+
+  async putIfAbsent(key: string, data: Buffer | string): Promise<boolean> {
+    try {
+      await this.operator.write(checkKey(key), data, { ifNotExists: true });
+      return true;
+    } catch (err) {
+      if (isConditionFailed(err)) return false;
+      throw err;
+    }
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    checkKey(prefix, true);
+    const entries = await this.operator.list(prefix, { recursive: true });
+    return entries
+      .map((e) => e.path())
+      .filter((p) => !p.endsWith("/"))
+      .sort();
+  }
+
+  async listDirectories(prefix: string): Promise<string[]> {
+    checkKey(prefix, true);
+    const entries = await this.operator.list(prefix);
+    return entries
+      .map((e) => e.path())
+      .filter((p) => p.endsWith("/") && p !== prefix)
+      .map((p) => p.slice(prefix.length, -1));
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.operator.delete(checkKey(key));
+  }
+
+  async deletePrefix(prefix: string): Promise<void> {
+    if (!prefix.endsWith("/")) throw new Error(`'${prefix}' is not a prefix`);
+    await this.operator.removeAll(checkKey(prefix, true));
+  }
+
+  /** Object stores have no directory times: a listing is the stamp, as cheap as anything the store offers. */
+  async listingStamp(prefix: string): Promise<string> {
+    return (await this.listDirectories(prefix)).sort().join("/");
+  }
+}

@@ -1,0 +1,136 @@
+/**
+ * The object store over a local directory. Whole-object writes go to a temporary file first and are moved into
+ * place, so readers in any process see an object whole or not at all. Symbolic links are never followed out of
+ * the root: a key whose path passes through one is refused.
+ */
+import { randomBytes } from "node:crypto";
+import { promises as fs, type BigIntStats, type Dirent } from "node:fs";
+import path from "node:path";
+import { checkKey, OutsideRootError, type ObjectInfo, type ObjectStore } from "./object-store";
+import type { DataRoot } from "./root";
+
+const TEMPORARY = /^\..*\.tmp$/;
+
+/** The same etag object_store gives a local file, so that etags read here and by the engine agree. */
+export function localEtag(stat: BigIntStats): string {
+  return `${stat.ino.toString(16)}-${(stat.mtimeNs / 1000n).toString(16)}-${stat.size.toString(16)}`;
+}
+
+const missing = (err: unknown) => {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === "ENOENT" || code === "ENOTDIR";
+};
+
+export class LocalStore implements ObjectStore {
+  constructor(readonly root: DataRoot & { kind: "local" }) {}
+
+  /** The file of a key, after checking that no directory on the way to it is a symbolic link. */
+  private async file(key: string, prefix = false): Promise<string> {
+    checkKey(key, prefix);
+    const segments = key.split("/").filter(Boolean);
+    let dir = this.root.uri;
+    for (const segment of segments.slice(0, prefix ? segments.length : -1)) {
+      dir = path.join(dir, segment);
+      const stat = await fs.lstat(dir).catch((err) => (missing(err) ? null : Promise.reject(err)));
+      if (!stat) break;
+      if (stat.isSymbolicLink()) throw new OutsideRootError(`'${key}' passes through a symbolic link in the data root`);
+    }
+    return path.join(this.root.uri, ...segments);
+  }
+
+  async get(key: string): Promise<Buffer | null> {
+    const file = await this.file(key);
+    let handle: fs.FileHandle;
+    try {
+      handle = await fs.open(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+    } catch (err) {
+      if (missing(err) || (err as NodeJS.ErrnoException).code === "ELOOP" || (err as NodeJS.ErrnoException).code === "EISDIR") return null;
+      throw err;
+    }
+    try {
+      if (!(await handle.stat()).isFile()) return null;
+      return await handle.readFile();
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async head(key: string): Promise<ObjectInfo | null> {
+    const stat = await fs.lstat(await this.file(key), { bigint: true }).catch((err) => (missing(err) ? null : Promise.reject(err)));
+    return stat?.isFile() ? { etag: localEtag(stat), size: Number(stat.size) } : null;
+  }
+
+  /** A temporary file beside the target holding the content on disk, ready to be moved or linked into place. */
+  private async staged(file: string, data: Buffer | string): Promise<string> {
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(6).toString("hex")}.tmp`);
+    const handle = await fs.open(tmp, "wx", 0o600);
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    return tmp;
+  }
+
+  async put(key: string, data: Buffer | string): Promise<void> {
+    const file = await this.file(key);
+    await fs.rename(await this.staged(file, data), file);
+  }
+
+  async putIfAbsent(key: string, data: Buffer | string): Promise<boolean> {
+    const file = await this.file(key);
+    const tmp = await this.staged(file, data);
+    try {
+      // A hard link is made only where nothing exists, atomically, with the content already complete.
+      await fs.link(tmp, file);
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
+      throw err;
+    } finally {
+      await fs.unlink(tmp).catch(() => undefined);
+    }
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    const dir = await this.file(prefix, true);
+    let entries: Dirent[];
+    try {
+      entries = await fs.readdir(dir, { withFileTypes: true, recursive: true });
+    } catch (err) {
+      if (missing(err)) return [];
+      throw err;
+    }
+    const base = prefix.endsWith("/") || prefix === "" ? prefix : `${prefix}/`;
+    return entries
+      .filter((e) => e.isFile() && !TEMPORARY.test(e.name))
+      .map((e) => base + path.relative(dir, path.join(e.parentPath, e.name)).split(path.sep).join("/"))
+      .sort();
+  }
+
+  async listDirectories(prefix: string): Promise<string[]> {
+    try {
+      const entries = await fs.readdir(await this.file(prefix, true), { withFileTypes: true });
+      return entries.filter((e) => e.isDirectory()).map((e) => e.name);
+    } catch (err) {
+      if (missing(err)) return [];
+      throw err;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    await fs.unlink(await this.file(key)).catch((err) => (missing(err) ? undefined : Promise.reject(err)));
+  }
+
+  async deletePrefix(prefix: string): Promise<void> {
+    if (!prefix.endsWith("/")) throw new Error(`'${prefix}' is not a prefix`);
+    await fs.rm(await this.file(prefix, true), { recursive: true, force: true });
+  }
+
+  async listingStamp(prefix: string): Promise<string> {
+    const stat = await fs.stat(await this.file(prefix, true)).catch((err) => (missing(err) ? null : Promise.reject(err)));
+    return stat ? String(stat.mtimeMs) : "";
+  }
+}

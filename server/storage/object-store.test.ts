@@ -1,0 +1,71 @@
+/** The store contract, held by every implementation: whole writes, conditional writes that race fairly, listings. */
+import { mkdtempSync, mkdirSync, symlinkSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { stopSharedAzurite, storeKinds } from "@/test/stores";
+
+afterAll(stopSharedAzurite);
+
+describe.each(storeKinds())("the $name store", ({ make }) => {
+  it("reads what it wrote, with an etag that changes with the content", async () => {
+    const store = await make();
+    expect(await store.get("a/b.json")).toBeNull();
+    expect(await store.head("a/b.json")).toBeNull();
+    await store.put("a/b.json", '{"x":1}');
+    expect((await store.get("a/b.json"))?.toString()).toBe('{"x":1}');
+    const first = await store.head("a/b.json");
+    expect(first?.size).toBe(7);
+    await store.put("a/b.json", '{"x":22}');
+    expect((await store.get("a/b.json"))?.toString()).toBe('{"x":22}');
+    const second = await store.head("a/b.json");
+    expect(second?.size).toBe(8);
+    expect(second?.etag).not.toBe(first?.etag);
+  });
+
+  it("writes if absent for exactly one of many racing writers", async () => {
+    const store = await make();
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => store.putIfAbsent("race/once", `writer ${i}`)));
+    expect(results.filter(Boolean)).toHaveLength(1);
+    const winner = results.indexOf(true);
+    expect((await store.get("race/once"))?.toString()).toBe(`writer ${winner}`);
+    expect(await store.putIfAbsent("race/once", "late")).toBe(false);
+  });
+
+  it("lists keys below a prefix at any depth, and the directories one level down", async () => {
+    const store = await make();
+    for (const key of ["t.lance/_versions/1.manifest", "t.lance/data/x.lance", "u.lance/_versions/1.manifest", "top.json"]) await store.put(key, "x");
+    expect(await store.list("t.lance/")).toEqual(["t.lance/_versions/1.manifest", "t.lance/data/x.lance"]);
+    expect(await store.list("nothing/")).toEqual([]);
+    expect((await store.listDirectories("")).sort()).toEqual(["t.lance", "u.lance"]);
+    expect(await store.listDirectories("t.lance/")).toEqual(expect.arrayContaining(["_versions", "data"]));
+    const before = await store.listingStamp("");
+    await store.deletePrefix("t.lance/");
+    expect(await store.list("t.lance/")).toEqual([]);
+    expect(await store.listDirectories("")).toEqual(["u.lance"]);
+    expect(await store.listingStamp("")).not.toBe(before);
+    await store.delete("top.json");
+    await store.delete("top.json");
+    expect(await store.get("top.json")).toBeNull();
+  });
+
+  it("refuses keys that could leave the root", async () => {
+    const store = await make();
+    for (const key of ["../x", "a/../../x", "/etc/passwd", "a//b", "a/./b", "a\\b", "a/b\u0000"]) {
+      await expect(store.get(key), key).rejects.toThrow(/not a key inside the data root/);
+    }
+  });
+});
+
+describe("the local store", () => {
+  it("never follows a symbolic link planted in the root", async () => {
+    const outside = mkdtempSync(path.join(os.tmpdir(), "quiver-outside-"));
+    mkdirSync(path.join(outside, "_versions"));
+    const make = storeKinds().find((k) => k.name === "local")!.make;
+    const store = await make();
+    symlinkSync(outside, path.join(store.root.uri, "evil.lance"));
+    await expect(store.list("evil.lance/")).rejects.toThrow(/symbolic link/);
+    await expect(store.put("evil.lance/_versions/x", "x")).rejects.toThrow(/symbolic link/);
+    expect(await store.listDirectories("")).toEqual([]);
+  });
+});

@@ -1,0 +1,57 @@
+/**
+ * The few operations Quiver needs on its data root, the same over a local directory and an object store. Keys are
+ * `/`-separated paths below the root. Object stores have no rename, append or symbolic link, so nothing here offers
+ * them; and not every store can replace an object on the condition that it is unchanged. So what two instances
+ * may write at once is either written only where nothing exists yet, or is a fact of its own that the last writer
+ * may set (a record's revocation is an object beside the record, never an edit of it).
+ */
+import { QuiverError } from "../errors";
+import type { DataRoot } from "./root";
+
+export interface ObjectInfo {
+  /** Changes whenever the object's content is replaced. */
+  etag: string;
+  size: number;
+}
+
+export interface ObjectStore {
+  readonly root: DataRoot;
+  get(key: string): Promise<Buffer | null>;
+  head(key: string): Promise<ObjectInfo | null>;
+  /** Replaces the object whole: a reader sees the old content or the new, never a part. */
+  put(key: string, data: Buffer | string): Promise<void>;
+  /** Writes the object unless one exists; false when it did (of racing writers, exactly one gets true). */
+  putIfAbsent(key: string, data: Buffer | string): Promise<boolean>;
+  /** The keys of every object below a prefix (a key ending in `/`, or "" for all), at any depth. */
+  list(prefix: string): Promise<string[]>;
+  /** The names of the "directories" directly below a prefix: the next path segment of the keys below it. */
+  listDirectories(prefix: string): Promise<string[]>;
+  delete(key: string): Promise<void>;
+  /** Deletes every object below a prefix. Not atomic: a reader may see some of them go before others. */
+  deletePrefix(prefix: string): Promise<void>;
+  /** Something that changes when an entry directly below the prefix comes or goes; cheap to ask for. */
+  listingStamp(prefix: string): Promise<string>;
+}
+
+const SEGMENT = /^[A-Za-z0-9_.$=+@-]+$/;
+
+/** A key, or the path to it, would leave the data root. */
+export class OutsideRootError extends Error {
+  override name = "OutsideRootError";
+}
+
+/** Refuses a key that could reach outside the root: every segment a plain name, never `.` or `..`. */
+export function checkKey(key: string, prefix = false): string {
+  const body = prefix && key.endsWith("/") ? key.slice(0, -1) : key;
+  if (prefix && body === "") return key;
+  for (const segment of body.split("/")) {
+    if (segment === "." || segment === ".." || !SEGMENT.test(segment)) throw new OutsideRootError(`'${key}' is not a key inside the data root`);
+  }
+  return key;
+}
+
+/** The store could not be reached or failed: the caller should retry later, and nothing was half done by us. */
+export function storeUnavailable(what: string, err: unknown): QuiverError {
+  const reason = err instanceof Error ? err.message.split("\n")[0].slice(0, 300) : String(err);
+  return new QuiverError("ServiceUnavailable", `the data root's store is unavailable (${what}): ${reason}`);
+}

@@ -1,0 +1,89 @@
+/**
+ * Azurite, Microsoft's Azure Blob server, started from npm on a free loopback port: a real object store with real
+ * conditional writes, for the tests that run Quiver on an `az://` root.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { createHmac, randomBytes } from "node:crypto";
+import { freePort } from "./oidc";
+
+export const AZURITE_ACCOUNT = "devstoreaccount1";
+/** Azurite's published development key: not a secret. */
+export const AZURITE_KEY = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
+
+export interface Azurite {
+  port: number;
+  endpoint: string;
+  /** Lance storage options that reach this server. */
+  storageOptions: Record<string, string>;
+  /** A new empty container, and the environment that points Quiver at a prefix in it. */
+  newRoot: (prefix?: string) => Promise<{ uri: string; env: Record<string, string> }>;
+  stop: () => Promise<void>;
+}
+
+/** The SharedKey signature of a request without body or conditional headers (container creation). */
+function sharedKey(method: string, url: URL, headers: Record<string, string>): string {
+  const canonicalHeaders = Object.keys(headers)
+    .filter((h) => h.startsWith("x-ms-"))
+    .sort()
+    .map((h) => `${h}:${headers[h]}\n`)
+    .join("");
+  const query = [...url.searchParams.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `\n${k.toLowerCase()}:${v}`);
+  const resource = `/${AZURITE_ACCOUNT}${url.pathname}${query.join("")}`;
+  const stringToSign = [method, "", "", "", "", "", "", "", "", "", "", ""].join("\n") + "\n" + canonicalHeaders + resource;
+  const signature = createHmac("sha256", Buffer.from(AZURITE_KEY, "base64")).update(stringToSign, "utf8").digest("base64");
+  return `SharedKey ${AZURITE_ACCOUNT}:${signature}`;
+}
+
+export async function createContainer(endpoint: string, name: string): Promise<void> {
+  const url = new URL(`${endpoint}/${name}?restype=container`);
+  const headers: Record<string, string> = { "x-ms-date": new Date().toUTCString(), "x-ms-version": "2021-08-06" };
+  const res = await fetch(url, { method: "PUT", headers: { ...headers, authorization: sharedKey("PUT", url, headers) } });
+  if (res.status !== 201 && res.status !== 409) throw new Error(`creating container ${name} answered ${res.status}: ${await res.text()}`);
+}
+
+/** Starts Azurite; with `location`, its data is kept in that directory and outlives the process. */
+export async function startAzurite(options: { port?: number; location?: string } = {}): Promise<Azurite> {
+  const port = options.port ?? (await freePort());
+  const args = ["--blobHost", "127.0.0.1", "--blobPort", String(port), "--disableTelemetry", "--silent", "--skipApiVersionCheck", "--loose"];
+  args.push(...(options.location ? ["--location", options.location] : ["--inMemoryPersistence"]));
+  let log = "";
+  const child: ChildProcess = spawn("node_modules/.bin/azurite-blob", args, { stdio: ["ignore", "pipe", "pipe"] });
+  child.stdout!.on("data", (d) => (log += d));
+  child.stderr!.on("data", (d) => (log += d));
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  const endpoint = `http://127.0.0.1:${port}/${AZURITE_ACCOUNT}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`Azurite exited:\n${log}`);
+    const up = await fetch(`${endpoint}?comp=list`).then(
+      () => true,
+      () => false,
+    );
+    if (up) break;
+    if (Date.now() > deadline) throw new Error(`Azurite did not start:\n${log}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const storageOptions = {
+    azure_storage_account_name: AZURITE_ACCOUNT,
+    azure_storage_account_key: AZURITE_KEY,
+    azure_storage_endpoint: endpoint,
+    allow_http: "true",
+  };
+  return {
+    port,
+    endpoint,
+    storageOptions,
+    newRoot: async (prefix = "quiver") => {
+      const container = `t${randomBytes(6).toString("hex")}`;
+      await createContainer(endpoint, container);
+      const uri = `az://${container}/${prefix}`;
+      return { uri, env: { QUIVER_ROOT: uri, QUIVER_STORAGE_OPTIONS: JSON.stringify(storageOptions) } };
+    },
+    stop: async () => {
+      if (child.exitCode === null) {
+        child.kill("SIGTERM");
+        await exited;
+      }
+    },
+  };
+}

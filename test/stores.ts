@@ -1,0 +1,44 @@
+/** The kinds of data-root store that tests run against, each making a fresh, empty store. */
+import { mkdtempSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { LocalStore } from "@/server/storage/local-store";
+import type { ObjectStore } from "@/server/storage/object-store";
+import { parseRoot } from "@/server/storage/root";
+import { openStore } from "@/server/storage/stores";
+import { startAzurite, type Azurite } from "./azurite";
+
+export interface StoreKind {
+  name: string;
+  make: () => Promise<ObjectStore>;
+}
+
+let azurite: Promise<Azurite> | undefined;
+
+/** One Azurite for the test file, started when first needed. */
+export function sharedAzurite(): Promise<Azurite> {
+  azurite ??= startAzurite();
+  return azurite;
+}
+
+export async function stopSharedAzurite() {
+  if (azurite) await (await azurite).stop();
+  azurite = undefined;
+}
+
+export function storeKinds(): StoreKind[] {
+  return [
+    {
+      name: "local",
+      make: async () => new LocalStore({ kind: "local", uri: mkdtempSync(path.join(os.tmpdir(), "quiver-store-")) }),
+    },
+    {
+      name: "Azure Blob (Azurite)",
+      make: async () => {
+        const server = await sharedAzurite();
+        const { uri } = await server.newRoot();
+        return openStore(parseRoot(uri), server.storageOptions);
+      },
+    },
+  ];
+}
