@@ -1,0 +1,60 @@
+/**
+ * The data root setting: a server with a root it cannot use refuses to start with one line naming the setting,
+ * never a stack trace or a hang; one that can answers its readiness probe, which checks the store.
+ */
+import { spawn } from "node:child_process";
+import { afterAll, describe, expect, it } from "vitest";
+import { freePort } from "./oidc";
+import { startServer, type TestServer } from "./server";
+
+async function startFailing(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const port = await freePort();
+  const child = spawn("node_modules/.bin/next", ["start", "-p", String(port), "-H", "127.0.0.1"], {
+    env: { ...process.env, NODE_ENV: "production", QUIVER_ADMIN_API_KEY: "k", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout.on("data", (d) => (output += d));
+  child.stderr.on("data", (d) => (output += d));
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  return { code, output };
+}
+
+const servers: TestServer[] = [];
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.stop()));
+});
+
+describe("a root the server cannot use", () => {
+  it.each([
+    [{ QUIVER_ROOT: "ftp://host/data" }, /^quiver: QUIVER_ROOT 'ftp:\/\/host\/data': the scheme 'ftp:\/\/' is not supported/m],
+    [{ QUIVER_ROOT: "s3://Bad_Bucket" }, /^quiver: QUIVER_ROOT 's3:\/\/Bad_Bucket': 'Bad_Bucket' is not a valid bucket name/m],
+    [{ QUIVER_ROOT: "/tmp/x", QUIVER_STORAGE_OPTIONS: "{nope" }, /^quiver: QUIVER_STORAGE_OPTIONS is not valid JSON/m],
+    [{ QUIVER_ROOT: "/tmp/x", QUIVER_MAX_PAGE_SIZE: "-1" }, /^quiver: QUIVER_MAX_PAGE_SIZE must be a positive integer, got '-1'$/m],
+    [
+      // Nothing listens there: the store is unreachable, and the server says so instead of waiting for it.
+      {
+        QUIVER_ROOT: "az://quiver/data",
+        QUIVER_STORAGE_OPTIONS: JSON.stringify({ azure_storage_account_name: "devstoreaccount1", azure_storage_account_key: "a2V5", azure_storage_endpoint: "http://127.0.0.1:9/devstoreaccount1" }),
+      },
+      /^quiver: cannot start: the data root az:\/\/quiver\/data cannot be reached: .*\(check QUIVER_ROOT and QUIVER_STORAGE_OPTIONS\)$/m,
+    ],
+  ])("refuses to start with one line: %j", async (env, line) => {
+    const { code, output } = await startFailing(env);
+    expect(code).toBe(1);
+    expect(output).toMatch(line);
+    expect(output).not.toMatch(/^\s+at /m);
+  });
+});
+
+describe("the readiness probe", () => {
+  it("answers ready without credentials while the store answers, and says nothing else", async () => {
+    const server = await startServer();
+    servers.push(server);
+    const res = await fetch(`${server.url}/readyz`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: "ready" });
+    expect(res.headers.get("cache-control")).toContain("no-store");
+    expect(res.headers.get("content-security-policy")).toBe("default-src 'none'; frame-ancestors 'none'");
+  });
+});
