@@ -2,22 +2,20 @@
  * The catalog: namespaces and tables of one data root, and every operation on them. No HTTP here; callers pass
  * parsed identifiers and options and get plain values or a QuiverError.
  */
-import { promises as fs } from "node:fs";
-import path from "node:path";
 import { nameProblem } from "@/lib/identifiers";
 import { tableFromIPC } from "apache-arrow";
 import { schemaToJson, type JsonSchema } from "@/lib/arrow-schema";
 import { QuiverError, invalidInput, unsupported } from "./errors";
 import { ID_SEPARATOR, Manifest, type CatalogIndex, type TableEntry } from "./manifest";
 import { pageOf, type Page } from "./paging";
-import { engineCall, Storage } from "./storage";
+import { Datasets, engineCall } from "./storage/datasets";
 import { toIpcFile, ArrowBodyError, type ArrowBody, type ReceivedBody } from "./arrow-ipc";
 import type { NativeTable } from "./lance-native";
 import { KeyedLock } from "./keyed-lock";
 import { AppendGroups } from "./append-groups";
 import { versionSummary } from "./version-summary";
 import type { ObjectStore } from "./storage/object-store";
-import type { DataRoot } from "./storage/root";
+import { relativeTo, type DataRoot } from "./storage/root";
 import { openStore } from "./storage/stores";
 
 export type Id = string[];
@@ -44,7 +42,7 @@ export function parseArrowBody(body: ReceivedBody): ArrowBody {
 }
 
 export class Catalog {
-  readonly storage: Storage;
+  readonly datasets: Datasets;
   readonly manifest: Manifest;
   readonly store: ObjectStore;
   private readonly locks = new KeyedLock();
@@ -54,13 +52,12 @@ export class Catalog {
 
   constructor(root: DataRoot, storageOptions: Record<string, string>) {
     this.store = openStore(root, storageOptions);
-    if (root.kind !== "local") throw new QuiverError("Unsupported", "tables on an object store root are not served yet");
-    this.storage = new Storage(root, this.store);
-    this.manifest = new Manifest(this.storage);
+    this.datasets = new Datasets(root, this.store, storageOptions);
+    this.manifest = new Manifest(this.datasets, this.store);
   }
 
   async init() {
-    await this.storage.init();
+    await this.datasets.init();
   }
 
   index(): Promise<CatalogIndex> {
@@ -68,7 +65,7 @@ export class Catalog {
   }
 
   location(entry: TableEntry): string {
-    return path.join(this.storage.root, entry.location);
+    return this.datasets.uri(entry.location);
   }
 
   // ---------------------------------------------------------------- namespaces
@@ -93,7 +90,7 @@ export class Catalog {
         await this.manifest.setProperties(objectId, properties);
         return { properties };
       }
-      const connection = await this.storage.namespaces();
+      const connection = await this.datasets.namespaces();
       await engineCall("create namespace", () => connection.createNamespace(id, "create", properties));
       return { properties };
     });
@@ -133,7 +130,7 @@ export class Catalog {
         );
       }
       await this.manifest.remove([...childTables.map((t) => t.objectId), ...childNamespaces, objectId]);
-      for (const t of childTables) await this.writes.run(t.location, () => this.storage.remove(t.location));
+      for (const t of childTables) await this.writes.run(t.location, () => this.datasets.remove(t.location));
       return { properties: entry.properties };
     });
   }
@@ -146,7 +143,7 @@ export class Catalog {
     const names = index.childTables.get(fmt(namespace)) ?? [];
     return pageOf(names, pageToken, limit, async (name) => {
       const entry = index.tables.get(prefix + name)!;
-      return (await visible(entry.id)) && (includeDeclared || this.storage.hasData(entry.location));
+      return (await visible(entry.id)) && (includeDeclared || this.datasets.hasData(entry.location));
     });
   }
 
@@ -154,7 +151,7 @@ export class Catalog {
     const index = await this.index();
     const page = await pageOf(index.sortedTables, pageToken, limit, async (key) => {
       const entry = index.tables.get(key)!;
-      return (await visible(entry.id)) && (includeDeclared || this.storage.hasData(entry.location));
+      return (await visible(entry.id)) && (includeDeclared || this.datasets.hasData(entry.location));
     });
     return { items: page.items.map((k) => index.tables.get(k)!.id), pageToken: page.pageToken };
   }
@@ -207,7 +204,7 @@ export class Catalog {
   }
 
   async isDeclaredOnly(entry: TableEntry): Promise<boolean> {
-    return !(await this.storage.hasData(entry.location));
+    return !(await this.datasets.hasData(entry.location));
   }
 
   /**
@@ -217,7 +214,7 @@ export class Catalog {
    */
   async awaitsFirstWrite(entry: TableEntry, conflict: () => QuiverError): Promise<boolean> {
     if (!(await this.isDeclaredOnly(entry))) return false;
-    if (!(await this.storage.isReserved(entry.location))) throw conflict();
+    if (!(await this.datasets.isReserved(entry.location))) throw conflict();
     return true;
   }
 
@@ -230,9 +227,9 @@ export class Catalog {
       if (index.tables.has(objectId)) throw new QuiverError("TableAlreadyExists", `Table '${objectId}' already exists`);
       if (index.namespaces.has(objectId)) throw new QuiverError("TableAlreadyExists", `a namespace named '${objectId}' already exists`);
       const location = this.chooseLocation(id, requestedLocation);
-      if (!(await this.storage.reserve(location))) throw new QuiverError("TableAlreadyExists", `the location of table '${objectId}' is already in use`);
+      if (!(await this.datasets.reserve(location))) throw new QuiverError("TableAlreadyExists", `the location of table '${objectId}' is already in use`);
       await this.catalogueClaimed(objectId, location, properties);
-      return { location: path.join(this.storage.root, location), properties };
+      return { location: this.datasets.uri(location), properties };
     });
   }
 
@@ -242,23 +239,24 @@ export class Catalog {
    */
   private async catalogueClaimed(objectId: string, location: string, properties: Record<string, string>) {
     const inserted = await this.manifest.insert({ objectId, objectType: "table", location, properties }).catch(async (err) => {
-      await this.storage.release(location);
+      await this.datasets.release(location);
       throw err;
     });
     if (!inserted) {
-      await this.storage.release(location);
+      await this.datasets.release(location);
       throw new QuiverError("TableAlreadyExists", `Table '${objectId}' already exists`);
     }
   }
 
   /** The directory for a new table; a client may name one only as a plain, unused entry of the data root. */
   private chooseLocation(id: Id, requested: string | undefined): string {
-    const computed = Storage.locationFor(fmt(id), id.length > 1);
+    const computed = Datasets.locationFor(fmt(id), id.length > 1);
     if (requested === undefined || requested === "") return computed;
-    const relative = path.isAbsolute(requested) ? path.relative(this.storage.root, requested) : requested;
+    const relative = relativeTo(this.datasets.root, requested);
+    if (relative === null) throw invalidInput(`location '${requested}' is not allowed: it is outside the data root`);
     if (relative === computed || (id.length === 1 && relative === `${id[0]}.lance`)) return relative;
     if (id.length > 1 && /^[0-9a-f]{8}_/.test(relative) && relative.slice(9) === fmt(id)) {
-      this.storage.directory(relative);
+      this.datasets.checkLocation(relative);
       return relative;
     }
     throw invalidInput(`location '${requested}' is not allowed: tables live at locations the catalog chooses inside the data root`);
@@ -276,20 +274,20 @@ export class Catalog {
         const declaredOnly = await this.awaitsFirstWrite(existing, () => new QuiverError("TableAlreadyExists", `Table '${objectId}' is being created by another request`));
         if (!declaredOnly && mode === "create") throw new QuiverError("TableAlreadyExists", `Table '${objectId}' already exists`);
         if (!declaredOnly && mode === "exist_ok") {
-          const table = await this.storage.open(existing.location);
+          const table = await this.datasets.open(existing.location);
           return { entry: existing, version: await engineCall("read the version", () => table.version()) };
         }
-        const table = await this.storage.create(existing.location, body, declaredOnly ? "create" : "overwrite");
+        const table = await this.datasets.create(existing.location, body, declaredOnly ? "create" : "overwrite");
         if (Object.keys(properties).length && existing.registered) await this.manifest.setProperties(objectId, properties);
         return { entry: { ...existing, properties: Object.keys(properties).length ? properties : existing.properties }, version: await table.version() };
       }
-      const location = Storage.locationFor(objectId, id.length > 1);
-      if (!(await this.storage.claim(location))) throw new QuiverError("TableAlreadyExists", `the location of table '${objectId}' is already in use`);
+      const location = Datasets.locationFor(objectId, id.length > 1);
+      if (!(await this.datasets.claim(location))) throw new QuiverError("TableAlreadyExists", `the location of table '${objectId}' is already in use`);
       // The data is written before the catalog row, so a crash in between leaves no catalogued table without its data.
-      const table = await this.storage.create(location, body, "create").catch(async (err) => {
+      const table = await this.datasets.create(location, body, "create").catch(async (err) => {
         // A root-level location is listed as a table as soon as it exists, so a create in another process may have
         // written its first version here as into a declared table: the table then exists, and is not ours to undo.
-        if (!(err instanceof QuiverError && err.codeName === "TableAlreadyExists")) await this.storage.release(location);
+        if (!(err instanceof QuiverError && err.codeName === "TableAlreadyExists")) await this.datasets.release(location);
         throw err;
       });
       await this.catalogueClaimed(objectId, location, properties);
@@ -303,7 +301,7 @@ export class Catalog {
       const entry = await this.resolve(id);
       return this.writes.run(entry.location, async () => {
         if (entry.registered) await this.manifest.remove([entry.objectId]);
-        await this.storage.remove(entry.location);
+        await this.datasets.remove(entry.location);
         return { entry };
       });
     });
@@ -323,16 +321,13 @@ export class Catalog {
       let location = entry.location;
       if (target.length === 1) {
         location = `${newName}.lance`;
-        await this.writes.run(entry.location, async () => {
-          this.storage.forget(entry.location);
-          await fs.rename(this.storage.directory(entry.location), this.storage.directory(location));
-        });
+        await this.writes.run(entry.location, () => this.datasets.move(entry.location, location));
       }
       if (entry.registered || target.length > 1) {
         await this.manifest.insert({ objectId: fmt(target), objectType: "table", location, properties: entry.properties });
         if (entry.registered) await this.manifest.remove([entry.objectId]);
       }
-      this.storage.forget(entry.location);
+      this.datasets.forget(entry.location);
       return { id: target };
     });
   }
@@ -355,26 +350,26 @@ export class Catalog {
   /** Runs one write in the table's turn, answering TableNotFound when the table was dropped before or under it. */
   async unlessDropped<T>(entry: TableEntry, write: () => Promise<T>): Promise<T> {
     const gone = () => new QuiverError("TableNotFound", `Table '${entry.objectId}' was dropped or moved`);
-    if (!(await this.storage.directoryExists(entry.location))) throw gone();
+    if (!(await this.datasets.directoryExists(entry.location))) throw gone();
     try {
       return await write();
     } catch (err) {
       // Another process dropped the table under the write, which then failed on its missing files.
-      if (!(await this.storage.directoryExists(entry.location))) throw gone();
+      if (!(await this.datasets.directoryExists(entry.location))) throw gone();
       throw err;
     }
   }
 
   /** The handle to write through: the shared latest handle, or the named branch. */
   async writeHandle(entry: TableEntry, branch?: string): Promise<NativeTable> {
-    const table = await this.storage.open(entry.location);
+    const table = await this.datasets.open(entry.location);
     if (!branch || branch === "main") return table;
     return this.branchHandle(table, branch);
   }
 
   /** The handle to append through, from within `commitTo`, so that the version the engine reports is the append's own. */
   async appendHandle(entry: TableEntry, branch?: string): Promise<NativeTable> {
-    const table = await this.storage.openForCommit(entry.location);
+    const table = await this.datasets.openForCommit(entry.location);
     if (!branch || branch === "main") return table;
     return this.branchHandle(table, branch);
   }
@@ -390,14 +385,14 @@ export class Catalog {
   async readHandle(entry: TableEntry, at: ReadAt = {}): Promise<NativeTable> {
     if (at.tag !== undefined && at.version !== undefined) throw invalidInput("give either a version or a tag, not both");
     if (at.version === undefined && at.tag === undefined) return this.writeHandle(entry, at.branch);
-    let table = at.branch && at.branch !== "main" ? await this.writeHandle(entry, at.branch) : await this.storage.openDetached(entry.location);
+    let table = at.branch && at.branch !== "main" ? await this.writeHandle(entry, at.branch) : await this.datasets.openDetached(entry.location);
     if (at.tag !== undefined) {
       const tag = at.tag;
       const tags = await engineCall("read tags", () => table.tags());
       const version = await tags.getVersion(tag).catch(() => {
         throw new QuiverError("TableTagNotFound", `tag '${tag}' does not exist on table '${entry.objectId}'`);
       });
-      table = await this.storage.openDetached(entry.location);
+      table = await this.datasets.openDetached(entry.location);
       await engineCall("check out", () => table.checkout(version));
       return table;
     }
@@ -433,7 +428,7 @@ export class Catalog {
   private async deletedRows(entry: TableEntry, table: NativeTable, version: number, branch?: string): Promise<number> {
     if (branch && branch !== "main") return 0;
     try {
-      const file = await this.storage.manifestFile(entry.location, version, await table.usesV2ManifestPaths());
+      const file = await this.datasets.manifestFile(entry.location, version, await table.usesV2ManifestPaths());
       return Number((await versionSummary(this.store, file)).metadata.total_deletion_file_rows);
     } catch {
       return 0;

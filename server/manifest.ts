@@ -3,9 +3,9 @@
  * sorted in-memory indexes that are rebuilt only when the dataset's version changes, plus root-level `*.lance`
  * directories that other writers made without a manifest row (as Lance's own directory listing finds them).
  */
-import { promises as fs } from "node:fs";
 import { makeData, RecordBatch, Struct, Table, tableFromIPC, tableToIPC, vectorFromArray, type Schema } from "apache-arrow";
-import { engineCall, Storage } from "./storage";
+import { engineCall, type Datasets } from "./storage/datasets";
+import type { ObjectStore } from "./storage/object-store";
 import { KeyedLock } from "./keyed-lock";
 import type { NativeTable } from "./lance-native";
 
@@ -172,7 +172,7 @@ export class Manifest {
   private cached?: { version: number; foreign: string[]; index: CatalogIndex };
   private loading?: { version: number; foreign: string[]; index: Promise<CatalogIndex> };
   private schema?: Schema;
-  private root?: { stamp: number; foreign: string[] };
+  private root?: { stamp: string; foreign: string[] };
   private writes = 0;
   private compacting?: Promise<unknown>;
   /** This process commits to `__manifest` one write at a time, so its own commits patch the cache in order. */
@@ -180,10 +180,13 @@ export class Manifest {
   private pending: Array<{ row: NewRow; resolve: (inserted: boolean) => void; reject: (err: unknown) => void }> = [];
   private flushing?: Promise<void>;
 
-  constructor(private readonly storage: Storage) {}
+  constructor(
+    private readonly datasets: Datasets,
+    private readonly store: ObjectStore,
+  ) {}
 
   async index(): Promise<CatalogIndex> {
-    const table = await this.storage.manifest();
+    const table = await this.datasets.manifest();
     const [version, foreign] = await Promise.all([table.version(), this.rootDatasets()]);
     if (this.cached && this.cached.version === version) {
       // Only root-level datasets came or went (a root-level create or drop): no need to read the rows again.
@@ -212,7 +215,7 @@ export class Manifest {
       rows = await this.readRows(version);
     } catch (err) {
       // A compaction pruned this version while it was read, since commits have followed it: read the latest instead.
-      const latest = await (await this.storage.manifest()).version();
+      const latest = await (await this.datasets.manifest()).version();
       if (latest === version) throw err;
       version = latest;
       rows = await this.readRows(version);
@@ -239,19 +242,19 @@ export class Manifest {
    * beside requests: Lance rebases either side.
    */
   private compact() {
-    this.compacting ??= this.storage
+    this.compacting ??= this.datasets
       .manifest()
       .then((table) => table.optimize(Date.now() - CATALOG_HISTORY_MS))
       .catch((err) => console.error("catalog compaction failed", err))
       .finally(() => (this.compacting = undefined));
   }
 
-  /** Root-level `*.lance` directories, re-read only when the root directory changes; the same list while they do not. */
+  /** Root-level `*.lance` directories, re-read only when the root's listing changes; the same list while they do not. */
   private async rootDatasets(): Promise<string[]> {
-    const stamp = (await fs.stat(this.storage.root)).mtimeMs;
+    const stamp = await this.store.listingStamp("");
     if (this.root?.stamp !== stamp) {
-      const entries = await fs.readdir(this.storage.root, { withFileTypes: true });
-      const names = entries.filter((e) => e.isDirectory() && e.name.endsWith(".lance")).map((e) => e.name.slice(0, -".lance".length)).sort(compare);
+      const entries = await this.store.listDirectories("");
+      const names = entries.filter((name) => name.endsWith(".lance")).map((name) => name.slice(0, -".lance".length)).sort(compare);
       const previous = this.root?.foreign;
       const same = previous !== undefined && previous.length === names.length && previous.every((name, i) => name === names[i]);
       this.root = { stamp, foreign: same ? previous : names };
@@ -261,7 +264,7 @@ export class Manifest {
 
   /** The rows at exactly one version, so the index built from them can be patched by the commits that follow it. */
   private async readRows(version: number): Promise<ManifestRow[]> {
-    const table = await this.storage.manifestAt(version);
+    const table = await this.datasets.manifestAt(version);
     const query = table.query();
     query.selectColumns(["object_id", "object_type", "location", "metadata"]);
     const batches = await engineCall("read the catalog", async () => {
@@ -278,7 +281,7 @@ export class Manifest {
   }
 
   private async manifestSchema(): Promise<Schema> {
-    this.schema ??= tableFromIPC(await (await this.storage.manifest()).schema()).schema;
+    this.schema ??= tableFromIPC(await (await this.datasets.manifest()).schema()).schema;
     return this.schema;
   }
 
@@ -335,7 +338,7 @@ export class Manifest {
 
   /** Commits one change to `__manifest`, then patches the cache with it, in this process's commit order. */
   private async commit<R extends { version: number }>(write: (table: NativeTable) => Promise<R>, change: (result: R) => (index: CatalogIndex) => void): Promise<R> {
-    const table = await this.storage.manifest();
+    const table = await this.datasets.manifest();
     return this.writing.run("", async () => {
       const result = await engineCall("update the catalog", () => write(table));
       this.patch(result.version, change(result));

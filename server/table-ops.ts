@@ -7,7 +7,7 @@ import { normalizeDataType } from "@/lib/arrow-schema";
 import { formatFieldPath, parseFieldPath } from "@/lib/field-path";
 import { QuiverError, fromArrowWriteError, invalidInput, unsupported } from "./errors";
 import { joinIpcFiles, type ArrowBody } from "./arrow-ipc";
-import { engineCall } from "./storage";
+import { engineCall } from "./storage/datasets";
 import { checkWriteSchema } from "./schema-check";
 import { versionOperation } from "./version-operations";
 import { listVersionNumbers, versionSummary } from "./version-summary";
@@ -34,7 +34,7 @@ async function materialize(catalog: Catalog, entry: TableEntry, body: ArrowBody)
   return catalog.commitTo(entry, async () => {
     if (!(await catalog.awaitsFirstWrite(entry, beingCreated))) return null;
     try {
-      const table = await catalog.storage.create(entry.location, body, "create");
+      const table = await catalog.datasets.create(entry.location, body, "create");
       return await table.version();
     } catch (err) {
       if (err instanceof QuiverError && err.codeName === "TableAlreadyExists") return null;
@@ -274,7 +274,7 @@ export async function listVersions(
   const more = start >= 0 && start + options.limit < numbers.length;
   const versions = await Promise.all(
     slice.map(async (version) => {
-      const file = await catalog.storage.manifestFile(entry.location, version, v2);
+      const file = await catalog.datasets.manifestFile(entry.location, version, v2);
       const engine = engineRecords?.get(version);
       const summary = engine ? null : await versionSummary(catalog.store, file);
       return {

@@ -1,9 +1,7 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { Field, Int32, Int64, Struct, Table, tableToIPC, Utf8, vectorFromArray } from "apache-arrow";
 import { client, expectError, rows } from "./client";
-import { startServer, type TestServer } from "./server";
+import { fingerprint, startServer, type TestServer } from "./server";
 
 let server: TestServer;
 let api: ReturnType<typeof client>;
@@ -24,21 +22,6 @@ const valueOf = async (table: string, id: number, column = "s") => {
   const reply = await api.post<Table>(`/v1/table/${table}/query`, { filter: `id = ${id}`, columns: [column], limit: 1 });
   return reply.body.getChild(column)?.get(0);
 };
-
-/** A fingerprint of every data file under a root: names, sizes and contents (the audit log records failures by design). */
-function fingerprint(dir: string): string {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-      const p = path.join(d, e.name);
-      if (p === path.join(dir, ".quiver", "auth")) continue;
-      if (e.isDirectory()) walk(p);
-      else if (e.isFile()) out.push(`${path.relative(dir, p)}:${statSync(p).size}:${readFileSync(p).toString("base64").slice(0, 64)}`);
-    }
-  };
-  walk(dir);
-  return out.join("\n");
-}
 
 describe("insert", () => {
   it("appends by default and overwrites on request, answering counts and versions", async () => {
@@ -69,7 +52,7 @@ describe("insert", () => {
   it("rejects bad Arrow bodies with a 4xx and leaves the table exactly as it was", async () => {
     await api.arrow("/v1/table/d$safe/create", rows(0, 5));
     const dir = (await api.post("/v1/table/d$safe/describe", {})).body.location as string;
-    const before = fingerprint(server.root);
+    const before = await fingerprint(server);
     const good = Buffer.from(tableToIPC(rows(5, 50), "stream"));
     const wrongSchema = new Table({ other: vectorFromArray([1, 2], new Int32()) });
     const wrongType = new Table({ id: vectorFromArray(["a"], new Utf8()), x: vectorFromArray(["b"], new Utf8()), s: vectorFromArray([1], new Int32()) });
@@ -86,7 +69,7 @@ describe("insert", () => {
       expect((reply.body as { code: number }).code, name).toBe(code);
     }
     expectError(await api.arrow("/v1/table/d$safe/insert", wrongType), 400, 20);
-    expect(fingerprint(server.root)).toBe(before);
+    expect(await fingerprint(server)).toBe(before);
     expect(await count("d$safe")).toBe(5);
     expect(dir).toContain("d$safe");
   });
@@ -149,7 +132,7 @@ describe("merge_insert", () => {
   });
 
   it("answers the documented errors for bad keys and switches, changing nothing", async () => {
-    const before = fingerprint(server.root);
+    const before = await fingerprint(server);
     expectError(await merge("when_matched_update_all=true", rows(0, 1)), 400, 13);
     expectError(await merge("on=&when_matched_update_all=true", rows(0, 1)), 400, 13);
     expectError(await merge("on=nope&when_matched_update_all=true", rows(0, 1)), 404, 12);
@@ -162,7 +145,7 @@ describe("merge_insert", () => {
     const duplicateKeys = new Table({ id: vectorFromArray([1n, 1n], new Int64()), x: vectorFromArray([1, 2]), s: vectorFromArray(["a", "b"], new Utf8()) });
     const dup = await merge("on=id&when_matched_update_all=true", duplicateKeys);
     expect(dup.status).toBe(400);
-    expect(fingerprint(server.root)).toBe(before);
+    expect(await fingerprint(server)).toBe(before);
   });
 
   it("answers Unsupported for a nested key and works on nested data with a top-level key", async () => {

@@ -1,8 +1,6 @@
-import { readdirSync } from "node:fs";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { client, expectError, rows } from "./client";
-import { startServer, type TestServer } from "./server";
+import { startServer, storeOf, type TestServer } from "./server";
 
 let server: TestServer;
 let api: ReturnType<typeof client>;
@@ -82,21 +80,21 @@ describe("namespaces", () => {
 
 describe("the catalog's own history", () => {
   it("is pruned as the catalog is compacted, so checking for its latest version stays cheap", async () => {
-    const versions = () => readdirSync(path.join(server.root, "__manifest", "_versions")).filter((n) => n.endsWith(".manifest")).length;
+    const versions = async () => (await storeOf(server).list("__manifest/_versions/")).filter((n) => n.endsWith(".manifest")).length;
     expect((await api.post("/v1/namespace/hist/create", {})).status).toBe(200);
     const burst = async (from: number) => {
       for (let i = from; i < from + 100; i++) expect((await api.post(`/v1/table/hist$t${i}/declare`, {})).status).toBe(200);
     };
     await burst(0);
-    const before = versions();
+    const before = await versions();
     expect(before).toBeGreaterThan(100);
     // Superseded versions are kept 10 s; the next compaction comes with the next hundred catalog writes.
     await new Promise((r) => setTimeout(r, 11_000));
     await burst(100);
-    let after = versions();
+    let after = await versions();
     for (let i = 0; i < 100 && after >= before; i++) {
       await new Promise((r) => setTimeout(r, 100));
-      after = versions();
+      after = await versions();
     }
     expect(after).toBeLessThan(before);
     const listed = await api.get<{ tables: string[] }>("/v1/namespace/hist/table/list?limit=1000");

@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Table } from "apache-arrow";
 import { client, expectError, rows } from "./client";
-import { startServer, type TestServer } from "./server";
+import { keyOf, onObjectStore, startServer, storeOf, uriOf, type TestServer } from "./server";
 
 let server: TestServer;
 let api: ReturnType<typeof client>;
@@ -42,9 +42,9 @@ describe("declare", () => {
     expect(reply.body.managed_versioning).toBe(false);
     expect(reply.body.storage_options).toEqual({});
     const location = reply.body.location as string;
-    expect(path.isAbsolute(location)).toBe(true);
-    expect(location.startsWith(server.root)).toBe(true);
-    expect(readdirSync(location)).toEqual([".lance-reserved"]);
+    expect(location.startsWith(`${server.root}${onObjectStore ? "/" : path.sep}`)).toBe(true);
+    const key = keyOf(server, location);
+    expect(await storeOf(server).list(`${key}/`)).toEqual([`${key}/.lance-reserved`]);
 
     const described = await api.post("/v1/table/lake$raw$events/describe", {});
     expect(described.body).toMatchObject({ table: "events", namespace: ["lake", "raw"], location, is_only_declared: true, properties: { team: "growth" } });
@@ -102,8 +102,8 @@ describe("create", () => {
 
   it("creates root-level tables where plain Lance connections find them", async () => {
     const created = await api.arrow("/v1/table/roottable/create", rows(0, 2));
-    expect(created.body.location).toBe(path.join(server.root, "roottable.lance"));
-    expect(existsSync(path.join(server.root, "roottable.lance", "_versions"))).toBe(true);
+    expect(created.body.location).toBe(uriOf(server, "roottable.lance"));
+    expect((await storeOf(server).list("roottable.lance/_versions/")).filter((key) => key.endsWith(".manifest"))).toHaveLength(1);
   });
 
   it("serves the enterprise pair", async () => {
@@ -163,18 +163,20 @@ describe("drop", () => {
     const dropped = await api.post("/v1/table/lake$gone/drop");
     expect(dropped.status).toBe(200);
     expect(dropped.body).toMatchObject({ id: ["lake", "gone"], location: created.body.location, properties: { k: "v" } });
-    expect(existsSync(created.body.location as string)).toBe(false);
+    const gone = async (location: string) => !(await storeOf(server).exists(`${keyOf(server, location)}/`));
+    expect(await gone(created.body.location as string)).toBe(true);
     expectError(await api.post("/v1/table/lake$gone/describe", {}), 404, 4);
     expectError(await api.post("/v1/table/lake$gone/drop"), 404, 4);
 
     const declared = await api.post("/v1/table/lake$ghost/declare", {});
     expect((await api.post("/v1/table/lake$ghost/drop")).status).toBe(200);
-    expect(existsSync(declared.body.location as string)).toBe(false);
+    expect(await gone(declared.body.location as string)).toBe(true);
     expectError(await api.post("/v1/table/lake$ghost/exists"), 404, 4);
-    expect(readdirSync(path.join(server.root, ".quiver", "trash"))).toEqual([]);
+    if (!onObjectStore) expect(readdirSync(path.join(server.root, ".quiver", "trash"))).toEqual([]);
   });
 
-  it("leaves nothing in the trash after a restart, where a drop stopped part-way had left a directory", async () => {
+  // A local root deletes a directory by moving it to a trash first; object stores delete object by object.
+  it.skipIf(onObjectStore)("leaves nothing in the trash after a restart, where a drop stopped part-way had left a directory", async () => {
     const trash = path.join(server.root, ".quiver", "trash");
     const stale = path.join(trash, `${(Date.now() - 120_000).toString(36)}-0123456789ab`);
     const fresh = path.join(trash, `${Date.now().toString(36)}-ba9876543210`);

@@ -41,6 +41,18 @@ export async function createContainer(endpoint: string, name: string): Promise<v
   if (res.status !== 201 && res.status !== 409) throw new Error(`creating container ${name} answered ${res.status}: ${await res.text()}`);
 }
 
+export function azuriteStorageOptions(endpoint: string): Record<string, string> {
+  return { azure_storage_account_name: AZURITE_ACCOUNT, azure_storage_account_key: AZURITE_KEY, azure_storage_endpoint: endpoint, allow_http: "true" };
+}
+
+/** A new empty container on the Azurite at `endpoint`, and the environment that points Quiver at a prefix in it. */
+export async function newAzuriteRoot(endpoint: string, prefix = "quiver"): Promise<{ uri: string; env: Record<string, string> }> {
+  const container = `t${randomBytes(6).toString("hex")}`;
+  await createContainer(endpoint, container);
+  const uri = `az://${container}/${prefix}`;
+  return { uri, env: { QUIVER_ROOT: uri, QUIVER_STORAGE_OPTIONS: JSON.stringify(azuriteStorageOptions(endpoint)) } };
+}
+
 /** Starts Azurite; with `location`, its data is kept in that directory and outlives the process. */
 export async function startAzurite(options: { port?: number; location?: string } = {}): Promise<Azurite> {
   const port = options.port ?? (await freePort());
@@ -63,22 +75,11 @@ export async function startAzurite(options: { port?: number; location?: string }
     if (Date.now() > deadline) throw new Error(`Azurite did not start:\n${log}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  const storageOptions = {
-    azure_storage_account_name: AZURITE_ACCOUNT,
-    azure_storage_account_key: AZURITE_KEY,
-    azure_storage_endpoint: endpoint,
-    allow_http: "true",
-  };
   return {
     port,
     endpoint,
-    storageOptions,
-    newRoot: async (prefix = "quiver") => {
-      const container = `t${randomBytes(6).toString("hex")}`;
-      await createContainer(endpoint, container);
-      const uri = `az://${container}/${prefix}`;
-      return { uri, env: { QUIVER_ROOT: uri, QUIVER_STORAGE_OPTIONS: JSON.stringify(storageOptions) } };
-    },
+    storageOptions: azuriteStorageOptions(endpoint),
+    newRoot: (prefix) => newAzuriteRoot(endpoint, prefix),
     stop: async () => {
       if (child.exitCode === null) {
         child.kill("SIGTERM");

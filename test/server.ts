@@ -4,6 +4,11 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
+import { azuriteStorageOptions, newAzuriteRoot } from "./azurite";
+import { inject } from "vitest";
+import type { ObjectStore } from "@/server/storage/object-store";
+import { childUri, parseRoot, relativeTo } from "@/server/storage/root";
+import { openStore } from "@/server/storage/stores";
 import { freePort } from "./oidc";
 import os from "node:os";
 import path from "node:path";
@@ -25,13 +30,63 @@ export interface TestServer {
 
 export const TEST_ADMIN_KEY = "test-admin-key-0123456789";
 
+/** True when this run's servers keep their data root on Azurite (`QUIVER_TEST_STORE=azurite`), not a local directory. */
+export const onObjectStore = process.env.QUIVER_TEST_STORE === "azurite";
+
+/** A fresh data root of this run's kind: a temporary directory, or a new container on the shared Azurite. */
+async function freshRoot(): Promise<{ root: string; env: Record<string, string> }> {
+  if (!onObjectStore) {
+    const root = mkdtempSync(path.join(os.tmpdir(), "quiver-test-"));
+    return { root, env: { QUIVER_ROOT: root } };
+  }
+  const endpoint = inject("azuriteEndpoint");
+  if (!endpoint) throw new Error("QUIVER_TEST_STORE=azurite needs the Azurite that test/global-setup.ts starts");
+  const { uri, env } = await newAzuriteRoot(endpoint);
+  return { root: uri, env };
+}
+
+/** The environment that points a server at an existing root of this run's kind. */
+export function rootEnv(root: string): Record<string, string> {
+  if (!onObjectStore) return { QUIVER_ROOT: root };
+  return { QUIVER_ROOT: root, QUIVER_STORAGE_OPTIONS: JSON.stringify(azuriteStorageOptions(inject("azuriteEndpoint")!)) };
+}
+
+/** The store of a server's data root, to look at what the server wrote wherever the root is. */
+export function storeOf(server: TestServer): ObjectStore {
+  return openStore(parseRoot(server.root), onObjectStore ? azuriteStorageOptions(inject("azuriteEndpoint")!) : {});
+}
+
+/**
+ * A fingerprint of every object under a server's root but its auth state (the audit log records failures by
+ * design): keys, sizes and a piece of each content.
+ */
+export async function fingerprint(server: TestServer): Promise<string> {
+  const store = storeOf(server);
+  const keys = (await store.list("")).filter((key) => !key.startsWith(".quiver/auth/"));
+  const lines = await Promise.all(keys.map(async (key) => `${key}:${(await store.get(key))?.toString("base64").slice(0, 64)}`));
+  return lines.join("\n");
+}
+
+/** The URI (or, on a local root, the path) of a key below the server's root. */
+export function uriOf(server: TestServer, key: string): string {
+  return childUri(parseRoot(server.root), key);
+}
+
+/** The key below the server's root of a location or path the server reported. */
+export function keyOf(server: TestServer, location: string): string {
+  const key = relativeTo(parseRoot(server.root), location);
+  if (key === null) throw new Error(`${location} is not below ${server.root}`);
+  return key;
+}
+
 export async function startServer(env: Record<string, string> = {}, options: { port?: number; root?: string } = {}): Promise<TestServer> {
-  const root = options.root ?? mkdtempSync(path.join(os.tmpdir(), "quiver-test-"));
+  const fresh = options.root === undefined ? await freshRoot() : { root: options.root, env: rootEnv(options.root) };
+  const root = fresh.root;
   const adminKey = env.QUIVER_ADMIN_API_KEY ?? TEST_ADMIN_KEY;
   const port = options.port ?? (await freePort());
   let log = "";
   const child: ChildProcess = spawn("node_modules/.bin/next", ["start", "-p", String(port), "-H", "127.0.0.1"], {
-    env: { ...process.env, QUIVER_ROOT: root, NODE_ENV: "production", QUIVER_ADMIN_API_KEY: adminKey, NEXTAUTH_URL: `http://127.0.0.1:${port}`, ...env },
+    env: { ...process.env, ...fresh.env, NODE_ENV: "production", QUIVER_ADMIN_API_KEY: adminKey, NEXTAUTH_URL: `http://127.0.0.1:${port}`, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   child.stdout!.on("data", (d) => (log += d));
@@ -60,7 +115,7 @@ export async function startServer(env: Record<string, string> = {}, options: { p
     stop: async () => {
       child.kill("SIGTERM");
       await exited;
-      if (!options.root) rmSync(root, { recursive: true, force: true });
+      if (!options.root && !onObjectStore) rmSync(root, { recursive: true, force: true });
     },
     kill: async () => {
       child.kill("SIGKILL");

@@ -7,6 +7,7 @@
 import * as opendal from "opendal";
 import { Operator } from "opendal";
 import { ConfigError } from "../config-error";
+import { unsupported } from "../errors";
 import { checkKey, type ObjectInfo, type ObjectStore } from "./object-store";
 import type { Cloud, DataRoot } from "./root";
 
@@ -83,6 +84,7 @@ const kindOf = (err: unknown) => (err instanceof Error ? (/^(\w+)/.exec(err.mess
 const isNotFound = (err: unknown) => kindOf(err) === "NotFound";
 const isConditionFailed = (err: unknown) => kindOf(err) === "ConditionNotMatch" || kindOf(err) === "AlreadyExists";
 
+const LISTING_INTERVAL_MS = 2_000;
 /** How long one call to the store may take before it counts as unreachable. */
 const CALL_TIMEOUT_MS = 30_000;
 
@@ -181,6 +183,11 @@ export class ObjectStoreClient implements ObjectStore {
       .map((p) => p.slice(prefix.length, -1));
   }
 
+  async exists(prefix: string): Promise<boolean> {
+    checkKey(prefix, true);
+    return (await this.operator.list(prefix.endsWith("/") ? prefix : `${prefix}/`)).length > 0;
+  }
+
   async delete(key: string): Promise<void> {
     await this.operator.delete(checkKey(key));
   }
@@ -190,8 +197,18 @@ export class ObjectStoreClient implements ObjectStore {
     await this.operator.removeAll(checkKey(prefix, true));
   }
 
-  /** Object stores have no directory times: a listing is the stamp, as cheap as anything the store offers. */
-  async listingStamp(prefix: string): Promise<string> {
-    return (await this.listDirectories(prefix)).sort().join("/");
+  async movePrefix(): Promise<void> {
+    throw unsupported("object stores cannot rename: a table directory on an object store root cannot be moved");
+  }
+
+  async prepare(): Promise<void> {}
+
+  /**
+   * Object stores have no directory times, and a listing per request costs a round trip: so the stamp moves every
+   * few seconds, and what other tools add directly below a prefix is seen within that time. (Quiver's own tables are
+   * in its catalog, which is checked on every request.)
+   */
+  async listingStamp(): Promise<string> {
+    return String(Math.floor(Date.now() / LISTING_INTERVAL_MS));
   }
 }

@@ -22,14 +22,22 @@ const missing = (err: unknown) => {
 };
 
 export class LocalStore implements ObjectStore {
-  constructor(readonly root: DataRoot & { kind: "local" }) {}
+  /** Where deleted directories go to be deleted, on the root's own file system so that a rename can move them. */
+  private readonly trash: string;
 
-  /** The file of a key, after checking that no directory on the way to it is a symbolic link. */
-  private async file(key: string, prefix = false): Promise<string> {
+  constructor(readonly root: DataRoot & { kind: "local" }) {
+    this.trash = path.join(root.uri, ".quiver", "trash");
+  }
+
+  /**
+   * The file of a key, after checking that no directory on the way to it is a symbolic link. A prefix's own last
+   * segment is checked too, unless `linkItself` says that the caller acts on the entry, never through it.
+   */
+  private async file(key: string, prefix = false, linkItself = false): Promise<string> {
     checkKey(key, prefix);
     const segments = key.split("/").filter(Boolean);
     let dir = this.root.uri;
-    for (const segment of segments.slice(0, prefix ? segments.length : -1)) {
+    for (const segment of segments.slice(0, prefix && !linkItself ? segments.length : -1)) {
       dir = path.join(dir, segment);
       const stat = await fs.lstat(dir).catch((err) => (missing(err) ? null : Promise.reject(err)));
       if (!stat) break;
@@ -124,9 +132,51 @@ export class LocalStore implements ObjectStore {
     await fs.unlink(await this.file(key)).catch((err) => (missing(err) ? undefined : Promise.reject(err)));
   }
 
+  async exists(prefix: string): Promise<boolean> {
+    const stat = await fs.lstat(await this.file(prefix, true)).catch((err) => (missing(err) ? null : Promise.reject(err)));
+    return stat !== null;
+  }
+
+  /**
+   * Moves the directory into the trash first, in one step, so that a reader in another process finds it whole or
+   * gone rather than half deleted, and so that the deletion cannot fail on files a writer elsewhere adds meanwhile.
+   */
   async deletePrefix(prefix: string): Promise<void> {
     if (!prefix.endsWith("/")) throw new Error(`'${prefix}' is not a prefix`);
-    await fs.rm(await this.file(prefix, true), { recursive: true, force: true });
+    // A symbolic link planted there is itself moved and removed; what it points to is never touched.
+    const dir = await this.file(prefix, true, true);
+    await fs.mkdir(this.trash, { recursive: true });
+    const doomed = path.join(this.trash, `${Date.now().toString(36)}-${randomBytes(6).toString("hex")}`);
+    try {
+      await fs.rename(dir, doomed);
+    } catch (err) {
+      if (missing(err)) return;
+      throw err;
+    }
+    await fs.rm(doomed, { recursive: true, force: true });
+  }
+
+  async movePrefix(from: string, to: string): Promise<void> {
+    const target = await this.file(to, true);
+    await fs.mkdir(path.dirname(target), { recursive: true });
+    await fs.rename(await this.file(from, true), target);
+  }
+
+  /**
+   * Deletes what deletions stopped part-way (a killed server) left in the trash. An entry younger than a minute may
+   * still be under deletion by the process that put it there, and is left to it.
+   */
+  async prepare(): Promise<void> {
+    await fs.mkdir(this.trash, { recursive: true });
+    const settledBefore = Date.now() - 60_000;
+    try {
+      for (const name of await fs.readdir(this.trash)) {
+        const doomedAt = parseInt(name.split("-")[0], 36);
+        if (Number.isFinite(doomedAt) && doomedAt < settledBefore) await fs.rm(path.join(this.trash, name), { recursive: true, force: true });
+      }
+    } catch (err) {
+      if (!missing(err)) console.error("emptying the trash of deleted directories failed", err);
+    }
   }
 
   async listingStamp(prefix: string): Promise<string> {

@@ -37,13 +37,15 @@ describe.each(storeKinds())("the $name store", ({ make }) => {
     for (const key of ["t.lance/_versions/1.manifest", "t.lance/data/x.lance", "u.lance/_versions/1.manifest", "top.json"]) await store.put(key, "x");
     expect(await store.list("t.lance/")).toEqual(["t.lance/_versions/1.manifest", "t.lance/data/x.lance"]);
     expect(await store.list("nothing/")).toEqual([]);
-    expect((await store.listDirectories("")).sort()).toEqual(["t.lance", "u.lance"]);
+    const tables = async () => (await store.listDirectories("")).filter((name) => name.endsWith(".lance")).sort();
+    expect(await tables()).toEqual(["t.lance", "u.lance"]);
     expect(await store.listDirectories("t.lance/")).toEqual(expect.arrayContaining(["_versions", "data"]));
-    const before = await store.listingStamp("");
+    expect(await store.exists("t.lance/")).toBe(true);
+    expect(await store.exists("t.lanc/")).toBe(false);
     await store.deletePrefix("t.lance/");
     expect(await store.list("t.lance/")).toEqual([]);
-    expect(await store.listDirectories("")).toEqual(["u.lance"]);
-    expect(await store.listingStamp("")).not.toBe(before);
+    expect(await store.exists("t.lance/")).toBe(false);
+    expect(await tables()).toEqual(["u.lance"]);
     await store.delete("top.json");
     await store.delete("top.json");
     expect(await store.get("top.json")).toBeNull();
@@ -58,6 +60,16 @@ describe.each(storeKinds())("the $name store", ({ make }) => {
 });
 
 describe("the local store", () => {
+  it("moves a directory in one step, and its listing stamp changes with the entries below it", async () => {
+    const store = await storeKinds()[0].make();
+    await store.put("a.lance/_versions/1.manifest", "x");
+    const before = await store.listingStamp("");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await store.movePrefix("a.lance/", "b.lance/");
+    expect(await store.list("")).toEqual(["b.lance/_versions/1.manifest"]);
+    expect(await store.listingStamp("")).not.toBe(before);
+  });
+
   it("never follows a symbolic link planted in the root", async () => {
     const outside = mkdtempSync(path.join(os.tmpdir(), "quiver-outside-"));
     mkdirSync(path.join(outside, "_versions"));

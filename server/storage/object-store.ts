@@ -26,9 +26,15 @@ export interface ObjectStore {
   list(prefix: string): Promise<string[]>;
   /** The names of the "directories" directly below a prefix: the next path segment of the keys below it. */
   listDirectories(prefix: string): Promise<string[]>;
+  /** Whether any object lies below the prefix. */
+  exists(prefix: string): Promise<boolean>;
   delete(key: string): Promise<void>;
-  /** Deletes every object below a prefix. Not atomic: a reader may see some of them go before others. */
+  /** Deletes every object below a prefix. On an object store not atomic: a reader may see some go before others. */
   deletePrefix(prefix: string): Promise<void>;
+  /** Moves every object below a prefix to another; refused (Unsupported) where the store cannot rename. */
+  movePrefix(from: string, to: string): Promise<void>;
+  /** Readies the store when a server starts: finishes what a server stopped part-way left behind. */
+  prepare(): Promise<void>;
   /** Something that changes when an entry directly below the prefix comes or goes; cheap to ask for. */
   listingStamp(prefix: string): Promise<string>;
 }

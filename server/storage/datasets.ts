@@ -1,0 +1,277 @@
+/**
+ * The Lance datasets of one data root, laid out as a Lance directory namespace, on a local directory or an object
+ * store. A table's dataset lives under its catalog `location` (`<name>.lance` at the root, `<hash>_<ns$...$name>`
+ * below it, as Lance's own directory namespace names them); the engine opens it by that location through the
+ * process's dataset locator, and everything else about it is read through the root's store.
+ */
+import { randomBytes } from "node:crypto";
+import { connectNative, type NativeConnection, type NativeTable } from "../lance-native";
+import { QuiverError, fromArrowWriteError, fromEngineError, invalidInput } from "../errors";
+import type { ArrowBody } from "../arrow-ipc";
+import { datasetLocator } from "./dataset-locator";
+import { OutsideRootError, type ObjectStore } from "./object-store";
+import { childUri, type DataRoot } from "./root";
+
+/** What a declare leaves in a table's directory until its first write: Lance's directory namespace's own marker. */
+export const RESERVED_MARKER = ".lance-reserved";
+/**
+ * What a create leaves in a new table's directory while it writes the first version, so that no other request
+ * takes the location meanwhile. It stays after the first version, where it means nothing.
+ */
+const CLAIM_MARKER = ".quiver-claim";
+const MANIFEST_DIR = "__manifest";
+const LOCATION_PATTERN = /^[A-Za-z0-9_.$-]+$/;
+
+export class Datasets {
+  private readonly rootId: string;
+  private readonly handles = new Map<string, Promise<NativeTable>>();
+  private readonly commitHandles = new Map<string, Promise<NativeTable>>();
+  private latestConnection?: Promise<NativeConnection>;
+  private lazyConnection?: Promise<NativeConnection>;
+  private namespaceConnection?: Promise<NativeConnection>;
+
+  constructor(
+    readonly root: DataRoot,
+    private readonly store: ObjectStore,
+    private readonly storageOptions: Record<string, string>,
+  ) {
+    this.rootId = datasetLocator.register(root, storageOptions);
+  }
+
+  /** Creates the directory namespace's `__manifest` dataset when it does not exist yet. */
+  async init(): Promise<void> {
+    await this.store.prepare();
+    if ((await this.store.list(`${MANIFEST_DIR}/_versions/`)).length === 0) {
+      // The engine creates `__manifest` (with its indexes) on its first namespace write.
+      const conn = await this.namespaces();
+      const scratch = [`__quiver_init_${randomBytes(4).toString("hex")}`];
+      await engineCall("create the catalog", () => conn.createNamespace(scratch, "create", {}));
+      await engineCall("create the catalog", () => conn.dropNamespace(scratch, "skip", "restrict"));
+    }
+  }
+
+  /** The engine's manifest-backed connection, used for namespace writes so their layout is the engine's own. */
+  namespaces(): Promise<NativeConnection> {
+    this.namespaceConnection ??= connectNative(this.root.uri, { manifestEnabled: true, readConsistencyInterval: 0, storageOptions: this.storageOptions });
+    return this.namespaceConnection;
+  }
+
+  /** Handles from this connection see other writers' commits at every call. */
+  private latest(): Promise<NativeConnection> {
+    this.latestConnection ??= datasetLocator.connect({ readConsistencyInterval: 0 });
+    return this.latestConnection;
+  }
+
+  /** Handles from this connection move to a newer version only when told to (or by their own commits). */
+  private lazy(): Promise<NativeConnection> {
+    this.lazyConnection ??= datasetLocator.connect({});
+    return this.lazyConnection;
+  }
+
+  /** The URI of a location, as clients and Lance's own tools open it. */
+  uri(location: string): string {
+    return childUri(this.root, this.checkLocation(location));
+  }
+
+  /** Refuses anything that is not one plain entry of the root. */
+  checkLocation(location: string): string {
+    if (!LOCATION_PATTERN.test(location) || location === "." || location === "..") {
+      throw new QuiverError("InvalidTableState", `table location '${location}' is not inside the data root`);
+    }
+    return location;
+  }
+
+  /**
+   * Runs a look at the store for one table's location, refusing a location that leads out of the root: a symbolic
+   * link planted where a table's directory belongs is refused rather than read or written through.
+   */
+  private async inside<T>(location: string, look: () => Promise<T>): Promise<T> {
+    this.checkLocation(location);
+    try {
+      return await look();
+    } catch (err) {
+      if (err instanceof OutsideRootError) {
+        throw new QuiverError("InvalidTableState", `table location '${location}' is a symbolic link; tables must be directories inside the data root`);
+      }
+      throw err;
+    }
+  }
+
+  manifest(): Promise<NativeTable> {
+    return this.open(MANIFEST_DIR);
+  }
+
+  /** A private handle on `__manifest` at one version. */
+  async manifestAt(version: number): Promise<NativeTable> {
+    const table = await this.openDetached(MANIFEST_DIR);
+    await engineCall("read the catalog", () => table.checkout(version));
+    return table;
+  }
+
+  /** An open handle on the latest version of a dataset; handles are shared and see other writers' commits. */
+  open(location: string): Promise<NativeTable> {
+    return this.cachedHandle(this.handles, () => this.latest(), location);
+  }
+
+  /**
+   * The handle to commit an append through, at the latest version. After an append the engine reports the version
+   * its handle then holds; a handle that always follows the latest version may by then hold another process's
+   * newer commit, while this one holds its own until the next refresh. Callers serialize their commits to it.
+   */
+  async openForCommit(location: string): Promise<NativeTable> {
+    const table = await this.cachedHandle(this.commitHandles, () => this.lazy(), location);
+    await engineCall("open table", () => table.checkoutLatest());
+    return table;
+  }
+
+  private cachedHandle(cache: Map<string, Promise<NativeTable>>, connection: () => Promise<NativeConnection>, location: string): Promise<NativeTable> {
+    let handle = cache.get(location);
+    if (!handle) {
+      handle = this.openWith(connection, location);
+      cache.set(location, handle);
+      handle.catch(() => cache.delete(location));
+    }
+    return handle;
+  }
+
+  private async openWith(connection: () => Promise<NativeConnection>, location: string): Promise<NativeTable> {
+    await this.inside(location, () => this.store.exists(`${location}/`));
+    return engineCall("open table", async () => (await connection()).openTable(location, [this.rootId]));
+  }
+
+  /** A private handle, free to be checked out at an older version or tag without affecting other requests. */
+  openDetached(location: string): Promise<NativeTable> {
+    return this.openWith(() => this.latest(), location);
+  }
+
+  /**
+   * Writes the first version of a dataset, or overwrites one, from an Arrow body; all of it or nothing. The engine's
+   * create reads the body while it writes and, when the reader panics on malformed data, commits the rows it had
+   * read: so an overwrite goes through add, which reads everything first, and a first write is checked for its rows.
+   */
+  async create(location: string, body: ArrowBody, mode: "create" | "overwrite"): Promise<NativeTable> {
+    if (mode === "overwrite") {
+      const table = await this.open(location);
+      await engineCall("overwrite table", () => table.add(body.file, "overwrite"), fromArrowWriteError);
+      return table;
+    }
+    await this.inside(location, () => this.store.exists(`${location}/`));
+    try {
+      await (await this.latest()).createTable(location, body.file, "create", [this.rootId], this.storageOptions);
+    } catch (err) {
+      throw fromArrowWriteError(err, "create table");
+    }
+    this.forget(location);
+    const table = await this.open(location);
+    if ((await table.countRows(null)) !== body.rows) {
+      // This write made the first version, so whatever it left is its own; the location's markers stay.
+      this.forget(location);
+      await this.removeData(location);
+      throw invalidInput("create table: the engine could not read all of the Arrow data, which is malformed");
+    }
+    return table;
+  }
+
+  /** Deletes a location's dataset files, keeping what claimed or reserved it. */
+  private async removeData(location: string): Promise<void> {
+    for (const dir of await this.store.listDirectories(`${location}/`)) await this.store.deletePrefix(`${location}/${dir}/`);
+  }
+
+  /** True when the location holds at least one committed version (never so for a link, which is not followed). */
+  async hasData(location: string): Promise<boolean> {
+    const versions = await this.inside(location, () => this.store.list(`${location}/_versions/`)).catch((err) => {
+      if (err instanceof QuiverError) return [];
+      throw err;
+    });
+    return versions.some((key) => key.endsWith(".manifest"));
+  }
+
+  /** True when a declare reserved the location (its marker stays after the first write); a link is refused. */
+  async isReserved(location: string): Promise<boolean> {
+    return (await this.inside(location, () => this.store.head(`${location}/${RESERVED_MARKER}`))) !== null;
+  }
+
+  async directoryExists(location: string): Promise<boolean> {
+    return this.inside(location, () => this.store.exists(`${location}/`));
+  }
+
+  /**
+   * Takes a location for a new table with a marker written only where none exists; false when it was taken. Of two
+   * requests (in any process) for the same location exactly one writes the marker, and a location that holds
+   * anything else (a dataset another tool made) is not taken.
+   */
+  private async take(location: string, marker: string): Promise<boolean> {
+    this.checkLocation(location);
+    let taken: boolean;
+    try {
+      taken = await this.store.putIfAbsent(`${location}/${marker}`, new Date().toISOString());
+    } catch (err) {
+      // Something that is not a directory of the root is there already (a symbolic link, planted or dangling).
+      if (err instanceof OutsideRootError || ["ENOTDIR", "EEXIST"].includes((err as NodeJS.ErrnoException).code ?? "")) return false;
+      throw err;
+    }
+    if (!taken) return false;
+    const present = await this.store.list(`${location}/`);
+    if (present.length === 1) return true;
+    await this.store.delete(`${location}/${marker}`);
+    return false;
+  }
+
+  /** Claims a location for a table that a create writes now; false when the location was taken. */
+  claim(location: string): Promise<boolean> {
+    return this.take(location, CLAIM_MARKER);
+  }
+
+  /** Claims a location for a declared table, with the reserved marker its first write looks for. */
+  reserve(location: string): Promise<boolean> {
+    return this.take(location, RESERVED_MARKER);
+  }
+
+  /** Forgets the cached handle of a dataset that moved or went away. */
+  forget(location: string) {
+    // Not closed: a request may still be reading through the handle, and closing it under that read would fail.
+    this.handles.delete(location);
+    this.commitHandles.delete(location);
+  }
+
+  /** Deletes a table's directory and everything in it. */
+  async remove(location: string): Promise<void> {
+    this.forget(location);
+    await this.inside(location, () => this.store.deletePrefix(`${location}/`));
+  }
+
+  /** Moves a table's directory (local roots only: object stores cannot rename). */
+  async move(from: string, to: string): Promise<void> {
+    this.forget(from);
+    await this.inside(from, () => this.store.movePrefix(`${this.checkLocation(from)}/`, `${this.checkLocation(to)}/`));
+  }
+
+  /**
+   * Undoes a location this request claimed and could not fill: nobody has used it, so everything under it goes, and
+   * the root is as it was.
+   */
+  async release(location: string): Promise<void> {
+    await this.remove(location);
+  }
+
+  /** A fresh directory name for a table below the root namespace, as Lance's directory namespace makes them. */
+  static locationFor(objectId: string, nested: boolean): string {
+    return nested ? `${randomBytes(4).toString("hex")}_${objectId}` : `${objectId}.lance`;
+  }
+
+  /** File facts for the version list: the engine's API does not expose manifest sizes or e-tags. */
+  async manifestFile(location: string, version: number, v2Paths: boolean) {
+    const file = v2Paths ? `${(18446744073709551615n - BigInt(version)).toString().padStart(20, "0")}.manifest` : `${version}.manifest`;
+    const key = `${location}/_versions/${file}`;
+    const info = await this.store.head(key).catch(() => null);
+    return { key, path: childUri(this.root, key), size: info?.size ?? 0, eTag: info?.etag ?? "" };
+  }
+}
+
+export async function engineCall<T>(what: string, fn: () => Promise<T>, classify = fromEngineError): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw classify(err, what);
+  }
+}
