@@ -11,4 +11,6 @@ export interface AuditEntry {
   status: number;
   code: number | null;
   outcome: "ok" | "refused" | "failed";
+  /** What an entry adds to its action: for vended credentials, their access and expiry. */
+  detail?: string;
 }

@@ -15,4 +15,5 @@ echo "== lint"; npx eslint .
 echo "== build"; npx next build
 echo "== typecheck"; npx tsc --noEmit
 echo "== unit and integration tests"; npx vitest run
+echo "== the same API and client suites on an object-store root (Azurite)"; QUIVER_TEST_STORE=azurite npx vitest run --config vitest.azurite.config.ts
 echo "== browser tests"; npx playwright test

@@ -17,6 +17,7 @@ import { versionSummary } from "./version-summary";
 import type { ObjectStore } from "./storage/object-store";
 import { relativeTo, type DataRoot } from "./storage/root";
 import { openStore } from "./storage/stores";
+import { CredentialVendor } from "./storage/credentials";
 
 export type Id = string[];
 
@@ -50,8 +51,12 @@ export class Catalog {
   /** Appends waiting for a table's write turn, committed together. */
   readonly appends = new AppendGroups();
 
-  constructor(root: DataRoot, storageOptions: Record<string, string>) {
+  /** Credentials for clients that write a table's data themselves; none unless the operator turned vending on. */
+  readonly credentials: CredentialVendor;
+
+  constructor(root: DataRoot, storageOptions: Record<string, string>, vending: { enabled: boolean; ttlMs: number } = { enabled: false, ttlMs: 0 }) {
     this.store = openStore(root, storageOptions);
+    this.credentials = new CredentialVendor(root, storageOptions, vending);
     this.datasets = new Datasets(root, this.store, storageOptions);
     this.manifest = new Manifest(this.datasets, this.store);
   }
@@ -198,7 +203,7 @@ export class Catalog {
     if (id.length === 0) throw invalidInput("a table identifier needs at least a table name");
     const idx = index ?? (await this.index());
     const entry = idx.tables.get(fmt(id));
-    if (entry) return entry;
+    if (entry && (await this.stillThere(entry))) return entry;
     if (!idx.namespaceExists(id.slice(0, -1))) throw new QuiverError("NamespaceNotFound", `Namespace '${fmt(id.slice(0, -1))}' was not found`);
     throw new QuiverError("TableNotFound", `Table '${fmt(id)}' was not found`);
   }
@@ -218,13 +223,22 @@ export class Catalog {
     return true;
   }
 
+  /**
+   * Whether a table the index lists is there. A root-level dataset that no catalog row names is known from a
+   * listing of the root, which on an object store is a few seconds old: one dropped meanwhile is not in the way.
+   */
+  private async stillThere(entry: TableEntry): Promise<boolean> {
+    return entry.registered || (await this.datasets.directoryExists(entry.location));
+  }
+
   async declareTable(id: Id, requestedLocation: string | undefined, properties: Record<string, string>) {
     if (id.length === 0) throw invalidInput("a table identifier needs at least a table name");
     return this.locks.run(`t:${fmt(id)}`, async () => {
       const index = await this.index();
       await this.requireNamespace(id.slice(0, -1), index);
       const objectId = fmt(id);
-      if (index.tables.has(objectId)) throw new QuiverError("TableAlreadyExists", `Table '${objectId}' already exists`);
+      const listed = index.tables.get(objectId);
+      if (listed && (await this.stillThere(listed))) throw new QuiverError("TableAlreadyExists", `Table '${objectId}' already exists`);
       if (index.namespaces.has(objectId)) throw new QuiverError("TableAlreadyExists", `a namespace named '${objectId}' already exists`);
       const location = this.chooseLocation(id, requestedLocation);
       if (!(await this.datasets.reserve(location))) throw new QuiverError("TableAlreadyExists", `the location of table '${objectId}' is already in use`);
@@ -270,7 +284,7 @@ export class Catalog {
       const objectId = fmt(id);
       if (index.namespaces.has(objectId)) throw new QuiverError("TableAlreadyExists", `a namespace named '${objectId}' already exists`);
       const existing = index.tables.get(objectId);
-      if (existing) {
+      if (existing && (await this.stillThere(existing))) {
         const declaredOnly = await this.awaitsFirstWrite(existing, () => new QuiverError("TableAlreadyExists", `Table '${objectId}' is being created by another request`));
         if (!declaredOnly && mode === "create") throw new QuiverError("TableAlreadyExists", `Table '${objectId}' already exists`);
         if (!declaredOnly && mode === "exist_ok") {
@@ -347,17 +361,38 @@ export class Catalog {
     return this.writes.run(entry.location, work);
   }
 
-  /** Runs one write in the table's turn, answering TableNotFound when the table was dropped before or under it. */
+  /**
+   * Runs one write in the table's turn, answering TableNotFound when the table was dropped before or under it. A
+   * drop in another instance can land while the write is under way; the engine then writes its files where the
+   * table was, making its directory again. So after the write the catalog is asked whether the table is still
+   * there, and if it is not, what the write left goes too, and the write is answered as not found.
+   */
   async unlessDropped<T>(entry: TableEntry, write: () => Promise<T>): Promise<T> {
     const gone = () => new QuiverError("TableNotFound", `Table '${entry.objectId}' was dropped or moved`);
     if (!(await this.datasets.directoryExists(entry.location))) throw gone();
+    let result: T;
     try {
-      return await write();
+      result = await write();
     } catch (err) {
-      // Another process dropped the table under the write, which then failed on its missing files.
-      if (!(await this.datasets.directoryExists(entry.location))) throw gone();
+      if (!(await this.stillCatalogued(entry))) {
+        await this.datasets.remove(entry.location);
+        throw gone();
+      }
       throw err;
     }
+    if (!(await this.stillCatalogued(entry))) {
+      await this.datasets.remove(entry.location);
+      throw gone();
+    }
+    return result;
+  }
+
+  /** Whether the catalog still holds this table at this location (a root-level dataset without a row: its directory). */
+  private async stillCatalogued(entry: TableEntry): Promise<boolean> {
+    if (!entry.registered) return this.datasets.directoryExists(entry.location);
+    // A root-level directory the write itself made again may be listed meanwhile, without a row: that is not it.
+    const now = (await this.index()).tables.get(entry.objectId);
+    return now?.registered === true && now.location === entry.location;
   }
 
   /** The handle to write through: the shared latest handle, or the named branch. */

@@ -1,4 +1,5 @@
 /** Configuration from the environment; nothing but the defaults is needed to run. */
+import { parseDuration } from "@/lib/durations";
 import { ConfigError } from "./config-error";
 import { parseRoot, parseStorageOptions } from "./storage/root";
 
@@ -10,11 +11,33 @@ function intFromEnv(name: string, fallback: number): number {
   return value;
 }
 
+function durationFromEnv(name: string, fallbackMs: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallbackMs;
+  const ms = parseDuration(raw);
+  if (ms === null) throw new ConfigError(`${name} must be a duration such as 900s, 30m or 1h, got '${raw}'`);
+  return ms;
+}
+
+function vendingFromEnv(): "off" | "container" {
+  const raw = (process.env.QUIVER_VEND_CREDENTIALS ?? "off").trim().toLowerCase();
+  if (raw === "off" || raw === "" || raw === "false") return "off";
+  if (raw === "container") return "container";
+  throw new ConfigError(`QUIVER_VEND_CREDENTIALS must be 'off' or 'container', got '${raw}'`);
+}
+
 export const config = {
   /** The data root: a local directory or an object store prefix. */
   root: parseRoot(process.env.QUIVER_ROOT || "./data"),
   /** Lance storage options for the root and every table under it. */
   storageOptions: parseStorageOptions(process.env.QUIVER_STORAGE_OPTIONS),
+  /**
+   * Whether declare, create and describe vend store credentials to clients that write data themselves. `container`
+   * vends an Azure SAS on the whole container (all a flat-namespace account can scope); off by default.
+   */
+  vendCredentials: vendingFromEnv(),
+  /** How long vended credentials stay valid. */
+  vendedCredentialsTtlMs: durationFromEnv("QUIVER_VENDED_CREDENTIALS_TTL", 3_600_000),
   /** The database a request without a database header uses. */
   defaultDatabase: process.env.QUIVER_DEFAULT_DATABASE || "default",
   /** Largest Arrow request body, in bytes (413 beyond). */

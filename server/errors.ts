@@ -92,6 +92,15 @@ export function engineMessage(err: unknown): string {
     .trim();
 }
 
+/** The store behind the data root did not answer: the caller may retry, and nothing was committed. */
+const STORE_UNAVAILABLE = /timed out|timeout|error sending request|connection refused|connect error|connection reset|broken pipe|dns error|service unavailable|server busy/;
+
+/** A failure of the store that reached the edge unclassified: still the caller's 503, not the service's 500. */
+export function unavailableStore(err: unknown): QuiverError | null {
+  if (!(err instanceof Error) || !STORE_UNAVAILABLE.test(err.message.toLowerCase())) return null;
+  return new QuiverError("ServiceUnavailable", `the data root's store is unavailable: ${engineMessage(err)}`);
+}
+
 /** Classifies an engine failure into the Lance error it means. Unknown failures stay Internal. */
 export function fromEngineError(err: unknown, what: string): QuiverError {
   if (err instanceof QuiverError) return err;
@@ -113,7 +122,7 @@ export function fromEngineError(err: unknown, what: string): QuiverError {
     [/already exists/, "TableAlreadyExists"],
     [/was not found|not found/, "TableNotFound"],
     [/not supported|not implemented|unsupported/, "Unsupported"],
-    [/timed out|timeout/, "ServiceUnavailable"],
+    [STORE_UNAVAILABLE, "ServiceUnavailable"],
     [/invalid|parser error|parse error|ipc|arrow error|ambiguous|must have|duplicate|prohibited|not configured|expected/, "InvalidInput"],
   ];
   for (const [pattern, code] of rules) {

@@ -3,7 +3,8 @@
  * conditional writes, for the tests that run Quiver on an `az://` root.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { createHmac, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
+import { ensureAzureContainer } from "@/server/storage/azure-container";
 import { freePort } from "./oidc";
 
 export const AZURITE_ACCOUNT = "devstoreaccount1";
@@ -20,25 +21,8 @@ export interface Azurite {
   stop: () => Promise<void>;
 }
 
-/** The SharedKey signature of a request without body or conditional headers (container creation). */
-function sharedKey(method: string, url: URL, headers: Record<string, string>): string {
-  const canonicalHeaders = Object.keys(headers)
-    .filter((h) => h.startsWith("x-ms-"))
-    .sort()
-    .map((h) => `${h}:${headers[h]}\n`)
-    .join("");
-  const query = [...url.searchParams.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `\n${k.toLowerCase()}:${v}`);
-  const resource = `/${AZURITE_ACCOUNT}${url.pathname}${query.join("")}`;
-  const stringToSign = [method, "", "", "", "", "", "", "", "", "", "", ""].join("\n") + "\n" + canonicalHeaders + resource;
-  const signature = createHmac("sha256", Buffer.from(AZURITE_KEY, "base64")).update(stringToSign, "utf8").digest("base64");
-  return `SharedKey ${AZURITE_ACCOUNT}:${signature}`;
-}
-
-export async function createContainer(endpoint: string, name: string): Promise<void> {
-  const url = new URL(`${endpoint}/${name}?restype=container`);
-  const headers: Record<string, string> = { "x-ms-date": new Date().toUTCString(), "x-ms-version": "2021-08-06" };
-  const res = await fetch(url, { method: "PUT", headers: { ...headers, authorization: sharedKey("PUT", url, headers) } });
-  if (res.status !== 201 && res.status !== 409) throw new Error(`creating container ${name} answered ${res.status}: ${await res.text()}`);
+export function createContainer(endpoint: string, name: string): Promise<void> {
+  return ensureAzureContainer(endpoint, AZURITE_ACCOUNT, AZURITE_KEY, name);
 }
 
 export function azuriteStorageOptions(endpoint: string): Record<string, string> {

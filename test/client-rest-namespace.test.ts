@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as lancedb from "@lancedb/lancedb";
 import { client } from "./client";
 import { freePort, startOidc, type TestOidc } from "./oidc";
-import { startServer, type TestServer } from "./server";
+import { onObjectStore, startServer, type TestServer } from "./server";
 
 const arrow = createRequire(import.meta.url)("apache-arrow") as typeof import("apache-arrow");
 
@@ -22,7 +22,8 @@ const data = (from: number, to: number, s = (i: number) => `s${i}`) =>
 beforeAll(async () => {
   const port = await freePort();
   oidc = await startOidc(`http://127.0.0.1:${port}`);
-  server = await startServer({ ...oidc.env, QUIVER_ADMINS: "machine" }, { port });
+  // On an object store the client writes with credentials Quiver vends: it brings no storage settings of its own.
+  server = await startServer({ ...oidc.env, QUIVER_ADMINS: "machine", ...(onObjectStore ? { QUIVER_VEND_CREDENTIALS: "container" } : {}) }, { port });
   ns = await lancedb.connectNamespace("rest", { uri: server.url, headers: { "x-api-key": server.adminKey } });
 });
 afterAll(async () => {
@@ -89,5 +90,28 @@ describe("Lance REST namespace client", () => {
     expect(await withToken.tableNames(["lake"])).toEqual(["a", "c"]);
     const wrong = await lancedb.connectNamespace("rest", { uri: server.url, headers: { "x-api-key": "wrong" } });
     await expect(wrong.tableNames(["lake"])).rejects.toThrow(/credentials|API key|unauthenticated/i);
+  });
+
+  it.runIf(onObjectStore)("is vended short-lived credentials: read-write for an editor, read-only for a viewer, each vend audited", async () => {
+    const api = client(server.url, server.auth);
+    const described = await api.post<{ storage_options: Record<string, string> }>("/v1/table/lake$raw$events/describe", {});
+    const options = described.body.storage_options;
+    expect(options.azure_storage_sas_token).toMatch(/(^|&)sp=racwdl(&|$)/);
+    expect(options.azure_storage_account_key).toBeUndefined();
+    expect(Number(options.expires_at_millis) - Date.now()).toBeGreaterThan(3_500_000);
+    expect(Number(options.expires_at_millis) - Date.now()).toBeLessThanOrEqual(3_600_000);
+    expect((await api.post<{ storage_options: object }>("/v1/table/lake$raw$events/describe", { vend_credentials: false })).body.storage_options).toEqual({});
+
+    const viewerKey = (await api.post<{ key: string }>("/v1/admin/keys/create", { name: "reader", role: "viewer" })).body.key;
+    const reader = await lancedb.connectNamespace("rest", { uri: server.url, headers: { "x-api-key": viewerKey } });
+    const table = await reader.openTable("events", ["lake", "raw"]);
+    expect(await table.countRows()).toBe(20);
+    await expect(table.add(data(100, 101))).rejects.toThrow(/403|permission|authoriz/i);
+    expect(await (await ns.openTable("events", ["lake", "raw"])).countRows()).toBe(20);
+
+    const audit = await api.get<{ entries: Array<{ principal: { name: string }; target: string; detail: string }> }>("/v1/admin/audit?action=VendCredentials&target=lake$raw$events");
+    const details = audit.body.entries.map((e) => `${e.principal.name}: ${e.detail.split(" until ")[0]}`);
+    expect(details).toContain("reader: read");
+    expect(details).toContain("QUIVER_ADMIN_API_KEY: write");
   });
 });

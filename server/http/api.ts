@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { DEFAULT_DELIMITER, formatIdentifier, IdentifierError, parseIdentifier, sameIdentifier, validateIdentifier } from "@/lib/identifiers";
-import { QuiverError, invalidInput, seedShape } from "../errors";
+import { QuiverError, invalidInput, seedShape, unavailableStore } from "../errors";
 import { parseArrowBody, type Catalog } from "../catalog";
 import { FILE_ROOM, received, type ArrowBody, type ReceivedBody } from "../arrow-ipc";
 import { config } from "../config";
@@ -314,7 +314,9 @@ function contextOf(headers: Record<string, string>): Record<string, string> {
 
 export function errorResponse(err: unknown, instance: string, requestId: string): Response {
   const error =
-    err instanceof QuiverError ? err : new QuiverError("Internal", "the service failed to complete the request; see the server log with this request id");
+    err instanceof QuiverError
+      ? err
+      : (unavailableStore(err) ?? new QuiverError("Internal", "the service failed to complete the request; see the server log with this request id"));
   if (!(err instanceof QuiverError)) console.error(`[${requestId}]`, err);
   const headers = responseHeaders(requestId, "application/json");
   if (error.status === 401) headers["www-authenticate"] = `Bearer realm="quiver"`;

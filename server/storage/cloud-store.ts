@@ -8,7 +8,8 @@ import * as opendal from "opendal";
 import { Operator } from "opendal";
 import { ConfigError } from "../config-error";
 import { unsupported } from "../errors";
-import { checkKey, type ObjectInfo, type ObjectStore } from "./object-store";
+import { ensureAzureContainer } from "./azure-container";
+import { checkKey, storeUnavailable, type ObjectInfo, type ObjectStore } from "./object-store";
 import type { Cloud, DataRoot } from "./root";
 
 type ObjectRoot = DataRoot & { kind: "object" };
@@ -91,6 +92,7 @@ const CALL_TIMEOUT_MS = 30_000;
 /**
  * The operator's calls, each bounded in time: a store that stops answering fails the call instead of holding the
  * request. (opendal 0.49.2, the newest whose binary loads on Debian 12's glibc, has no timeout layer of its own.)
+ * A failure that is not an answer about the object (missing, or a failed condition) means the store is unavailable.
  */
 function bounded(operator: Operator, timeoutMs: number): Operator {
   return new Proxy(operator, {
@@ -104,7 +106,11 @@ function bounded(operator: Operator, timeoutMs: number): Operator {
         const timeout = new Promise((_, reject) => {
           timer = setTimeout(() => reject(new Error(`Unexpected (timeout) the store did not answer ${String(property)} within ${timeoutMs} ms`)), timeoutMs);
         });
-        return Promise.race([result, timeout]).finally(() => clearTimeout(timer));
+        return Promise.race([result, timeout])
+          .catch((err) => {
+            throw isNotFound(err) || isConditionFailed(err) ? err : storeUnavailable(String(property), err);
+          })
+          .finally(() => clearTimeout(timer));
       };
     },
   });
@@ -115,7 +121,7 @@ export class ObjectStoreClient implements ObjectStore {
 
   constructor(
     readonly root: ObjectRoot,
-    storageOptions: Record<string, string>,
+    private readonly storageOptions: Record<string, string>,
   ) {
     const { service, config } = openDalConfig(root, storageOptions);
     // The retry layer is exported under `layers` at run time, which the package's typings leave out.
@@ -129,6 +135,14 @@ export class ObjectStoreClient implements ObjectStore {
       throw new ConfigError(`QUIVER_ROOT ${root.uri}: this store cannot write an object only where none exists, which instances sharing a root need`);
     }
     this.operator = bounded(operator.layer(retry.build()), CALL_TIMEOUT_MS);
+  }
+
+  /** Makes the root's container when it is missing and the account key to make it is configured (Azure only). */
+  async prepare(): Promise<void> {
+    const { config } = openDalConfig(this.root, this.storageOptions);
+    if (this.root.cloud === "az" && config.account_name && config.account_key && config.endpoint) {
+      await ensureAzureContainer(config.endpoint, config.account_name, config.account_key, this.root.bucket);
+    }
   }
 
   async get(key: string): Promise<Buffer | null> {
@@ -200,8 +214,6 @@ export class ObjectStoreClient implements ObjectStore {
   async movePrefix(): Promise<void> {
     throw unsupported("object stores cannot rename: a table directory on an object store root cannot be moved");
   }
-
-  async prepare(): Promise<void> {}
 
   /**
    * Object stores have no directory times, and a listing per request costs a round trip: so the stamp moves every

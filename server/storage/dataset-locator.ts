@@ -27,6 +27,11 @@ interface RegisteredRoot {
 class DatasetLocator {
   private readonly token = randomBytes(32);
   private readonly roots = new Map<string, RegisteredRoot>();
+  /**
+   * One engine session for every connection: it holds the object-store clients, so that opening another table on
+   * the same store reuses them (a new client per open costs about 20 ms on Azure, against 4 ms).
+   */
+  private readonly session = new lancedb.Session();
   private listening?: Promise<string>;
 
   /** The namespace id under which tables of this root are asked for. */
@@ -40,7 +45,7 @@ class DatasetLocator {
   /** A connection of the engine that opens and creates tables `openTable(location, [rootId])`. */
   async connect(options: { readConsistencyInterval?: number }): Promise<NativeConnection> {
     const uri = await this.listen();
-    const connection = await lancedb.connectNamespace("rest", { uri, headers: { authorization: `Bearer ${this.token.toString("base64url")}` } }, options);
+    const connection = await lancedb.connectNamespace("rest", { uri, headers: { authorization: `Bearer ${this.token.toString("base64url")}` } }, { ...options, session: this.session });
     return (connection as unknown as { inner: NativeConnection }).inner;
   }
 

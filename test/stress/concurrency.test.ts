@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { client } from "../client";
-import { startServer, type TestServer } from "../server";
+import { startServer, storeOf, type TestServer } from "../server";
 import { catalogStorm, checkStorm, createStormTable, runStorm } from "./storm";
 import { dropRacingInsert, names, sameColumnAlterations, twoAlterations, twoCreates, twoDeclares, twoOverwrites } from "./conflicts";
 
@@ -39,10 +39,10 @@ describe("one server, two conflicting requests at once", () => {
     const outcomes = await sameColumnAlterations(api, api, "c$same");
     console.log(`sameColumnAlterations outcomes (ok or error code): ${outcomes.join(" ")}`);
   });
-  it("two declares of one table: one declares it, the other is told it exists", () => twoDeclares(api, api, server.root, names("c$decl", "rootdecl")));
-  it("two creates of one table: one creates it with its rows", () => twoCreates(api, api, server.root, names("c$create", "rootcreate")));
+  it("two declares of one table: one declares it, the other is told it exists", () => twoDeclares(api, api, storeOf(server), names("c$decl", "rootdecl")));
+  it("two creates of one table: one creates it with its rows", () => twoCreates(api, api, storeOf(server), names("c$create", "rootcreate")));
   it("a drop racing an insert: nothing is left behind, and the name can be used again", async () => {
-    const outcomes = await dropRacingInsert(api, api, server.root, ["c$dropped", "rootdropped"]);
+    const outcomes = await dropRacingInsert(api, api, storeOf(server), ["c$dropped", "rootdropped"]);
     console.log(`insert outcomes against the drop (ok or error code): ${outcomes.join(" ")}`);
   });
 });

@@ -3,11 +3,11 @@
  * wins; the other is applied after it by the server or refused with 409 ConcurrentModification; the table is
  * left whole either way.
  */
-import { existsSync, readdirSync } from "node:fs";
-import path from "node:path";
 import { Table } from "apache-arrow";
 import { expect } from "vitest";
 import { client, rows, type Reply } from "../client";
+import type { ObjectStore } from "@/server/storage/object-store";
+import { relativeTo } from "@/server/storage/root";
 import { idsOf, range } from "./storm";
 
 type Api = ReturnType<typeof client>;
@@ -110,7 +110,7 @@ export async function sameColumnAlterations(a: Api, b: Api, prefix: string) {
 }
 
 /** Declares of one table: one succeeds, the other is told it exists (or of the conflict); one marker, one directory. */
-export async function twoDeclares(a: Api, b: Api, root: string, names: string[]) {
+export async function twoDeclares(a: Api, b: Api, store: ObjectStore, names: string[]) {
   for (const table of names) {
     const replies = await Promise.all([a, b].map((api) => api.post<{ location: string }>(`/v1/table/${table}/declare`, {})));
     const ok = replies.map((reply) => outcome(reply, [CONFLICT, [409, 5]]) === "ok");
@@ -118,8 +118,9 @@ export async function twoDeclares(a: Api, b: Api, root: string, names: string[])
     const location = replies[ok.indexOf(true)].body.location;
     const described = await b.post(`/v1/table/${table}/describe`, {});
     expect(described.body).toMatchObject({ is_only_declared: true, location });
-    expect(existsSync(path.join(location, ".lance-reserved"))).toBe(true);
-    expect(tableDirectories(root, table)).toEqual([path.basename(location)]);
+    const key = relativeTo(store.root, location)!;
+    expect(await store.head(`${key}/.lance-reserved`)).not.toBeNull();
+    expect(await tableDirectories(store, table)).toEqual([key]);
     const parent = table.includes("$") ? table.slice(0, table.lastIndexOf("$")) : "$";
     const listed = await a.get<{ tables: string[] }>(`/v1/namespace/${parent}/table/list`);
     expect(listed.body.tables.filter((t) => t === table.split("$").pop())).toHaveLength(1);
@@ -127,7 +128,7 @@ export async function twoDeclares(a: Api, b: Api, root: string, names: string[])
 }
 
 /** Creates of one table with different data: one succeeds, the other is told it exists; the table holds the winner's rows. */
-export async function twoCreates(a: Api, b: Api, root: string, names: string[]) {
+export async function twoCreates(a: Api, b: Api, store: ObjectStore, names: string[]) {
   for (const table of names) {
     const replies = await Promise.all([a.arrow(`/v1/table/${table}/create`, rows(0, 10)), b.arrow(`/v1/table/${table}/create`, rows(100, 103))]);
     const ok = replies.map((reply) => outcome(reply, [CONFLICT, [409, 5]]) === "ok");
@@ -135,7 +136,7 @@ export async function twoCreates(a: Api, b: Api, root: string, names: string[]) 
     expect((await b.post(`/v1/table/${table}/describe`, {})).body).toMatchObject({ is_only_declared: false, version: 1 });
     const found = await a.post<Table>(`/v1/table/${table}/query`, { columns: ["id"], limit: 100 });
     expect(idsOf(found.body).sort((x, y) => x - y)).toEqual(ok[0] ? range(0, 10) : range(100, 103));
-    expect(tableDirectories(root, table)).toHaveLength(1);
+    expect(await tableDirectories(store, table)).toHaveLength(1);
   }
 }
 
@@ -143,26 +144,26 @@ export async function twoCreates(a: Api, b: Api, root: string, names: string[]) 
  * A drop sent while a large insert is under way, a little later each round: the insert lands before the drop or
  * finds no table, and afterwards nothing of the table is left, so a new table of that name starts empty.
  */
-export async function dropRacingInsert(a: Api, b: Api, root: string, names: string[]) {
+export async function dropRacingInsert(a: Api, b: Api, store: ObjectStore, names: string[]) {
   const outcomes: Array<"ok" | number> = [];
   for (const table of names) {
     for (const delay of [0, 5, 15, 30, 60, 100]) {
-      expect((await a.arrow(`/v1/table/${table}/create`, rows(0, 100))).status).toBe(200);
+      const created = await a.arrow(`/v1/table/${table}/create`, rows(0, 100));
+      expect(created.status, JSON.stringify(created.body)).toBe(200);
       const [inserted, dropped] = await Promise.all([
         b.arrow(`/v1/table/${table}/insert`, rows(100, 50_100)),
         new Promise((r) => setTimeout(r, delay)).then(() => a.post(`/v1/table/${table}/drop`, {})),
       ]);
       expect(outcome(dropped, [])).toBe("ok");
       outcomes.push(outcome(inserted, [CONFLICT, [404, 4]]));
-      expect(tableDirectories(root, table)).toEqual([]);
-      // Tables are reached through symbolic links; a late write must not have made a real directory of one.
-      expect(readdirSync(path.join(root, ".quiver", "links"), { withFileTypes: true }).filter((e) => !e.isSymbolicLink())).toEqual([]);
+      // A write that came late must not have left files where the dropped table was.
+      expect(await tableDirectories(store, table)).toEqual([]);
       for (const api of [a, b]) expect((await api.post(`/v1/table/${table}/describe`, {})).status).toBe(404);
       const recreated = await b.arrow<{ version: number }>(`/v1/table/${table}/create`, rows(1000, 1003));
       expect(recreated.status, JSON.stringify(recreated.body)).toBe(200);
       expect(recreated.body.version).toBe(1);
-      const [directory] = tableDirectories(root, table);
-      expect(readdirSync(path.join(root, directory, "_versions")).filter((f) => f.endsWith(".manifest"))).toHaveLength(1);
+      const [directory] = await tableDirectories(store, table);
+      expect((await store.list(`${directory}/_versions/`)).filter((f) => f.endsWith(".manifest"))).toHaveLength(1);
       for (const api of [a, b]) {
         const found = await api.post<Table>(`/v1/table/${table}/query`, { columns: ["id"], limit: 1000 });
         expect(idsOf(found.body).sort((x, y) => x - y)).toEqual([1000, 1001, 1002]);
@@ -175,7 +176,7 @@ export async function dropRacingInsert(a: Api, b: Api, root: string, names: stri
 }
 
 /** Directories of the data root that hold a table's data or reservation. */
-function tableDirectories(root: string, table: string): string[] {
+async function tableDirectories(store: ObjectStore, table: string): Promise<string[]> {
   const nested = table.includes("$");
-  return readdirSync(root).filter((name) => (nested ? /^[0-9a-f]{8}_/.test(name) && name.slice(9) === table : name === `${table}.lance`));
+  return (await store.listDirectories("")).filter((name) => (nested ? /^[0-9a-f]{8}_/.test(name) && name.slice(9) === table : name === `${table}.lance`));
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { client } from "../client";
-import { startServer, type TestServer } from "../server";
+import { startServer, storeOf, type TestServer } from "../server";
 import { catalogStorm, checkStorm, createStormTable, runStorm } from "./storm";
 import { dropRacingInsert, names, sameColumnAlterations, twoAlterations, twoCreates, twoDeclares, twoOverwrites } from "./conflicts";
 
@@ -35,6 +35,39 @@ describe("two servers on one data root", () => {
   it("8 clients declaring and creating 200 tables: each catalogued once, read back at once, listed by every server", () => catalogStorm([a, b], "cat"));
 });
 
+describe("two servers on one data root, managing access at the same moment", () => {
+  it("keys made through both at once are all kept, once each, and work on both at once; a revocation through one holds on the other", async () => {
+    const made = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).post<{ key: string; record: { id: string } }>("/v1/admin/keys/create", { name: `k${i}`, role: "viewer" })),
+    );
+    expect(made.map((r) => r.status)).toEqual(made.map(() => 200));
+    for (const api of [a, b]) {
+      const listed = await api.get<{ keys: Array<{ name: string }> }>("/v1/admin/keys");
+      const names = listed.body.keys.map((k) => k.name).filter((n) => /^k\d+$/.test(n));
+      expect(names.sort()).toEqual(Array.from({ length: 20 }, (_, i) => `k${i}`).sort());
+    }
+    for (const { body } of made) {
+      for (const server of [first, second]) expect((await client(server.url, { "x-api-key": body.key }).get("/v1/whoami")).status).toBe(200);
+    }
+    expect((await a.post(`/v1/admin/keys/${made[0].body.record.id}/revoke`, {})).status).toBe(200);
+    expect((await client(second.url, { "x-api-key": made[0].body.key }).get("/v1/whoami")).status).toBe(401);
+  });
+
+  it("the same grant made through both at once is one grant; different grants are all kept", async () => {
+    const same = { principal: { type: "user", name: "ada@example.com" }, role: "editor", scope: { kind: "namespace", id: ["c"] } };
+    const replies = await Promise.all([a, b, a, b].map((api) => api.post<{ grant: { id: string } }>("/v1/admin/grants/create", same)));
+    expect(new Set(replies.map((r) => r.body.grant.id)).size).toBe(1);
+    await Promise.all(
+      Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).post("/v1/admin/grants/create", { ...same, principal: { type: "group", name: `g${i}` } })),
+    );
+    for (const api of [a, b]) {
+      const grants = (await api.get<{ grants: Array<{ principal: { name: string } }> }>("/v1/admin/grants")).body.grants.map((g) => g.principal.name);
+      expect(grants.filter((n) => n === "ada@example.com")).toHaveLength(1);
+      expect(grants.filter((n) => /^g\d$/.test(n)).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `g${i}`));
+    }
+  });
+});
+
 describe("two servers on one data root, one conflicting request to each at once", () => {
   it("two overwrites: one wins, the table holds exactly the last acknowledged data", async () => {
     const outcomes = await twoOverwrites(a, b, "c$ow");
@@ -48,10 +81,10 @@ describe("two servers on one data root, one conflicting request to each at once"
     const outcomes = await sameColumnAlterations(a, b, "c$same");
     console.log(`sameColumnAlterations outcomes (ok or error code): ${outcomes.join(" ")}`);
   });
-  it("two declares of one table: one declares it, the other is told it exists", () => twoDeclares(a, b, first.root, names("c$decl", "rootdecl")));
-  it("two creates of one table: one creates it with its rows", () => twoCreates(a, b, first.root, names("c$create", "rootcreate")));
+  it("two declares of one table: one declares it, the other is told it exists", () => twoDeclares(a, b, storeOf(first), names("c$decl", "rootdecl")));
+  it("two creates of one table: one creates it with its rows", () => twoCreates(a, b, storeOf(first), names("c$create", "rootcreate")));
   it("a drop racing an insert: nothing is left behind, and the name can be used again", async () => {
-    const outcomes = await dropRacingInsert(a, b, first.root, ["c$dropped", "rootdropped"]);
+    const outcomes = await dropRacingInsert(a, b, storeOf(first), ["c$dropped", "rootdropped"]);
     console.log(`insert outcomes against the drop (ok or error code): ${outcomes.join(" ")}`);
   });
 });

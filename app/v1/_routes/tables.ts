@@ -2,8 +2,8 @@ import { z } from "zod";
 import { formatIdentifier } from "@/lib/identifiers";
 import { QuiverError, invalidInput } from "@/server/errors";
 import { json, pageLimit, pageQuery, parseMode, qBool, qString, remoteDialect, route, type RouteContext } from "@/server/http/api";
-import type { Catalog } from "@/server/catalog";
 import type { ArrowBody } from "@/server/arrow-ipc";
+import { vendedStorageOptions } from "@/server/http/vending";
 import { readableTables } from "./visibility";
 import { context, delimiterQuery, pageToken, properties, requestBase } from "./common";
 
@@ -47,14 +47,15 @@ const createResponse = z.object({
   context,
 });
 
-async function createTable(catalog: Catalog, id: string[], body: ArrowBody, query: z.output<typeof createQuery>, request: Request) {
+async function createTable(ctx: RouteContext<z.output<typeof createQuery>, ArrowBody>) {
+  const { catalog, id, body, query, request } = ctx;
   const mode = parseMode(query.mode, ["create", "exist_ok", "overwrite"] as const, "create", "mode");
   const { entry, version } = await catalog.createTable(id, body, mode, parseProperties(query.properties)).catch((err) => {
     // LanceDB's remote client recognizes a duplicate only as a 400 that says "already exists".
     if (remoteDialect(request) && err instanceof QuiverError && err.codeName === "TableAlreadyExists") throw new QuiverError("TableAlreadyExists", err.message, { status: 400 });
     throw err;
   });
-  return json({ version, location: catalog.location(entry), storage_options: {}, properties: entry.properties });
+  return json({ version, location: catalog.location(entry), storage_options: await vendedStorageOptions(ctx, id, undefined), properties: entry.properties });
 }
 
 export const tableRoutes = [
@@ -86,10 +87,12 @@ export const tableRoutes = [
       managed_versioning: z.boolean(),
       context,
     }),
-    handler: async ({ id, body, catalog, access, principal, database }) => {
+    handler: async (ctx) => {
+      const { id, body, catalog, access, principal, database } = ctx;
       const result = await catalog.declareTable(id, body.location ?? undefined, body.properties ?? {});
       await access.grantDeclarer(principal, database, id);
-      return json({ location: result.location, storage_options: {}, properties: result.properties, managed_versioning: false });
+      const storageOptions = await vendedStorageOptions(ctx, id, body.vend_credentials);
+      return json({ location: result.location, storage_options: storageOptions, properties: result.properties, managed_versioning: false });
     },
   }),
   route({
@@ -102,7 +105,7 @@ export const tableRoutes = [
     query: createQuery,
     body: { kind: "arrow" },
     response: createResponse,
-    handler: async ({ id, body, query, catalog, request }) => createTable(catalog, id, body, query, request),
+    handler: createTable,
   }),
   route({
     operationId: "DescribeTable",
@@ -144,7 +147,8 @@ export const tableRoutes = [
       stats: z.object({ num_fragments: z.number(), num_deleted_rows: z.number(), num_rows: z.number(), total_bytes: z.number(), num_indices: z.number() }).optional(),
       context,
     }),
-    handler: async ({ id, body, catalog }) => {
+    handler: async (ctx) => {
+      const { id, body, catalog } = ctx;
       const d = await catalog.describeTable(id, { version: body.version ?? undefined, tag: body.tag ?? undefined, branch: body.branch ?? undefined });
       const location = catalog.location(d.entry);
       return json({
@@ -156,7 +160,7 @@ export const tableRoutes = [
         schema: d.schema,
         properties: d.entry.properties,
         is_only_declared: d.declaredOnly,
-        storage_options: {},
+        storage_options: await vendedStorageOptions(ctx, id, body.vend_credentials),
         managed_versioning: false,
         stats: d.stats && {
           num_fragments: d.stats.fragmentStats.numFragments,
@@ -219,9 +223,9 @@ export const tableRoutes = [
     query: createQuery,
     body: { kind: "arrow" },
     response: createResponse,
-    handler: async ({ id, body, query, catalog, request }) => {
-      if (id.length !== 1) throw invalidInput("the enterprise create endpoint makes root-level tables; give a plain table name");
-      return createTable(catalog, id, body, query, request);
+    handler: async (ctx) => {
+      if (ctx.id.length !== 1) throw invalidInput("the enterprise create endpoint makes root-level tables; give a plain table name");
+      return createTable(ctx);
     },
   }),
 ];

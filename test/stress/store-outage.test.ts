@@ -1,0 +1,83 @@
+/**
+ * The object store behind the data root goes away in the middle of writes and comes back: while it is down, calls
+ * answer 503 with the Lance error code and Retry-After (never 500), /readyz says unavailable, no acknowledged row is
+ * lost and nothing is half written; when it returns, the same server goes on without a restart.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { client, rows, type Reply } from "../client";
+import { newAzuriteRoot, startAzurite, type Azurite } from "../azurite";
+import { startServer, type TestServer } from "../server";
+
+const location = mkdtempSync(path.join(os.tmpdir(), "quiver-azurite-"));
+let azurite: Azurite;
+let server: TestServer;
+let api: ReturnType<typeof client>;
+
+beforeAll(async () => {
+  azurite = await startAzurite({ location });
+  const { env } = await newAzuriteRoot(azurite.endpoint);
+  // Few, short retries, so that an outage shows within seconds rather than the engine's default minutes.
+  const options = { ...JSON.parse(env.QUIVER_STORAGE_OPTIONS), client_max_retries: "2", client_retry_timeout: "10", connect_timeout: "2s", timeout: "10s" };
+  server = await startServer({ ...env, QUIVER_STORAGE_OPTIONS: JSON.stringify(options), QUIVER_REQUEST_TIMEOUT_MS: "30000" });
+  api = client(server.url, server.auth);
+});
+afterAll(async () => {
+  await server?.stop();
+  await azurite?.stop();
+  rmSync(location, { recursive: true, force: true });
+});
+
+const BATCH = 100;
+
+function expectUnavailable(reply: Reply, what: string) {
+  expect(reply.status, `${what}: ${JSON.stringify(reply.body)}`).toBe(503);
+  expect(reply.body).toMatchObject({ code: 17, status: 503 });
+  expect(reply.headers.get("retry-after")).toBeTruthy();
+}
+
+describe("the store stopped in the middle of writes, then started again", () => {
+  it("answers 503 while it is down, loses no acknowledged row, and recovers without a restart", async () => {
+    expect((await api.arrow("/v1/table/outage/create", rows(0, BATCH))).status).toBe(200);
+    const acknowledged = [0];
+    const answered: number[] = [];
+    let next = 1;
+    const writer = (async () => {
+      while (next <= 30) {
+        const batch = next++;
+        const reply = await api.arrow("/v1/table/outage/insert", rows(batch * BATCH, (batch + 1) * BATCH));
+        answered.push(reply.status);
+        if (reply.status === 200) acknowledged.push(batch);
+        else expectUnavailable(reply, `insert ${batch}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    })();
+    await new Promise((r) => setTimeout(r, 1_000));
+    await azurite.stop();
+
+    expectUnavailable(await api.post("/v1/table/outage/count_rows", {}), "count while down");
+    expectUnavailable(await api.get("/v1/namespace/$/table/list"), "list while down");
+    const ready = await fetch(`${server.url}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toEqual({ status: "unavailable" });
+
+    azurite = await startAzurite({ location, port: azurite.port });
+    await writer;
+    for (let i = 0; i < 50 && (await fetch(`${server.url}/readyz`)).status !== 200; i++) await new Promise((r) => setTimeout(r, 200));
+    expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+
+    expect(answered.filter((s) => s === 503).length).toBeGreaterThan(0);
+    expect(answered.every((s) => s === 200 || s === 503)).toBe(true);
+    const after = await api.arrow<{ version: number }>("/v1/table/outage/insert", rows(-BATCH, 0));
+    expect(after.status, JSON.stringify(after.body)).toBe(200);
+
+    // Every acknowledged batch is there whole; a batch answered 503 is there whole or not at all.
+    for (let batch = 0; batch <= 30; batch++) {
+      const count = (await api.post<number>("/v1/table/outage/count_rows", { predicate: `id >= ${batch * BATCH} AND id < ${(batch + 1) * BATCH}` })).body;
+      if (acknowledged.includes(batch)) expect(count, `batch ${batch}`).toBe(BATCH);
+      else expect([0, BATCH], `batch ${batch}`).toContain(count);
+    }
+  }, 300_000);
+});
