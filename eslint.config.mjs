@@ -16,5 +16,22 @@ export default tseslint.config(
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
     },
   },
+  {
+    // The data root may be an object store: server code reaches it only through the store (server/storage/), whose
+    // local implementation is the one place that touches the file system.
+    files: ["server/**/*.ts", "app/**/*.ts", "app/**/*.tsx", "lib/**/*.ts", "instrumentation.ts"],
+    ignores: ["server/storage/local-store.ts", "**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: ["node:fs", "fs", "node:fs/promises", "fs/promises"].map((name) => ({
+            name,
+            message: "Data-root state goes through the store (server/storage/object-store.ts), which works on object stores too.",
+          })),
+        },
+      ],
+    },
+  },
   { files: ["**/*.cjs", "next.config.js"], rules: { "@typescript-eslint/no-require-imports": "off" }, languageOptions: { globals: { module: "writable", require: "readonly" } } },
 );
