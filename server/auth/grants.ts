@@ -14,14 +14,6 @@ function grantId(input: Omit<GrantRecord, "id" | "createdAt">): string {
   return createHash("sha256").update(JSON.stringify(what)).digest("hex").slice(0, 16);
 }
 
-const sameGrant = (a: Omit<GrantRecord, "id" | "createdAt">, b: Omit<GrantRecord, "id" | "createdAt">) =>
-  a.principal.type === b.principal.type &&
-  a.principal.name === b.principal.name &&
-  a.role === b.role &&
-  a.scope.database === b.scope.database &&
-  a.scope.kind === b.scope.kind &&
-  a.scope.id.join("\u0000") === b.scope.id.join("\u0000");
-
 export class GrantStore {
   private readonly records: RecordStore<GrantRecord>;
   private migrated?: Promise<void>;
@@ -57,7 +49,8 @@ export class GrantStore {
           }
         }
       }
-      for (const grant of added.values()) if (!removed.has(grant.id)) await this.records.create(grant);
+      // Keyed anew by what they grant, as grants made from now on are, so that making one again finds it.
+      for (const grant of added.values()) if (!removed.has(grant.id)) await this.records.create({ ...grant, id: grantId(grant) });
       for (const key of journals) await this.store.delete(key);
     })();
     this.migrated.catch(() => (this.migrated = undefined));
@@ -69,12 +62,11 @@ export class GrantStore {
     return this.records.list();
   }
 
+  /** Makes a grant, or answers the one that grants the same already (its id is the digest of what it grants). */
   async create(input: Omit<GrantRecord, "id" | "createdAt">): Promise<GrantRecord> {
-    const existing = (await this.list()).find((g) => sameGrant(g, input));
-    if (existing) return existing;
+    await this.migrateJournals();
     const grant: GrantRecord = { ...input, id: grantId(input), createdAt: new Date().toISOString() };
     if (await this.records.create(grant)) return grant;
-    // Another instance made the same grant first.
     return (await this.records.read(grant.id)) ?? grant;
   }
 

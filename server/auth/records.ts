@@ -11,6 +11,7 @@ const READ_CONCURRENCY = 32;
 const RECORD = /^[A-Za-z0-9_-]+\.json$/;
 
 export class RecordStore<T extends { id: string }> {
+  /** Records by their key. */
   private cache?: { stamp: string | null; records: Map<string, T> };
 
   /** `prefix` ends with `/`. */
@@ -36,11 +37,19 @@ export class RecordStore<T extends { id: string }> {
   async list(): Promise<T[]> {
     const stamp = (await this.store.head(this.changedKey))?.etag ?? null;
     if (!this.cache || this.cache.stamp !== stamp) {
+      // Records never change once written: only those new since the last look are read.
       const keys = (await this.store.list(this.prefix)).filter((k) => RECORD.test(k.slice(this.prefix.length)));
+      const known = this.cache?.records ?? new Map<string, T>();
       const records = new Map<string, T>();
-      for (let i = 0; i < keys.length; i += READ_CONCURRENCY) {
-        const batch = await Promise.all(keys.slice(i, i + READ_CONCURRENCY).map((k) => this.readKey(k)));
-        for (const r of batch) if (r) records.set(r.id, r);
+      const unread: string[] = [];
+      for (const key of keys) {
+        const cached = known.get(key);
+        if (cached) records.set(key, cached);
+        else unread.push(key);
+      }
+      for (let i = 0; i < unread.length; i += READ_CONCURRENCY) {
+        const batch = await Promise.all(unread.slice(i, i + READ_CONCURRENCY).map(async (k) => [k, await this.readKey(k)] as const));
+        for (const [k, r] of batch) if (r) records.set(k, r);
       }
       this.cache = { stamp, records };
     }
