@@ -2,8 +2,9 @@
 /**
  * Quiver benchmarks: each case measured through the real server (auth on, an API key) and, in the same run,
  * against its baseline (the engine called in-process, or a bare http server for metadata under load).
- * Usage: npm run bench [-- case ...]   Cases: insert, merge, parallel, list, versions, load, query.
- * Prints a table of medians (min-max) and ratios, and writes bench/results/latest.{json,md}.
+ * Usage: npm run bench [-- [--azurite] case ...]   Cases: insert, merge, parallel, list, versions, load, query.
+ * With --azurite, Quiver's root and the engine's both live on one Azurite (a real Azure Blob server, in memory).
+ * Prints a table of medians (min-max) and ratios, and writes bench/results/latest[-azurite].{json,md}.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
@@ -19,7 +20,8 @@ const lancedb = require("@lancedb/lancedb");
 const arrowCjs = require("apache-arrow");
 const KEY = "bench-admin-key-0123456789";
 const RUNS = Number(process.env.BENCH_RUNS || 3);
-const selected = process.argv.slice(2);
+const onAzurite = process.argv.includes("--azurite");
+const selected = process.argv.slice(2).filter((a) => a !== "--azurite");
 const want = (name) => selected.length === 0 || selected.includes(name);
 const results = [];
 
@@ -131,9 +133,30 @@ async function remoteClientInsertBody(base, table) {
   return captured;
 }
 
-async function startQuiver(root, port) {
+/** Azurite, in memory, with the development account; its storage options for Quiver and the engine alike. */
+async function startAzurite(port) {
+  const child = spawn("node_modules/.bin/azurite-blob", ["--blobHost", "127.0.0.1", "--blobPort", String(port), "--inMemoryPersistence", "--disableTelemetry", "--silent", "--skipApiVersionCheck", "--loose"], { stdio: "ignore" });
+  const endpoint = `http://127.0.0.1:${port}/devstoreaccount1`;
+  for (let i = 0; i < 300 && !(await fetch(`${endpoint}?comp=list`).then(() => true, () => false)); i++) await new Promise((r) => setTimeout(r, 100));
+  const storageOptions = {
+    azure_storage_account_name: "devstoreaccount1",
+    azure_storage_account_key: "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==",
+    azure_storage_endpoint: endpoint,
+    allow_http: "true",
+  };
+  return { child, storageOptions };
+}
+
+async function startQuiver(root, port, storageOptions) {
   const child = spawn("node", ["node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"], {
-    env: { ...process.env, QUIVER_ROOT: root, QUIVER_ADMIN_API_KEY: KEY, NODE_ENV: "production", QUIVER_MAX_PAGE_SIZE: "1000" },
+    env: {
+      ...process.env,
+      QUIVER_ROOT: root,
+      ...(storageOptions ? { QUIVER_STORAGE_OPTIONS: JSON.stringify(storageOptions) } : {}),
+      QUIVER_ADMIN_API_KEY: KEY,
+      NODE_ENV: "production",
+      QUIVER_MAX_PAGE_SIZE: "1000",
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let log = "";
@@ -197,13 +220,17 @@ async function pool(count, clients, work) {
 // ---------------------------------------------------------------- main
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), "quiver-bench-"));
-const root = path.join(scratch, "quiver");
-const engineRoot = path.join(scratch, "engine");
-mkdirSync(root);
-mkdirSync(engineRoot);
+const azurite = onAzurite ? await startAzurite(10100 + Math.floor(Math.random() * 800)) : null;
+const root = azurite ? "az://bench/quiver" : path.join(scratch, "quiver");
+const engineRoot = azurite ? "az://bench/engine" : path.join(scratch, "engine");
+if (!azurite) {
+  mkdirSync(root);
+  mkdirSync(engineRoot);
+}
 if (!existsSync(".next/BUILD_ID")) spawnSync("node_modules/.bin/next", ["build"], { stdio: "inherit" });
-const quiver = await startQuiver(root, 3900 + Math.floor(Math.random() * 90));
-const engine = await lancedb.connect(engineRoot, { readConsistencyInterval: 0 });
+// Quiver makes the container on start; the engine's connection then finds it.
+const quiver = await startQuiver(root, 3900 + Math.floor(Math.random() * 90), azurite?.storageOptions);
+const engine = await lancedb.connect(engineRoot, { readConsistencyInterval: 0, ...(azurite ? { storageOptions: azurite.storageOptions } : {}) });
 const base = quiver.base;
 console.log(`Quiver at ${base}, data in ${scratch}; ${RUNS} runs per case after a warm-up\n`);
 
@@ -390,7 +417,10 @@ try {
     spawnSync("node_modules/.bin/esbuild", ["bench/bare-server.ts", "--bundle", "--platform=node", "--format=esm", "--outfile=bench/.build/bare-server.mjs", "--external:@lancedb/lancedb", "--external:apache-arrow", "--external:flatbuffers", "--log-level=error"], { stdio: "inherit" });
     await api(base, "/v1/table/loadt/create", { body: streamOf(0, 1000) });
     const barePort = 3990 + Math.floor(Math.random() * 9);
-    const bare = spawn("node", ["bench/.build/bare-server.mjs"], { env: { ...process.env, QUIVER_ROOT: root, PORT: String(barePort) }, stdio: ["ignore", "pipe", "inherit"] });
+    const bare = spawn("node", ["bench/.build/bare-server.mjs"], {
+      env: { ...process.env, QUIVER_ROOT: root, ...(azurite ? { QUIVER_STORAGE_OPTIONS: JSON.stringify(azurite.storageOptions) } : {}), PORT: String(barePort) },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     await new Promise((resolve) => bare.stdout.on("data", (d) => String(d).includes("ready") && resolve()));
     // Server CPU per request does not depend on how much of the machine the load generator takes.
     const load = async (url, init, seconds = 5, pid) => {
@@ -453,18 +483,21 @@ try {
   }
 } finally {
   quiver.child.kill("SIGTERM");
+  azurite?.child.kill("SIGTERM");
   rmSync(scratch, { recursive: true, force: true });
 }
 
 const stamp = new Date().toISOString();
 mkdirSync("bench/results", { recursive: true });
-writeFileSync("bench/results/latest.json", JSON.stringify({ date: stamp, runs: RUNS, machine: `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB`, results }, null, 2));
+const resultFile = `bench/results/latest${azurite ? "-azurite" : ""}`;
+const store = azurite ? "both roots on one in-memory Azurite" : "local roots";
+writeFileSync(`${resultFile}.json`, JSON.stringify({ date: stamp, runs: RUNS, store, machine: `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB`, results }, null, 2));
 const md = [
-  `Benchmarks of ${stamp.slice(0, 10)} (${os.cpus().length} cores, ${RUNS} runs after a warm-up; medians, min-max):`,
+  `Benchmarks of ${stamp.slice(0, 10)} (${os.cpus().length} cores, ${store}, ${RUNS} runs after a warm-up; medians, min-max):`,
   "",
   "| case | metric | Quiver | baseline | ratio | target |",
   "|---|---|---|---|---|---|",
   ...results.map((r) => `| ${r.case} | ${r.metric} | ${fmt(r.quiver.median)} ${r.unit} (${fmt(r.quiver.min)}-${fmt(r.quiver.max)}) | ${r.baseline ? `${fmt(r.baseline.median)} ${r.unit}` : "—"} | ${r.ratio ? r.ratio.toFixed(2) : "—"} | ${r.target ?? ""} |`),
 ].join("\n");
-writeFileSync("bench/results/latest.md", md + "\n");
+writeFileSync(`${resultFile}.md`, md + "\n");
 console.log(`\n${md}`);
