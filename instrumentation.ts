@@ -8,6 +8,9 @@ const STARTUP_STORE_TIMEOUT_MS = 20_000;
 
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  // First, before anything awaits: the capture must wrap the http server before it takes its first request.
+  const { captureNodeRequests } = await import("./server/http/body-source");
+  captureNodeRequests();
   try {
     await start();
   } catch (err) {
@@ -23,8 +26,6 @@ async function start() {
   const { storeAnswers } = await import("./server/storage/readiness");
   const answer = await storeAnswers(rootStore(), STARTUP_STORE_TIMEOUT_MS);
   if (!answer.ready) throw new Error(`the data root ${config.root.uri} cannot be reached: ${answer.reason} (check QUIVER_ROOT and QUIVER_STORAGE_OPTIONS)`);
-  const { captureNodeRequests } = await import("./server/http/body-source");
-  captureNodeRequests();
   const { defaultCatalog } = await import("./server/catalogs");
   const { access } = await import("./server/auth/access");
   const { sessionSecret } = await import("./server/auth/session");
