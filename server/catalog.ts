@@ -370,20 +370,19 @@ export class Catalog {
   async unlessDropped<T>(entry: TableEntry, write: () => Promise<T>): Promise<T> {
     const gone = () => new QuiverError("TableNotFound", `Table '${entry.objectId}' was dropped or moved`);
     if (!(await this.datasets.directoryExists(entry.location))) throw gone();
+    const unlessGone = async () => {
+      if (await this.stillCatalogued(entry)) return;
+      await this.datasets.remove(entry.location);
+      throw gone();
+    };
     let result: T;
     try {
       result = await write();
     } catch (err) {
-      if (!(await this.stillCatalogued(entry))) {
-        await this.datasets.remove(entry.location);
-        throw gone();
-      }
+      await unlessGone();
       throw err;
     }
-    if (!(await this.stillCatalogued(entry))) {
-      await this.datasets.remove(entry.location);
-      throw gone();
-    }
+    await unlessGone();
     return result;
   }
 

@@ -8,6 +8,7 @@
  * role to assume or a token to downscope, which this version does not configure: their clients bring their own.
  */
 import { createHmac } from "node:crypto";
+import { openDalConfig } from "./cloud-store";
 import type { DataRoot } from "./root";
 
 export type Access = "read" | "write";
@@ -71,10 +72,10 @@ export class CredentialVendor {
     return this.settings.enabled && this.azureAccount() !== null;
   }
 
+  /** The account name and key as the store itself reads them from the options and the environment. */
   private azureAccount(): { name: string; key: string } | null {
     if (this.root.kind !== "object" || this.root.cloud !== "az") return null;
-    const name = this.storageOptions.azure_storage_account_name ?? this.storageOptions.account_name ?? process.env.AZURE_STORAGE_ACCOUNT_NAME;
-    const key = this.storageOptions.azure_storage_account_key ?? this.storageOptions.account_key ?? process.env.AZURE_STORAGE_ACCOUNT_KEY;
+    const { account_name: name, account_key: key } = openDalConfig(this.root, this.storageOptions).config;
     return name && key ? { name, key } : null;
   }
 
