@@ -3,13 +3,14 @@ import path from "node:path";
 
 /**
  * The suites that hold for any data root, run again with every server's root on Azurite (a real Azure Blob server):
- * `npm test` runs them after the local run, as `QUIVER_TEST_STORE=azurite vitest run --config vitest.azurite.config.ts`. Suites that look at the root's files directly (path safety, the
- * fingerprints of refused requests) are about the local directory and stay in the local run.
+ * `npm test` runs them after the local run, as `QUIVER_TEST_STORE=azurite vitest run --config vitest.azurite.config.ts`.
+ * The fuzz suite compares the root before and after each refused request through the blobs' ETags there. Path
+ * safety is about a local directory (links, `..`, files beside the root) and stays in the local run.
  */
 export default defineConfig({
   resolve: { alias: { "@": path.resolve(__dirname) } },
   test: {
-    include: ["test/api-*.test.ts", "test/client-*.test.ts", "test/object-store-root.test.ts"],
+    include: ["test/api-*.test.ts", "test/client-*.test.ts", "test/fuzz.test.ts", "test/object-store-root.test.ts"],
     exclude: [...configDefaults.exclude],
     globalSetup: ["test/global-setup.ts"],
     testTimeout: 60_000,

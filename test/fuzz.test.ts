@@ -4,7 +4,7 @@
  * request: no 5xx, every error in the documented shape, no response header the server did not mean to send, and
  * a failed request leaves the data root exactly as it was.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import fc from "fast-check";
@@ -39,7 +39,7 @@ import { apiRoutes } from "@/app/v1/_routes";
 import type { RouteDef } from "@/server/http/api";
 import { transactionOperation } from "@/server/version-operations";
 import { client, rows } from "./client";
-import { startServer, type TestServer } from "./server";
+import { rootSnapshot, startServer, storeOf, type TestServer } from "./server";
 import { changes, contractProblem, send, snapshot, type RawReply, type RawRequest } from "./hostile";
 
 let server: TestServer;
@@ -49,12 +49,12 @@ const canary = mkdtempSync(path.join(os.tmpdir(), "quiver-canary-"));
 writeFileSync(path.join(canary, "keep.txt"), "outside the data root");
 const canaryBefore = snapshot(canary);
 
-/**
+/*
  * The audit log gains a line for every mutating or refused call whatever its outcome (dispatch in
- * server/http/api.ts, server/auth/audit.ts): a failed call is meant to leave that record, and nothing else. Grant
- * journals and key records change only when a call succeeds, so they are checked like everything else.
+ * server/http/api.ts, server/auth/audit.ts): a failed call is meant to leave that record, and nothing else, so
+ * rootSnapshot leaves it out. Grants and key records change only when a call succeeds, so they are checked like
+ * everything else.
  */
-const AUDIT = path.join(".quiver", "auth", "audit");
 
 /**
  * Every hundredth catalog write starts a compaction of `__manifest` beside the requests (server/manifest.ts), whose
@@ -62,10 +62,14 @@ const AUDIT = path.join(".quiver", "auth", "audit");
  * operations their transaction files name: compaction reserves, rewrites and re-indexes, which no request does.
  */
 const COMPACTION = ["ReserveFragments", "Rewrite", "CreateIndex"];
-const operationOf = (created: string) => transactionOperation(readFileSync(path.join(server.root, created.slice("created ".length))));
+const operationOf = async (created: string) => {
+  const content = await storeOf(server).get(created.slice("created ".length));
+  return content ? transactionOperation(content) : null;
+};
 
-function backgroundCompaction(changed: string[]): boolean {
-  return changed.every((c) => / __manifest\//.test(c) && !(c.startsWith("created ") && c.endsWith(".txn") && !COMPACTION.includes(operationOf(c) ?? "")));
+async function backgroundCompaction(changed: string[]): Promise<boolean> {
+  const requestOwn = async (c: string) => !/ __manifest\//.test(c) || (c.startsWith("created ") && c.endsWith(".txn") && !COMPACTION.includes((await operationOf(c)) ?? ""));
+  return !(await Promise.all(changed.map(requestOwn))).some(Boolean);
 }
 
 /** A fixed seed, so that a failure found once is found again; enough runs per property to matter, few enough to be quick. */
@@ -80,7 +84,7 @@ const show = (req: RawRequest) => {
 
 /** Sends one request; answers the reply and how it broke the contract, if it did. */
 async function check(req: RawRequest): Promise<{ reply: RawReply; problem: string | null }> {
-  const before = snapshot(server.root, [AUDIT]);
+  const before = await rootSnapshot(server);
   const reply = await send(server.url, req).catch((err) => {
     throw new Error(`${show(req)}\n  -> ${err}; the server's last words:\n${server.output().slice(-4000)}`);
   });
@@ -90,9 +94,9 @@ async function check(req: RawRequest): Promise<{ reply: RawReply; problem: strin
     return { reply, problem: `${show(req)}\n  -> ${problem}${log}` };
   }
   if (reply.status >= 400) {
-    const changed = changes(before, snapshot(server.root, [AUDIT]));
-    if (changed.length && !backgroundCompaction(changed)) {
-      const named = changed.slice(0, 20).map((c) => (c.endsWith(".txn") && c.startsWith("created ") ? `${c} (${operationOf(c)})` : c));
+    const changed = changes(before, await rootSnapshot(server));
+    if (changed.length && !(await backgroundCompaction(changed))) {
+      const named = await Promise.all(changed.slice(0, 20).map(async (c) => (c.endsWith(".txn") && c.startsWith("created ") ? `${c} (${await operationOf(c)})` : c)));
       return { reply, problem: `${show(req)}\n  -> ${reply.status} ${reply.text.slice(0, 200)}\n  but changed the data root:\n    ${named.join("\n    ")}` };
     }
   }

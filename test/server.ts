@@ -4,7 +4,8 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { azuriteStorageOptions, newAzuriteRoot } from "./azurite";
+import { azuriteStorageOptions, blobEtags, newAzuriteRoot } from "./azurite";
+import { snapshot } from "./hostile";
 import { inject } from "vitest";
 import type { ObjectStore } from "@/server/storage/object-store";
 import { childUri, parseRoot, relativeTo } from "@/server/storage/root";
@@ -57,14 +58,17 @@ export function storeOf(server: TestServer): ObjectStore {
 }
 
 /**
- * A fingerprint of every object under a server's root but its auth state (the audit log records failures by
- * design): keys, sizes and a piece of each content.
+ * Every entry under a server's root but the subtrees in `skip` (key prefixes ending in `/`), with what changes when
+ * it is written: on a local root each file's content digest (and every directory and link), on Azurite each blob's
+ * ETag. By default all but the audit log, which records even refused calls by design.
  */
-export async function fingerprint(server: TestServer): Promise<string> {
-  const store = storeOf(server);
-  const keys = (await store.list("")).filter((key) => !key.startsWith(".quiver/auth/"));
-  const lines = await Promise.all(keys.map(async (key) => `${key}:${(await store.get(key))?.toString("base64").slice(0, 64)}`));
-  return lines.join("\n");
+export async function rootSnapshot(server: TestServer, skip: readonly string[] = [".quiver/auth/audit/"]): Promise<Map<string, string>> {
+  const root = parseRoot(server.root);
+  if (root.kind === "local") return snapshot(root.uri, skip.map((prefix) => prefix.replace(/\/$/, "")));
+  const below = root.prefix ? `${root.prefix}/` : "";
+  const blobs = await blobEtags(inject("azuriteEndpoint")!, root.bucket, below);
+  const kept = [...blobs].map(([name, etag]) => [name.slice(below.length), etag] as const).filter(([key]) => !skip.some((prefix) => key.startsWith(prefix)));
+  return new Map(kept);
 }
 
 /** The URI (or, on a local root, the path) of a key below the server's root. */

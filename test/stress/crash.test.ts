@@ -1,19 +1,21 @@
 /**
  * The server is killed with SIGKILL in the middle of large writes, then started again on the same data root. Each
  * write must be there entirely or not at all, every table must open, read and list, and the next write to the
- * same table must succeed.
+ * same table must succeed. Runs on a local root and, in the stress suite's second pass, on an Azurite root.
  */
-import { existsSync, readdirSync, rmSync } from "node:fs";
-import path from "node:path";
+import { rmSync } from "node:fs";
 import type { Table } from "apache-arrow";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { client, rows, type Reply } from "../client";
-import { startServer, type TestServer } from "../server";
+import type { ObjectStore } from "@/server/storage/object-store";
+import { keyOf, onObjectStore, startServer, storeOf, type TestServer } from "../server";
 
 let server: TestServer;
 let api: ReturnType<typeof client>;
 /** The data root every server of this file runs on, one after the other. */
 let root: string;
+/** The root's store, to look at what the servers wrote. */
+let store: ObjectStore;
 
 /** The tables that exist so far. */
 const TABLES = ["inserted", "first", "merged", "altered", "tagged", "declared"];
@@ -24,6 +26,7 @@ const expected: Record<string, { rows: number }> = {};
 beforeAll(async () => {
   server = await startServer();
   root = server.root;
+  store = storeOf(server);
   api = client(server.url, server.auth);
   expect((await api.post("/v1/namespace/k/create", {})).status).toBe(200);
   for (const [name, count] of [["inserted", 1000], ["merged", BIG], ["altered", BIG], ["tagged", 10]] as const) {
@@ -37,7 +40,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await server?.stop();
-  if (root) rmSync(root, { recursive: true, force: true });
+  if (root && !onObjectStore) rmSync(root, { recursive: true, force: true });
 });
 beforeEach(({ onTestFailed }) => onTestFailed(() => console.log(`server log:\n${server.output().slice(-8000)}`)));
 
@@ -46,18 +49,24 @@ async function restart() {
   api = client(server.url, server.auth);
 }
 
-async function locationOf(table: string): Promise<string> {
+/** The key prefix (ending in `/`) of a table's files below the root. */
+async function prefixOf(table: string): Promise<string> {
   const described = await api.post<{ location: string }>(`/v1/table/k$${table}/describe`, {});
   expect(described.status).toBe(200);
-  return described.body.location;
+  return `${keyOf(server, described.body.location)}/`;
 }
 
-const entries = (dir: string) => (existsSync(dir) ? readdirSync(dir) : []);
+/** True once an object lies below the prefix that did not when this was called. */
+async function somethingNewIn(prefix: string): Promise<() => Promise<boolean>> {
+  const before = new Set(await store.list(prefix));
+  return async () => (await store.list(prefix)).some((key) => !before.has(key));
+}
 
-/** True once a directory holds an entry it did not hold when this was called. */
-function somethingNewIn(dir: string): () => boolean {
-  const before = new Set(entries(dir));
-  return () => entries(dir).some((name) => !before.has(name));
+/** True once an object below the prefix is new or has been replaced since this was called. */
+async function somethingNewOrReplacedIn(prefix: string): Promise<() => Promise<boolean>> {
+  const etags = async () => new Map(await Promise.all((await store.list(prefix)).map(async (key) => [key, (await store.head(key))?.etag] as const)));
+  const before = await etags();
+  return async () => [...(await etags())].some(([key, etag]) => before.get(key) !== etag);
 }
 
 /**
@@ -65,7 +74,7 @@ function somethingNewIn(dir: string): () => boolean {
  * must not have come by then, so the write had not finished as far as its client knows. Then starts the server
  * again.
  */
-async function killDuring(underWay: () => boolean, write: () => Promise<Reply>, mayFinish = false) {
+async function killDuring(underWay: () => Promise<boolean>, write: () => Promise<Reply>, mayFinish = false) {
   let settled = false;
   const pending = write().then(
     (reply) => ({ reply }),
@@ -73,7 +82,7 @@ async function killDuring(underWay: () => boolean, write: () => Promise<Reply>, 
   );
   pending.finally(() => (settled = true));
   const deadline = Date.now() + 60_000;
-  while (!settled && !underWay()) {
+  while (!settled && !(await underWay())) {
     if (Date.now() > deadline) throw new Error("the write never got under way");
     await new Promise((r) => setTimeout(r, 1));
   }
@@ -99,7 +108,7 @@ async function everyTableWhole() {
     expect(described.status, table).toBe(200);
     expect(await count(table), table).toBe(expected[table].rows);
     if (described.body.is_only_declared) {
-      expect(existsSync(path.join(described.body.location, ".lance-reserved")), table).toBe(true);
+      expect(await store.head(`${keyOf(server, described.body.location)}/.lance-reserved`), table).not.toBeNull();
       continue;
     }
     const page = await api.post<Table>(`/v1/table/k$${table}/query`, { limit: 5 });
@@ -138,9 +147,9 @@ describe("killed in the middle of a write, then restarted", () => {
   // from that stage on, a write may finish, and the data stage is the one that always kills a write midway.
   for (const stage of ["data", "_transactions", "_versions"] as const) {
     it(`a large insert (killed at its first new file in ${stage}/) is all there or not at all`, async () => {
-      const dir = path.join(await locationOf("inserted"), stage);
+      const underWay = await somethingNewIn(`${await prefixOf("inserted")}${stage}/`);
       const from = 1_000_000 * (1 + ["data", "_transactions", "_versions"].indexOf(stage));
-      await killDuring(somethingNewIn(dir), () => api.arrow(`/v1/table/k$inserted/insert`, rows(from, from + BIG)), stage !== "data");
+      await killDuring(underWay, () => api.arrow(`/v1/table/k$inserted/insert`, rows(from, from + BIG)), stage !== "data");
       const landed = await count("inserted", `id >= ${from} AND id < ${from + BIG}`);
       console.log(`insert killed at ${stage}/: ${landed ? "committed" : "not committed"}`);
       expect([0, BIG]).toContain(landed);
@@ -150,12 +159,12 @@ describe("killed in the middle of a write, then restarted", () => {
     });
 
     it(`a large merge-insert (killed at its first new file in ${stage}/) is all there or not at all`, async () => {
-      const dir = path.join(await locationOf("merged"), stage);
+      const underWay = await somethingNewIn(`${await prefixOf("merged")}${stage}/`);
       const marker = 7 + ["data", "_transactions", "_versions"].indexOf(stage);
       const from = 1_000_000 * marker;
       const body = rows(0, BIG, () => marker).concat(rows(from, from + 1000, () => marker));
       await killDuring(
-        somethingNewIn(dir),
+        underWay,
         () => api.arrow(`/v1/table/k$merged/merge_insert?on=id&when_matched_update_all=true&when_not_matched_insert_all=true`, body as Table),
         stage !== "data",
       );
@@ -169,8 +178,7 @@ describe("killed in the middle of a write, then restarted", () => {
   }
 
   it("a column type change that rewrites the data is all there or not at all", async () => {
-    const dir = path.join(await locationOf("altered"), "data");
-    await killDuring(somethingNewIn(dir), () => api.post(`/v1/table/k$altered/alter_columns`, { alterations: [{ path: "x", data_type: { type: "float32" } }] }));
+    await killDuring(await somethingNewIn(`${await prefixOf("altered")}data/`), () => api.post(`/v1/table/k$altered/alter_columns`, { alterations: [{ path: "x", data_type: { type: "float32" } }] }));
     const described = await api.post<{ schema: { fields: Array<{ name: string; type: { type: string } }> } }>(`/v1/table/k$altered/describe`, {});
     const type = described.body.schema.fields.find((f) => f.name === "x")!.type.type;
     expect(["double", "float"]).toContain(type);
@@ -182,11 +190,11 @@ describe("killed in the middle of a write, then restarted", () => {
   });
 
   it("a first insert into a declared table is all there, or the table is still declared with its marker", async () => {
-    const location = await locationOf("first");
-    await killDuring(somethingNewIn(path.join(location, "data")), () => api.arrow(`/v1/table/k$first/insert`, rows(0, BIG)));
+    const prefix = await prefixOf("first");
+    await killDuring(await somethingNewIn(`${prefix}data/`), () => api.arrow(`/v1/table/k$first/insert`, rows(0, BIG)));
     const described = await api.post<{ is_only_declared: boolean }>(`/v1/table/k$first/describe`, {});
     expect(described.status).toBe(200);
-    if (described.body.is_only_declared) expect(existsSync(path.join(location, ".lance-reserved"))).toBe(true);
+    if (described.body.is_only_declared) expect(await store.head(`${prefix}.lance-reserved`)).not.toBeNull();
     expected.first.rows = described.body.is_only_declared ? 0 : BIG;
     console.log(`first insert killed: ${described.body.is_only_declared ? "not committed" : "committed"}`);
     expect(await count("first")).toBe(expected.first.rows);
@@ -195,7 +203,10 @@ describe("killed in the middle of a write, then restarted", () => {
   });
 
   it("a table created from a large body is all there, or not there at all", async () => {
-    const dataOfNewTable = () => readdirSync(root).some((name) => name.endsWith("_k$created") && entries(path.join(root, name, "data")).length > 0);
+    const dataOfNewTable = async () => {
+      const directories = (await store.listDirectories("")).filter((name) => name.endsWith("_k$created"));
+      return (await Promise.all(directories.map((name) => store.exists(`${name}/data/`)))).some(Boolean);
+    };
     await killDuring(dataOfNewTable, () => api.arrow(`/v1/table/k$created/create`, rows(0, BIG)));
     const described = await api.post<{ is_only_declared: boolean }>(`/v1/table/k$created/describe`, {});
     console.log(`create killed: ${described.status === 404 ? "not there" : described.body.is_only_declared ? "declared only" : "created"}`);
@@ -222,8 +233,9 @@ describe("killed in the middle of a write, then restarted", () => {
         if (reply.status !== 200) return reply;
       }
     };
-    // The engine writes a moved tag to a temporary file first and renames it over the tag: kill at the first one.
-    await killDuring(somethingNewIn(path.join(await locationOf("tagged"), "_refs", "tags")), mover);
+    // On a local root the engine writes a moved tag to a temporary file first and renames it over the tag: kill at
+    // the first one. An object store replaces the tag whole: kill at the first replacement, with the next under way.
+    await killDuring(await somethingNewOrReplacedIn(`${await prefixOf("tagged")}_refs/tags/`), mover);
     const tagged = await api.post<{ version: number }>(`/v1/table/k$tagged/tags/version`, { tag: "moving" });
     expect(tagged.status, JSON.stringify(tagged.body)).toBe(200);
     expect([2, 3]).toContain(tagged.body.version);
@@ -234,6 +246,7 @@ describe("killed in the middle of a write, then restarted", () => {
   it("a declared-only table keeps its marker, and nothing else, through every crash", async () => {
     const described = await api.post<{ is_only_declared: boolean; location: string }>(`/v1/table/k$declared/describe`, {});
     expect(described.body.is_only_declared).toBe(true);
-    expect(readdirSync(described.body.location)).toEqual([".lance-reserved"]);
+    const prefix = `${keyOf(server, described.body.location)}/`;
+    expect(await store.list(prefix)).toEqual([`${prefix}.lance-reserved`]);
   });
 });
