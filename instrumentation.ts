@@ -23,9 +23,12 @@ export async function register() {
 async function start() {
   const { config } = await import("./server/config");
   const { rootStore } = await import("./server/storage/stores");
+  const { credentialVendor } = await import("./server/storage/credentials");
+  const vendor = credentialVendor();
   const { storeAnswers } = await import("./server/storage/readiness");
   const answer = await storeAnswers(rootStore(), STARTUP_STORE_TIMEOUT_MS);
   if (!answer.ready) throw new Error(`the data root ${config.root.uri} cannot be reached: ${answer.reason} (check QUIVER_ROOT and QUIVER_STORAGE_OPTIONS)`);
+  await vendor.check();
   const { defaultCatalog } = await import("./server/catalogs");
   const { access } = await import("./server/auth/access");
   const { sessionSecret } = await import("./server/auth/session");

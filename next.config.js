@@ -10,7 +10,7 @@ const securityHeaders = [
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   // The Lance engine and OpenDAL ship native addons, and the engine requires its own CommonJS apache-arrow.
-  serverExternalPackages: ["@lancedb/lancedb", "apache-arrow", "opendal"],
+  serverExternalPackages: ["@lancedb/lancedb", "apache-arrow", "opendal", "@aws-sdk/client-sts", "google-auth-library"],
   // API clients (LanceDB's remote client) neither expect nor follow redirects; both slash forms are routed.
   skipTrailingSlashRedirect: true,
   poweredByHeader: false,

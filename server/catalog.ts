@@ -17,7 +17,6 @@ import { versionSummary } from "./version-summary";
 import type { ObjectStore } from "./storage/object-store";
 import { relativeTo, type DataRoot } from "./storage/root";
 import { openStore } from "./storage/stores";
-import { CredentialVendor } from "./storage/credentials";
 
 export type Id = string[];
 
@@ -51,12 +50,8 @@ export class Catalog {
   /** Appends waiting for a table's write turn, committed together. */
   readonly appends = new AppendGroups();
 
-  /** Credentials for clients that write a table's data themselves; none unless the operator turned vending on. */
-  readonly credentials: CredentialVendor;
-
-  constructor(root: DataRoot, storageOptions: Record<string, string>, vending: { enabled: boolean; ttlMs: number } = { enabled: false, ttlMs: 0 }) {
+  constructor(root: DataRoot, storageOptions: Record<string, string>) {
     this.store = openStore(root, storageOptions);
-    this.credentials = new CredentialVendor(root, storageOptions, vending);
     this.datasets = new Datasets(root, this.store, storageOptions);
     this.manifest = new Manifest(this.datasets, this.store);
   }

@@ -45,7 +45,7 @@ export async function catalogFor(database: string = DEFAULT_DATABASE): Promise<C
     checkDatabaseName(database);
     if (!(await exists(database))) throw new QuiverError("NamespaceNotFound", `database '${database}' does not exist`);
     catalog = (async () => {
-      const c = new Catalog(rootOf(database), config.storageOptions, { enabled: config.vendCredentials === "container", ttlMs: config.vendedCredentialsTtlMs });
+      const c = new Catalog(rootOf(database), config.storageOptions);
       await c.init();
       return c;
     })();

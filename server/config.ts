@@ -19,11 +19,11 @@ function durationFromEnv(name: string, fallbackMs: number): number {
   return ms;
 }
 
-function vendingFromEnv(): "off" | "container" {
+function vendingModeFromEnv(): "off" | "table" | "container" {
   const raw = (process.env.QUIVER_VEND_CREDENTIALS ?? "off").trim().toLowerCase();
   if (raw === "off" || raw === "" || raw === "false") return "off";
-  if (raw === "container") return "container";
-  throw new ConfigError(`QUIVER_VEND_CREDENTIALS must be 'off' or 'container', got '${raw}'`);
+  if (raw === "table" || raw === "container") return raw;
+  throw new ConfigError(`QUIVER_VEND_CREDENTIALS must be 'off', 'table' or 'container', got '${raw}'`);
 }
 
 export const config = {
@@ -32,12 +32,16 @@ export const config = {
   /** Lance storage options for the root and every table under it. */
   storageOptions: parseStorageOptions(process.env.QUIVER_STORAGE_OPTIONS),
   /**
-   * Whether declare, create and describe vend store credentials to clients that write data themselves. `container`
-   * vends an Azure SAS on the whole container (all a flat-namespace account can scope); off by default.
+   * Whether declare, create and describe vend store credentials to clients that write data themselves, and how
+   * narrow they are (server/storage/credentials): off by default.
    */
-  vendCredentials: vendingFromEnv(),
-  /** How long vended credentials stay valid. */
-  vendedCredentialsTtlMs: durationFromEnv("QUIVER_VENDED_CREDENTIALS_TTL", 3_600_000),
+  vending: {
+    mode: vendingModeFromEnv(),
+    /** How long vended credentials stay valid. */
+    ttlMs: durationFromEnv("QUIVER_VENDED_CREDENTIALS_TTL", 3_600_000),
+    /** The IAM role whose sessions are vended on an S3 root. */
+    aws: { roleArn: process.env.QUIVER_VEND_AWS_ROLE_ARN || undefined, externalId: process.env.QUIVER_VEND_AWS_EXTERNAL_ID || undefined },
+  },
   /** The database a request without a database header uses. */
   defaultDatabase: process.env.QUIVER_DEFAULT_DATABASE || "default",
   /** Largest Arrow request body, in bytes (413 beyond). */

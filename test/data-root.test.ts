@@ -5,6 +5,7 @@
 import { spawn } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort } from "./oidc";
+import { newAzuriteRoot, startAzurite, type Azurite } from "./azurite";
 import { startServer, type TestServer } from "./server";
 
 async function startFailing(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
@@ -39,11 +40,32 @@ describe("a root the server cannot use", () => {
       },
       /^quiver: cannot start: the data root az:\/\/quiver\/data cannot be reached: .*\(check QUIVER_ROOT and QUIVER_STORAGE_OPTIONS\)$/m,
     ],
+    [{ QUIVER_ROOT: "/tmp/x", QUIVER_VEND_CREDENTIALS: "always" }, /^quiver: QUIVER_VEND_CREDENTIALS must be 'off', 'table' or 'container', got 'always'$/m],
+    [{ QUIVER_ROOT: "/tmp/x", QUIVER_VEND_CREDENTIALS: "table" }, /^quiver: QUIVER_VEND_CREDENTIALS=table needs an object-store QUIVER_ROOT/m],
+    // Settings that cannot vend are refused before the store is asked anything (no S3 answers here).
+    [{ QUIVER_ROOT: "s3://lake/prod", QUIVER_VEND_CREDENTIALS: "container" }, /^quiver: QUIVER_VEND_CREDENTIALS=container is for az:\/\/ roots/m],
+    [{ QUIVER_ROOT: "s3://lake/prod", QUIVER_VEND_CREDENTIALS: "table" }, /^quiver: QUIVER_VEND_CREDENTIALS=table on s3:\/\/ needs QUIVER_VEND_AWS_ROLE_ARN/m],
   ])("refuses to start with one line: %j", async (env, line) => {
     const { code, output } = await startFailing(env);
     expect(code).toBe(1);
     expect(output).toMatch(line);
     expect(output).not.toMatch(/^\s+at /m);
+  });
+});
+
+describe("vending on an Azure account without a hierarchical namespace", () => {
+  let azurite: Azurite | undefined;
+  afterAll(() => azurite?.stop());
+
+  it("refuses table-scoped vending, which needs a directory SAS, and takes container-scoped vending", async () => {
+    azurite = await startAzurite();
+    const { env } = await newAzuriteRoot(azurite.endpoint);
+    const { code, output } = await startFailing({ ...env, QUIVER_VEND_CREDENTIALS: "table" });
+    expect(code).toBe(1);
+    expect(output).toMatch(/^quiver: QUIVER_VEND_CREDENTIALS=table: account 'devstoreaccount1' has no hierarchical namespace, so a SAS cannot be limited to one table's directory; use 'container'/m);
+    const server = await startServer({ ...env, QUIVER_VEND_CREDENTIALS: "container" }, { root: env.QUIVER_ROOT });
+    servers.push(server);
+    expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
   });
 });
 

@@ -5,22 +5,30 @@
  */
 import { formatIdentifier } from "@/lib/identifiers";
 import { describePrincipal } from "../auth/model";
+import { QuiverError } from "../errors";
+import { credentialVendor } from "../storage/credentials";
 import type { RouteContext } from "./api";
 
 export async function vendedStorageOptions(
-  ctx: Pick<RouteContext<unknown, unknown>, "catalog" | "access" | "principal" | "database" | "request" | "requestId">,
+  ctx: Pick<RouteContext<unknown, unknown>, "access" | "principal" | "database" | "request" | "requestId">,
   table: string[],
+  location: string,
   requested: boolean | null | undefined,
 ): Promise<Record<string, string>> {
-  if (requested === false || !ctx.catalog.credentials.available) return {};
+  const vendor = credentialVendor();
+  if (requested === false || !vendor.available) return {};
   const role = await ctx.access.roleOn(ctx.principal, ctx.database, table);
   const access = role === "editor" || role === "admin" ? "write" : "read";
-  const vended = ctx.catalog.credentials.vend(access);
+  const principal = describePrincipal(ctx.principal);
+  const vended = await vendor.vend(location, access, principal.name).catch((err: unknown) => {
+    // What was asked for has been done (a declare or create stays done): only the credentials are missing.
+    throw new QuiverError("ServiceUnavailable", `credentials for ${location} could not be vended (describe the table to try again): ${(err as Error).message.split("\n")[0].slice(0, 300)}`);
+  });
   if (!vended) return {};
   await ctx.access.audit.record({
     time: new Date().toISOString(),
     requestId: ctx.requestId,
-    principal: describePrincipal(ctx.principal),
+    principal,
     action: "VendCredentials",
     method: ctx.request.method,
     path: new URL(ctx.request.url).pathname,
@@ -29,7 +37,7 @@ export async function vendedStorageOptions(
     status: 200,
     code: null,
     outcome: "ok",
-    detail: `${access} until ${new Date(vended.expiresAtMillis).toISOString()}`,
+    detail: `${access} until ${new Date(vended.expiresAtMillis).toISOString()} on ${vended.scope}`,
   });
   return vended.storageOptions;
 }

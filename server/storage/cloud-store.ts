@@ -10,9 +10,8 @@ import { ConfigError } from "../config-error";
 import { unsupported } from "../errors";
 import { ensureAzureContainer } from "./azure-container";
 import { checkKey, storeUnavailable, type ObjectInfo, type ObjectStore } from "./object-store";
-import type { Cloud, DataRoot } from "./root";
+import type { Cloud, ObjectRoot } from "./root";
 
-type ObjectRoot = DataRoot & { kind: "object" };
 
 /** The first option given among Lance's names for it, then the environment variables. */
 function pick(options: Record<string, string>, names: string[], env: string[] = []): string | undefined {

@@ -11,6 +11,7 @@ export type Cloud = "s3" | "gs" | "az";
 export type DataRoot =
   | { kind: "local"; /** absolute path */ uri: string }
   | { kind: "object"; cloud: Cloud; bucket: string; /** without leading or trailing slash; "" for the bucket's top */ prefix: string; uri: string };
+export type ObjectRoot = DataRoot & { kind: "object" };
 
 const BUCKET_RULES: Record<Cloud, { pattern: RegExp; rule: string }> = {
   s3: { pattern: /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, rule: "3-63 lowercase letters, digits, '.' and '-'" },

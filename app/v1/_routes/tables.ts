@@ -55,7 +55,8 @@ async function createTable(ctx: RouteContext<z.output<typeof createQuery>, Arrow
     if (remoteDialect(request) && err instanceof QuiverError && err.codeName === "TableAlreadyExists") throw new QuiverError("TableAlreadyExists", err.message, { status: 400 });
     throw err;
   });
-  return json({ version, location: catalog.location(entry), storage_options: await vendedStorageOptions(ctx, id, undefined), properties: entry.properties });
+  const location = catalog.location(entry);
+  return json({ version, location, storage_options: await vendedStorageOptions(ctx, id, location, undefined), properties: entry.properties });
 }
 
 export const tableRoutes = [
@@ -91,7 +92,7 @@ export const tableRoutes = [
       const { id, body, catalog, access, principal, database } = ctx;
       const result = await catalog.declareTable(id, body.location ?? undefined, body.properties ?? {});
       await access.grantDeclarer(principal, database, id);
-      const storageOptions = await vendedStorageOptions(ctx, id, body.vend_credentials);
+      const storageOptions = await vendedStorageOptions(ctx, id, result.location, body.vend_credentials);
       return json({ location: result.location, storage_options: storageOptions, properties: result.properties, managed_versioning: false });
     },
   }),
@@ -160,7 +161,7 @@ export const tableRoutes = [
         schema: d.schema,
         properties: d.entry.properties,
         is_only_declared: d.declaredOnly,
-        storage_options: await vendedStorageOptions(ctx, id, body.vend_credentials),
+        storage_options: await vendedStorageOptions(ctx, id, location, body.vend_credentials),
         managed_versioning: false,
         stats: d.stats && {
           num_fragments: d.stats.fragmentStats.numFragments,
