@@ -41,8 +41,12 @@ export function upperBound(keys: readonly string[], key: string): number {
   return lo;
 }
 
+/** How many keys `accept` is asked about at once (it may ask the store about each). */
+const CONCURRENT_CHECKS = 32;
+
 /**
- * Walks sorted keys after the token, keeping those `accept` admits, until `limit` are found.
+ * Walks sorted keys after the token, keeping those `accept` admits, until `limit` are found. Keys are checked
+ * several at a time but never more than the page still needs, so no key past the page's last is looked at.
  * A token is returned only when more keys remain.
  */
 export async function pageOf(
@@ -55,8 +59,10 @@ export async function pageOf(
   let i = after === undefined ? 0 : upperBound(keys, after);
   const items: string[] = [];
   while (i < keys.length && items.length < limit) {
-    const key = keys[i++];
-    if (await accept(key)) items.push(key);
+    const batch = keys.slice(i, i + Math.min(limit - items.length, CONCURRENT_CHECKS));
+    const accepted = await Promise.all(batch.map((key) => accept(key)));
+    items.push(...batch.filter((_, j) => accepted[j]));
+    i += batch.length;
   }
   return { items, pageToken: i < keys.length ? encodePageToken(keys[i - 1]) : undefined };
 }

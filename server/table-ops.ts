@@ -8,6 +8,7 @@ import { formatFieldPath, parseFieldPath } from "@/lib/field-path";
 import { QuiverError, fromArrowWriteError, invalidInput, unsupported } from "./errors";
 import { joinIpcFiles, type ArrowBody } from "./arrow-ipc";
 import { engineCall } from "./storage/datasets";
+import type { ObjectInfo } from "./storage/object-store";
 import { checkWriteSchema } from "./schema-check";
 import { versionOperation } from "./version-operations";
 import { listVersionNumbers, versionSummary } from "./version-summary";
@@ -256,9 +257,10 @@ export async function listVersions(
   // The main branch is read from its manifest files, a page at a time; branches go through the engine.
   let numbers: number[];
   let v2 = true;
+  let files: Map<number, ObjectInfo> | undefined;
   let engineRecords: Map<number, { timestamp: number; metadata: Record<string, string> }> | undefined;
   if (!options.branch || options.branch === "main") {
-    ({ versions: numbers, v2 } = await listVersionNumbers(catalog.store, entry.location));
+    ({ versions: numbers, v2, files } = await listVersionNumbers(catalog.store, entry.location));
   } else {
     const table = await catalog.writeHandle(entry, options.branch);
     const all = await engineCall("list versions", () => table.listVersions());
@@ -274,7 +276,7 @@ export async function listVersions(
   const more = start >= 0 && start + options.limit < numbers.length;
   const versions = await Promise.all(
     slice.map(async (version) => {
-      const file = await catalog.datasets.manifestFile(entry.location, version, v2);
+      const file = await catalog.datasets.manifestFile(entry.location, version, v2, files?.get(version));
       const engine = engineRecords?.get(version);
       const summary = engine ? null : await versionSummary(catalog.store, file);
       return {

@@ -3,7 +3,7 @@
  * file ends with the position of its protobuf `Manifest` (lance's table.proto), which lists the version's
  * fragments; row counts and sizes are summed from them. Manifests never change, so summaries are cached.
  */
-import type { ObjectStore } from "./storage/object-store";
+import type { ObjectInfo, ObjectStore } from "./storage/object-store";
 
 export interface VersionSummary {
   version: number;
@@ -123,13 +123,15 @@ export async function versionSummary(store: ObjectStore, manifest: { key: string
 }
 
 /** Committed versions of a dataset's main branch, from the names of its manifest files. */
-export async function listVersionNumbers(store: ObjectStore, location: string): Promise<{ versions: number[]; v2: boolean }> {
+export async function listVersionNumbers(store: ObjectStore, location: string): Promise<{ versions: number[]; v2: boolean; files: Map<number, ObjectInfo> }> {
   const prefix = `${location}/_versions/`;
-  const names = (await store.list(prefix)).map((key) => key.slice(prefix.length)).filter((n) => /^\d+\.manifest$/.test(n));
-  const v2 = names.some((n) => n.length === "18446744073709551614.manifest".length);
-  const versions = names.map((n) => {
-    const digits = n.slice(0, -".manifest".length);
-    return v2 ? Number(18446744073709551615n - BigInt(digits)) : Number(digits);
-  });
-  return { versions, v2 };
+  const listed = [...(await store.listInfo(prefix))].map(([key, info]) => [key.slice(prefix.length), info] as const).filter(([n]) => /^\d+\.manifest$/.test(n));
+  const v2 = listed.some(([n]) => n.length === "18446744073709551614.manifest".length);
+  const files = new Map(
+    listed.map(([n, info]) => {
+      const digits = n.slice(0, -".manifest".length);
+      return [v2 ? Number(18446744073709551615n - BigInt(digits)) : Number(digits), info] as const;
+    }),
+  );
+  return { versions: [...files.keys()], v2, files };
 }

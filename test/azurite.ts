@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { ensureAzureContainer, sharedKeyAuthorization } from "@/server/storage/azure-container";
+import { ensureAzureContainer } from "@/server/storage/azure-container";
 import { freePort } from "./oidc";
 
 export const AZURITE_ACCOUNT = "devstoreaccount1";
@@ -73,24 +73,3 @@ export async function startAzurite(options: { port?: number; location?: string }
   };
 }
 
-/**
- * Every blob below a prefix of a container, by name, with its ETag (which changes whenever the blob is written):
- * Azure's List Blobs, page by page. OpenDAL's listing has no ETags on every store, so the tests ask Azurite itself.
- */
-export async function blobEtags(endpoint: string, container: string, prefix: string): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  let marker = "";
-  do {
-    const url = new URL(`${endpoint}/${container}`);
-    for (const [k, v] of Object.entries({ restype: "container", comp: "list", prefix, ...(marker ? { marker } : {}) })) url.searchParams.set(k, v);
-    const headers: Record<string, string> = { "x-ms-date": new Date().toUTCString(), "x-ms-version": "2021-08-06" };
-    const res = await fetch(url, { headers: { ...headers, authorization: sharedKeyAuthorization(AZURITE_ACCOUNT, AZURITE_KEY, "GET", url, headers) } });
-    const xml = await res.text();
-    if (!res.ok) throw new Error(`listing ${container}/${prefix} answered ${res.status}: ${xml.slice(0, 300)}`);
-    for (const [, name, etag] of xml.matchAll(/<Blob><Name>([^<]*)<\/Name>.*?<Etag>([^<]*)<\/Etag>/gs)) out.set(unescapeXml(name), etag);
-    marker = /<NextMarker>([^<]*)<\/NextMarker>/.exec(xml)?.[1] ?? "";
-  } while (marker);
-  return out;
-}
-
-const unescapeXml = (text: string) => text.replace(/&(lt|gt|quot|apos|amp);/g, (_, e: string) => ({ lt: "<", gt: ">", quot: '"', apos: "'", amp: "&" })[e]!);

@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { azuriteStorageOptions, blobEtags, newAzuriteRoot } from "./azurite";
+import { azuriteStorageOptions, newAzuriteRoot } from "./azurite";
 import { snapshot } from "./hostile";
 import { inject } from "vitest";
 import type { ObjectStore } from "@/server/storage/object-store";
@@ -65,9 +65,8 @@ export function storeOf(server: TestServer): ObjectStore {
 export async function rootSnapshot(server: TestServer, skip: readonly string[] = [".quiver/auth/audit/"]): Promise<Map<string, string>> {
   const root = parseRoot(server.root);
   if (root.kind === "local") return snapshot(root.uri, skip.map((prefix) => prefix.replace(/\/$/, "")));
-  const below = root.prefix ? `${root.prefix}/` : "";
-  const blobs = await blobEtags(inject("azuriteEndpoint")!, root.bucket, below);
-  const kept = [...blobs].map(([name, etag]) => [name.slice(below.length), etag] as const).filter(([key]) => !skip.some((prefix) => key.startsWith(prefix)));
+  const listed = await storeOf(server).listInfo("");
+  const kept = [...listed].filter(([key]) => !skip.some((prefix) => key.startsWith(prefix))).map(([key, info]) => [key, info.etag] as const);
   return new Map(kept);
 }
 

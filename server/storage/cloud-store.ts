@@ -9,6 +9,7 @@ import { Operator } from "opendal";
 import { ConfigError } from "../config-error";
 import { unsupported } from "../errors";
 import { ensureAzureContainer } from "./azure-container";
+import { withDeadline } from "./deadline";
 import { checkKey, storeUnavailable, type ObjectInfo, type ObjectStore } from "./object-store";
 import type { Cloud, ObjectRoot } from "./root";
 
@@ -88,6 +89,13 @@ const LISTING_INTERVAL_MS = 2_000;
 /** How long one call to the store may take before it counts as unreachable. */
 const CALL_TIMEOUT_MS = 30_000;
 
+/** One call to the store, bounded in time; a failure that is not an answer about the object means it is unavailable. */
+function answered<T>(call: Promise<T>, what: string, timeoutMs: number): Promise<T> {
+  return withDeadline(call, timeoutMs, `Unexpected (timeout) the store did not answer ${what} within ${timeoutMs} ms`).catch((err) => {
+    throw isNotFound(err) || isConditionFailed(err) ? err : storeUnavailable(what, err);
+  });
+}
+
 /**
  * The operator's calls, each bounded in time: a store that stops answering fails the call instead of holding the
  * request. (opendal 0.49.2, the newest whose binary loads on Debian 12's glibc, has no timeout layer of its own.)
@@ -100,16 +108,7 @@ function bounded(operator: Operator, timeoutMs: number): Operator {
       if (typeof value !== "function") return value;
       return (...args: unknown[]) => {
         const result = value.apply(target, args);
-        if (!(result instanceof Promise)) return result;
-        let timer: NodeJS.Timeout | undefined;
-        const timeout = new Promise((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`Unexpected (timeout) the store did not answer ${String(property)} within ${timeoutMs} ms`)), timeoutMs);
-        });
-        return Promise.race([result, timeout])
-          .catch((err) => {
-            throw isNotFound(err) || isConditionFailed(err) ? err : storeUnavailable(String(property), err);
-          })
-          .finally(() => clearTimeout(timer));
+        return result instanceof Promise ? answered(result, String(property), timeoutMs) : result;
       };
     },
   });
@@ -178,13 +177,34 @@ export class ObjectStoreClient implements ObjectStore {
     }
   }
 
-  async list(prefix: string): Promise<string[]> {
+  async list(prefix: string, limit?: number): Promise<string[]> {
     checkKey(prefix, true);
-    const entries = await this.operator.list(prefix, { recursive: true });
-    return entries
-      .map((e) => e.path())
-      .filter((p) => !p.endsWith("/"))
-      .sort();
+    if (limit === undefined) {
+      const entries = await this.operator.list(prefix, { recursive: true });
+      return entries
+        .map((e) => e.path())
+        .filter((p) => !p.endsWith("/"))
+        .sort();
+    }
+    // A lister asks the store for one page of `limit` keys, where list() would read every page first.
+    const lister = await this.operator.lister(prefix, { recursive: true, limit });
+    const keys: string[] = [];
+    while (keys.length < limit) {
+      const entry = await answered(lister.next(), "list", CALL_TIMEOUT_MS);
+      if (entry === null) break;
+      if (!entry.path().endsWith("/")) keys.push(entry.path());
+    }
+    return keys.sort();
+  }
+
+  async listInfo(prefix: string): Promise<Map<string, ObjectInfo>> {
+    checkKey(prefix, true);
+    const entries = (await this.operator.list(prefix, { recursive: true })).filter((e) => !e.path().endsWith("/"));
+    const infos = entries.map((e) => {
+      const meta = e.metadata();
+      return [e.path(), { etag: meta.etag ?? "", size: Number(meta.contentLength ?? 0n) }] as const;
+    });
+    return new Map(infos.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   }
 
   async listDirectories(prefix: string): Promise<string[]> {
@@ -198,7 +218,7 @@ export class ObjectStoreClient implements ObjectStore {
 
   async exists(prefix: string): Promise<boolean> {
     checkKey(prefix, true);
-    return (await this.operator.list(prefix.endsWith("/") ? prefix : `${prefix}/`)).length > 0;
+    return (await this.list(prefix.endsWith("/") ? prefix : `${prefix}/`, 1)).length > 0;
   }
 
   async delete(key: string): Promise<void> {

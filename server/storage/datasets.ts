@@ -9,7 +9,7 @@ import { connectNative, type NativeConnection, type NativeTable } from "../lance
 import { QuiverError, fromArrowWriteError, fromEngineError, invalidInput } from "../errors";
 import type { ArrowBody } from "../arrow-ipc";
 import { datasetLocator } from "./dataset-locator";
-import { OutsideRootError, type ObjectStore } from "./object-store";
+import { OutsideRootError, type ObjectInfo, type ObjectStore } from "./object-store";
 import { childUri, type DataRoot } from "./root";
 
 /** What a declare leaves in a table's directory until its first write: Lance's directory namespace's own marker. */
@@ -41,7 +41,7 @@ export class Datasets {
   /** Creates the directory namespace's `__manifest` dataset when it does not exist yet. */
   async init(): Promise<void> {
     await this.store.prepare();
-    if ((await this.store.list(`${MANIFEST_DIR}/_versions/`)).length === 0) {
+    if ((await this.store.list(`${MANIFEST_DIR}/_versions/`, 1)).length === 0) {
       // The engine creates `__manifest` (with its indexes) on its first namespace write.
       const conn = await this.namespaces();
       const scratch = [`__quiver_init_${randomBytes(4).toString("hex")}`];
@@ -179,7 +179,8 @@ export class Datasets {
 
   /** True when the location holds at least one committed version (never so for a link, which is not followed). */
   async hasData(location: string): Promise<boolean> {
-    const versions = await this.inside(location, () => this.store.list(`${location}/_versions/`)).catch((err) => {
+    // On a local root the first key may be the engine's temporary file; an object store has none.
+    const versions = await this.inside(location, () => this.store.list(`${location}/_versions/`, this.store.root.kind === "local" ? undefined : 1)).catch((err) => {
       if (err instanceof QuiverError) return [];
       throw err;
     });
@@ -211,7 +212,7 @@ export class Datasets {
       throw err;
     }
     if (!taken) return false;
-    const present = await this.store.list(`${location}/`);
+    const present = await this.store.list(`${location}/`, 2);
     if (present.length === 1) return true;
     await this.store.delete(`${location}/${marker}`);
     return false;
@@ -260,10 +261,11 @@ export class Datasets {
   }
 
   /** File facts for the version list: the engine's API does not expose manifest sizes or e-tags. */
-  async manifestFile(location: string, version: number, v2Paths: boolean) {
+  /** A version's manifest: where it is, and its size and etag (`listed`, when a listing gave them, saves asking). */
+  async manifestFile(location: string, version: number, v2Paths: boolean, listed?: ObjectInfo) {
     const file = v2Paths ? `${(18446744073709551615n - BigInt(version)).toString().padStart(20, "0")}.manifest` : `${version}.manifest`;
     const key = `${location}/_versions/${file}`;
-    const info = await this.store.head(key).catch(() => null);
+    const info = listed ?? (await this.store.head(key).catch(() => null));
     return { key, path: childUri(this.root, key), size: info?.size ?? 0, eTag: info?.etag ?? "" };
   }
 }

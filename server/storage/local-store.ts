@@ -102,7 +102,7 @@ export class LocalStore implements ObjectStore {
     }
   }
 
-  async list(prefix: string): Promise<string[]> {
+  async list(prefix: string, limit?: number): Promise<string[]> {
     const dir = await this.file(prefix, true);
     let entries: Dirent[];
     try {
@@ -115,7 +115,13 @@ export class LocalStore implements ObjectStore {
     return entries
       .filter((e) => e.isFile() && !TEMPORARY.test(e.name))
       .map((e) => base + path.relative(dir, path.join(e.parentPath, e.name)).split(path.sep).join("/"))
-      .sort();
+      .sort()
+      .slice(0, limit);
+  }
+
+  async listInfo(prefix: string): Promise<Map<string, ObjectInfo>> {
+    const infos = await Promise.all((await this.list(prefix)).map(async (key) => [key, await this.head(key)] as const));
+    return new Map(infos.filter((entry): entry is [string, ObjectInfo] => entry[1] !== null));
   }
 
   async listDirectories(prefix: string): Promise<string[]> {

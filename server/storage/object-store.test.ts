@@ -36,6 +36,15 @@ describe.each(storeKinds())("the $name store", ({ make }) => {
     const store = await make();
     for (const key of ["t.lance/_versions/1.manifest", "t.lance/data/x.lance", "u.lance/_versions/1.manifest", "top.json"]) await store.put(key, "x");
     expect(await store.list("t.lance/")).toEqual(["t.lance/_versions/1.manifest", "t.lance/data/x.lance"]);
+    expect(await store.list("t.lance/", 1)).toEqual(["t.lance/_versions/1.manifest"]);
+    expect(await store.list("", 3)).toEqual(["t.lance/_versions/1.manifest", "t.lance/data/x.lance", "top.json"]);
+    expect(await store.list("t.lance/", 5)).toEqual(["t.lance/_versions/1.manifest", "t.lance/data/x.lance"]);
+    await store.put("t.lance/data/x.lance", "longer");
+    const listed = await store.listInfo("t.lance/");
+    expect([...listed.keys()]).toEqual(["t.lance/_versions/1.manifest", "t.lance/data/x.lance"]);
+    // The listing's etags and sizes are the ones a head gives, so either may validate a cache.
+    for (const [key, info] of listed) expect(info).toEqual(await store.head(key));
+    expect(listed.get("t.lance/data/x.lance")?.size).toBe(6);
     expect(await store.list("nothing/")).toEqual([]);
     const tables = async () => (await store.listDirectories("")).filter((name) => name.endsWith(".lance")).sort();
     expect(await tables()).toEqual(["t.lance", "u.lance"]);

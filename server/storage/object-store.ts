@@ -22,8 +22,13 @@ export interface ObjectStore {
   put(key: string, data: Buffer | string): Promise<void>;
   /** Writes the object unless one exists; false when it did (of racing writers, exactly one gets true). */
   putIfAbsent(key: string, data: Buffer | string): Promise<boolean>;
-  /** The keys of every object below a prefix (a key ending in `/`, or "" for all), at any depth. */
-  list(prefix: string): Promise<string[]>;
+  /**
+   * The keys of every object below a prefix (a key ending in `/`, or "" for all), at any depth, in key order; with
+   * `limit`, only the first ones, in as few requests to the store as it allows.
+   */
+  list(prefix: string, limit?: number): Promise<string[]>;
+  /** What `list` gives, with each object's etag and size, read from the listing itself where the store has them. */
+  listInfo(prefix: string): Promise<Map<string, ObjectInfo>>;
   /** The names of the "directories" directly below a prefix: the next path segment of the keys below it. */
   listDirectories(prefix: string): Promise<string[]>;
   /** Whether any object lies below the prefix. */
