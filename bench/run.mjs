@@ -70,7 +70,10 @@ function api(base, p, init = {}) {
   }
   if (body !== undefined) headers["content-length"] = String(Buffer.byteLength(body));
   return new Promise((resolve, reject) => {
-    const req = http.request(base + p, { method: init.method ?? (body !== undefined ? "POST" : "GET"), headers, agent: keepAlive }, (res) => {
+    // A large body goes on a connection of its own: written into a kept-alive socket the server has just closed after
+    // an idle pause, it failed the run with EPIPE, and a new connection costs nothing beside a large write.
+    const agent = body !== undefined && Buffer.byteLength(body) > 2 ** 20 ? false : keepAlive;
+    const req = http.request(base + p, { method: init.method ?? (body !== undefined ? "POST" : "GET"), headers, agent }, (res) => {
       const chunks = [];
       res.on("data", (c) => chunks.push(c));
       res.on("end", () => {
@@ -230,6 +233,10 @@ if (!azurite) {
 if (!existsSync(".next/BUILD_ID")) spawnSync("node_modules/.bin/next", ["build"], { stdio: "inherit" });
 // Quiver makes the container on start; the engine's connection then finds it.
 const quiver = await startQuiver(root, 3900 + Math.floor(Math.random() * 90), azurite?.storageOptions);
+// A run that fails shows what the server said last.
+process.on("exit", (code) => {
+  if (code !== 0) console.error(`Quiver's log ends:\n${quiver.log().slice(-4000)}`);
+});
 const engine = await lancedb.connect(engineRoot, { readConsistencyInterval: 0, ...(azurite ? { storageOptions: azurite.storageOptions } : {}) });
 const base = quiver.base;
 console.log(`Quiver at ${base}, data in ${scratch}; ${RUNS} runs per case after a warm-up\n`);
