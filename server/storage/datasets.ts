@@ -159,6 +159,7 @@ export class Datasets {
     try {
       await (await this.latest()).createTable(location, body.file, "create", [this.rootId], this.storageOptions);
     } catch (err) {
+      await this.removeEmptyDirectories(location);
       throw fromArrowWriteError(err, "create table");
     }
     this.forget(location);
@@ -175,6 +176,16 @@ export class Datasets {
   /** Deletes a location's dataset files, keeping what claimed or reserved it. */
   private async removeData(location: string): Promise<void> {
     for (const dir of await this.store.listDirectories(`${location}/`)) await this.store.deletePrefix(`${location}/${dir}/`);
+  }
+
+  /**
+   * Removes the directories a failed first write made and left empty (a local root's `data/`, say). Files are
+   * another matter: a write into the same location from another process may be under way.
+   */
+  private async removeEmptyDirectories(location: string): Promise<void> {
+    for (const dir of await this.store.listDirectories(`${location}/`)) {
+      if ((await this.store.list(`${location}/${dir}/`, 1)).length === 0) await this.store.deletePrefix(`${location}/${dir}/`);
+    }
   }
 
   /** True when the location holds at least one committed version (never so for a link, which is not followed). */
