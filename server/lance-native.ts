@@ -44,6 +44,11 @@ export interface NativeMergeBuilder {
 
 export interface NativeQuery {
   onlyIf(predicate: string): void;
+  fullTextSearch(query: { query: string; columns: string[] | null }): void;
+  fastSearch(): void;
+  orderBy(ordering: Array<{ columnName: string; ascending: boolean; nullsFirst: boolean }>): void;
+  explainPlan(verbose: boolean): Promise<string>;
+  analyzePlan(): Promise<string>;
   selectColumns(columns: string[]): void;
   select(columns: Array<[string, string]>): void;
   limit(limit: number): void;
@@ -58,6 +63,8 @@ export interface NativeVectorQuery extends Omit<NativeQuery, "nearestTo"> {
   column(column: string): void;
   distanceType(distanceType: string): void;
   nprobes(n: number): void;
+  minimumNprobes(n: number): void;
+  maximumNprobes(n: number): void;
   refineFactor(n: number): void;
   ef(n: number): void;
   bypassVectorIndex(): void;
@@ -97,7 +104,10 @@ export interface NativeTable {
   branches(): Promise<NativeBranches>;
   mergeInsert(on: string[]): NativeMergeBuilder;
   usesV2ManifestPaths(): Promise<boolean>;
-  listIndices(): Promise<Array<{ name: string; indexType: string; columns: string[] }>>;
+  listIndices(): Promise<
+    Array<{ name: string; indexType: string; columns: string[]; indexUuid?: string; numIndexedRows?: number; numUnindexedRows?: number; sizeBytes?: number; createdAt?: Date }>
+  >;
+  indexStats(name: string): Promise<{ numIndexedRows: number; numUnindexedRows: number; indexType: string; distanceType?: string; numIndices?: number } | null>;
   optimize(beforeTimestampMs?: number | null, deleteUnverified?: boolean | null): Promise<unknown>;
   createIndex(index: unknown, column: string, replace?: boolean | null, waitTimeoutS?: number | null, name?: string | null): Promise<void>;
   dropIndex(name: string): Promise<void>;
@@ -109,27 +119,6 @@ export interface NativeConnection {
   createTable(name: string, file: Buffer, mode: string, namespacePath?: string[] | null, storageOptions?: Record<string, string> | null): Promise<NativeTable>;
   createNamespace(path: string[], mode?: string | null, properties?: Record<string, string> | null): Promise<unknown>;
   dropNamespace(path: string[], mode?: string | null, behavior?: string | null): Promise<unknown>;
-}
-
-/** The engine's index configurations, by the index type names clients send. */
-export function indexConfig(type: string, distanceType?: string): unknown {
-  const distance = distanceType ? { distanceType: distanceType.toLowerCase() as "l2" | "cosine" | "dot" } : {};
-  const configs: Record<string, () => lancedb.Index> = {
-    BTREE: () => lancedb.Index.btree(),
-    SCALAR: () => lancedb.Index.btree(),
-    BITMAP: () => lancedb.Index.bitmap(),
-    LABEL_LIST: () => lancedb.Index.labelList(),
-    LABELLIST: () => lancedb.Index.labelList(),
-    FTS: () => lancedb.Index.fts(),
-    INVERTED: () => lancedb.Index.fts(),
-    VECTOR: () => lancedb.Index.ivfPq(distance),
-    IVF_PQ: () => lancedb.Index.ivfPq(distance),
-    IVF_FLAT: () => lancedb.Index.ivfFlat(distance),
-    IVF_HNSW_PQ: () => lancedb.Index.hnswPq(distance),
-    IVF_HNSW_SQ: () => lancedb.Index.hnswSq(distance),
-  };
-  const make = configs[type.toUpperCase()];
-  return make ? (make() as unknown as { inner: unknown }).inner : null;
 }
 
 export async function connectNative(uri: string, options: lancedb.ConnectionOptions): Promise<NativeConnection> {

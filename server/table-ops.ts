@@ -14,8 +14,9 @@ import { versionOperation } from "./version-operations";
 import { listVersionNumbers, versionSummary } from "./version-summary";
 import { decodePageToken, encodePageToken, pageOf } from "./paging";
 import type { Catalog, Id, ReadAt } from "./catalog";
-import type { TableEntry } from "./manifest";
-import { indexConfig, type NativeTable } from "./lance-native";
+import { compare, type TableEntry } from "./manifest";
+import type { NativeTable, NativeVectorQuery } from "./lance-native";
+import { indexConfig, type IndexOptions } from "./index-config";
 
 /** A field path from the request; a malformed one is the caller's error, named by `where`. */
 function requestedFieldPath(path: string, where: string): string[] {
@@ -52,6 +53,8 @@ export async function insertRecords(catalog: Catalog, id: Id, body: ArrowBody, m
   }
   const table = await catalog.writeHandle(entry, branch);
   if (mode === "append") checkWriteSchema(await catalog.schemaOf(table), body.schema, entry.objectId);
+  // Appending no rows changes nothing, so it commits nothing: the answer is the version the table is at.
+  if (mode === "append" && body.rows === 0) return { version: await engineCall("read the version", () => table.version()), num_inserted_rows: 0 };
   // Appended through a handle refreshed just before the commit, so that the version it reports is the append's own.
   const commit = async (file: Buffer) => {
     const target = await catalog.appendHandle(entry, branch);
@@ -103,6 +106,10 @@ export async function mergeInsert(catalog: Catalog, id: Id, body: ArrowBody, opt
     }
     return segments[0];
   });
+  // A source without rows can only delete (the target rows it does not match); otherwise nothing would change.
+  if (body.rows === 0 && !bySource) {
+    return { version: await engineCall("read the version", () => table.version()), num_inserted_rows: 0, num_updated_rows: 0, num_deleted_rows: 0, num_attempts: 0 };
+  }
   let builder = table.mergeInsert(keys);
   if (matched) builder = builder.whenMatchedUpdateAll(options.whenMatchedUpdateAllFilt ?? null);
   if (options.whenNotMatchedInsertAll) builder = builder.whenNotMatchedInsertAll();
@@ -199,6 +206,7 @@ export async function countRows(catalog: Catalog, id: Id, predicate: string | un
 export interface QueryOptions extends ReadAt {
   filter?: string;
   columns?: string[];
+  /** Output name to SQL expression. */
   aliases?: Record<string, string>;
   limit: number;
   offset?: number;
@@ -207,42 +215,80 @@ export interface QueryOptions extends ReadAt {
   vectorColumn?: string;
   distanceType?: string;
   nprobes?: number;
+  minimumNprobes?: number;
+  maximumNprobes?: number;
+  distanceRange?: { lower?: number; upper?: number };
   refineFactor?: number;
   ef?: number;
   bypassVectorIndex?: boolean;
   postfilter?: boolean;
+  fastSearch?: boolean;
+  fullText?: { query: string; columns?: string[] };
+  orderBy?: Array<{ columnName: string; ascending: boolean; nullsFirst: boolean }>;
+}
+
+/** The engine's query for the options; its setters check their arguments (a distance type, say) as it runs. */
+function buildQuery(table: NativeTable, options: QueryOptions) {
+  const base = table.query();
+  const query = options.vector && options.vector.length ? base.nearestTo(Float32Array.from(options.vector)) : base;
+  if (options.fullText) query.fullTextSearch({ query: options.fullText.query, columns: options.fullText.columns ?? null });
+  if (options.filter) query.onlyIf(options.filter);
+  if (options.aliases) {
+    // Named columns beside aliased expressions: each column is its own expression, quoted as a field path.
+    const named = (options.columns ?? []).map((c): [string, string] => [c, `\`${c.replace(/`/g, "``")}\``]);
+    query.select([...named, ...Object.entries(options.aliases)]);
+  } else if (options.columns) query.selectColumns(options.columns);
+  query.limit(options.limit);
+  if (options.offset) query.offset(options.offset);
+  if (options.withRowId) query.withRowId();
+  if (options.fastSearch) query.fastSearch();
+  if (options.orderBy?.length) query.orderBy(options.orderBy);
+  if (query !== base) {
+    const vq = query as NativeVectorQuery;
+    if (options.vectorColumn) vq.column(options.vectorColumn);
+    if (options.distanceType) vq.distanceType(options.distanceType);
+    if (options.nprobes) vq.nprobes(options.nprobes);
+    if (options.minimumNprobes) vq.minimumNprobes(options.minimumNprobes);
+    if (options.maximumNprobes) vq.maximumNprobes(options.maximumNprobes);
+    if (options.distanceRange) vq.distanceRange(options.distanceRange.lower ?? null, options.distanceRange.upper ?? null);
+    if (options.refineFactor) vq.refineFactor(options.refineFactor);
+    if (options.ef) vq.ef(options.ef);
+    if (options.bypassVectorIndex) vq.bypassVectorIndex();
+    if (options.postfilter) vq.postfilter();
+  } else if (options.distanceRange || options.minimumNprobes || options.maximumNprobes || options.nprobes || options.refineFactor || options.ef) {
+    throw invalidInput("nprobes, distance bounds, refine_factor and ef apply to a vector search; the query has no vector");
+  }
+  return query;
+}
+
+async function queryOn(catalog: Catalog, id: Id, options: QueryOptions) {
+  const entry = await catalog.resolve(id);
+  await catalog.requireData(entry, "be queried");
+  const table = await catalog.readHandle(entry, options);
+  return engineCall("query", async () => buildQuery(table, options));
 }
 
 /** Runs a query and answers an Arrow IPC file. */
 export async function queryTable(catalog: Catalog, id: Id, options: QueryOptions): Promise<Buffer> {
-  const entry = await catalog.resolve(id);
-  await catalog.requireData(entry, "be queried");
-  const table = await catalog.readHandle(entry, options);
-  // The builder's setters check their arguments (a distance type, say) and throw as the engine does when it runs.
+  const query = await queryOn(catalog, id, options);
   return engineCall("query", async () => {
-    const base = table.query();
-    const query = options.vector && options.vector.length ? base.nearestTo(Float32Array.from(options.vector)) : base;
-    if (options.filter) query.onlyIf(options.filter);
-    if (options.aliases) query.select(Object.entries(options.aliases));
-    else if (options.columns) query.selectColumns(options.columns);
-    query.limit(options.limit);
-    if (options.offset) query.offset(options.offset);
-    if (options.withRowId) query.withRowId();
-    if (query !== base) {
-      const vq = query as ReturnType<typeof base.nearestTo>;
-      if (options.vectorColumn) vq.column(options.vectorColumn);
-      if (options.distanceType) vq.distanceType(options.distanceType);
-      if (options.nprobes) vq.nprobes(options.nprobes);
-      if (options.refineFactor) vq.refineFactor(options.refineFactor);
-      if (options.ef) vq.ef(options.ef);
-      if (options.bypassVectorIndex) vq.bypassVectorIndex();
-      if (options.postfilter) vq.postfilter();
-    }
     const iterator = await query.execute();
     const batches: Buffer[] = [];
     for (let b = await iterator.next(); b; b = await iterator.next()) batches.push(b);
     return joinIpcFiles(await query.outputSchema(), batches);
   });
+}
+
+/** The engine's plan for a query, without running it (`verbose` adds each operator's details). */
+export async function explainQuery(catalog: Catalog, id: Id, options: QueryOptions, verbose: boolean): Promise<string> {
+  const query = await queryOn(catalog, id, options);
+  return engineCall("explain the query", () => query.explainPlan(verbose));
+}
+
+/** Runs a query and answers its plan with what each operator did (rows, time), not its rows. */
+export async function analyzeQuery(catalog: Catalog, id: Id, options: QueryOptions): Promise<string> {
+  const query = await queryOn(catalog, id, options);
+  return engineCall("analyze the query", () => query.analyzePlan());
 }
 
 // ---------------------------------------------------------------- versions
@@ -452,15 +498,51 @@ export async function tableStats(catalog: Catalog, id: Id) {
   };
 }
 
-export async function listIndices(catalog: Catalog, id: Id) {
-  const { table } = await dataHandle(catalog, id, "have indices");
+export async function listIndices(catalog: Catalog, id: Id, at: ReadAt = {}) {
+  const entry = await catalog.resolve(id);
+  await catalog.requireData(entry, "have indices");
+  const table = await catalog.readHandle(entry, at);
   const indices = await engineCall("list indices", () => table.listIndices());
-  return { indexes: indices.map((i) => ({ index_name: i.name, index_type: i.indexType, columns: i.columns, status: "done" })) };
+  return indices
+    .map((i) => ({
+      index_name: i.name,
+      index_uuid: i.indexUuid ?? "",
+      index_type: i.indexType,
+      columns: i.columns,
+      status: "done",
+      num_indexed_rows: i.numIndexedRows,
+      num_unindexed_rows: i.numUnindexedRows,
+      size_bytes: i.sizeBytes,
+      created_at: i.createdAt?.toISOString(),
+    }))
+    .sort((a, b) => compare(a.index_name, b.index_name));
 }
 
-export async function createIndex(catalog: Catalog, id: Id, options: { column: string; indexType: string; name?: string; distanceType?: string; replace?: boolean }) {
-  const config = indexConfig(options.indexType, options.distanceType);
-  if (!config) throw unsupported(`index type '${options.indexType}' is not supported; use BTREE, BITMAP, LABEL_LIST, FTS, IVF_PQ, IVF_FLAT, IVF_HNSW_PQ or IVF_HNSW_SQ`);
+export async function indexStats(catalog: Catalog, id: Id, name: string, at: ReadAt = {}) {
+  const entry = await catalog.resolve(id);
+  await catalog.requireData(entry, "have indices");
+  const table = await catalog.readHandle(entry, at);
+  const stats = await engineCall("read index statistics", () => table.indexStats(name));
+  if (!stats) throw new QuiverError("TableIndexNotFound", `table '${entry.objectId}' has no index named '${name}'`);
+  return {
+    index_type: stats.indexType,
+    distance_type: stats.distanceType,
+    num_indexed_rows: stats.numIndexedRows,
+    num_unindexed_rows: stats.numUnindexedRows,
+    num_indices: stats.numIndices,
+  };
+}
+
+export async function dropIndex(catalog: Catalog, id: Id, name: string) {
+  const { entry, table } = await dataHandle(catalog, id, "have indices");
+  const known = await engineCall("list indices", () => table.listIndices());
+  if (!known.some((i) => i.name === name)) throw new QuiverError("TableIndexNotFound", `table '${entry.objectId}' has no index named '${name}'`);
+  await catalog.commitTo(entry, () => engineCall("drop index", () => table.dropIndex(name)));
+  return {};
+}
+
+export async function createIndex(catalog: Catalog, id: Id, options: { column: string; indexType: string; name?: string; replace?: boolean; settings: IndexOptions }) {
+  const config = indexConfig(options.indexType, options.settings);
   const { entry, table } = await dataHandle(catalog, id, "be indexed");
   const schema = await catalog.schemaOf(table);
   if (!resolveField(schema.fields, requestedFieldPath(options.column, "column"))) throw new QuiverError("TableColumnNotFound", `column '${options.column}' does not exist in table '${entry.objectId}'`);

@@ -21,9 +21,9 @@ describe("protocol", () => {
     expect(unknown.status).toBe(404);
     expect(unknown.headers.get("content-type")).toBe("application/json");
     expect(unknown.body).toMatchObject({ type: "/errors/not-found-error", status: 404, code: 0, instance: "/v1/nothing/here" });
-    const unsupported = await api.post("/v1/table/p$t/explain_plan", {});
+    const unsupported = await api.post("/v1/table/p$t/backfill_column", {});
     expectError(unsupported, 406, 0);
-    expect(unsupported.body.detail).toContain("explain_plan");
+    expect(unsupported.body.detail).toContain("backfill_column");
     const wrongMethod = await api.get("/v1/table/p$t/insert");
     expect(wrongMethod.status).toBe(405);
     expect(wrongMethod.body).toMatchObject({ status: 405, code: 0 });

@@ -16,6 +16,7 @@ import { catalogFor, checkDatabaseName, DEFAULT_DATABASE } from "../catalogs";
 import { access, type Access } from "../auth/access";
 import { describePrincipal, roleRank, type Principal, type Role } from "../auth/model";
 import { credentialsOf } from "./authenticate";
+import { unknownFields } from "./unknown-fields";
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
@@ -189,6 +190,20 @@ function queryObject(url: URL): Record<string, string | string[]> {
     out[key] = values.length === 1 ? values[0] : values;
   }
   return out;
+}
+
+/** Query parameters the route does not take; `delimiter` is every route's. */
+function unknownQueryParameters(route: RouteDef, rawQuery: Record<string, unknown>): string[] {
+  const rest = Object.fromEntries(Object.entries(rawQuery).filter(([name]) => name !== "delimiter"));
+  if (!route.query) return Object.keys(rest).map((name) => `query.${name}`);
+  return unknownFields(route.query, rest, "query");
+}
+
+/** A field the service would not act on is refused by name, never dropped: the client would not know it was ignored. */
+function refuseUnknown(paths: string[]) {
+  if (paths.length === 0) return;
+  const shown = paths.slice(0, 5).join(", ") + (paths.length > 5 ? ` and ${paths.length - 5} more` : "");
+  throw invalidInput(`${shown}: not ${paths.length === 1 ? "a field" : "fields"} this operation takes; refused rather than ignored`);
 }
 
 function zodMessage(error: z.ZodError, where: string): string {
@@ -444,6 +459,7 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
     timing.mark("auth");
     if (route.heavy || route.body?.kind === "arrow") releases.push(await timing.time("queue", heavyRequests.enter()));
 
+    refuseUnknown(unknownQueryParameters(route, rawQuery));
     let query: unknown = {};
     if (route.query) {
       const parsed = route.query.safeParse(rawQuery);
@@ -453,6 +469,7 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
     let body: unknown = undefined;
     if (json) {
       if ("error" in json) throw json.error;
+      refuseUnknown(unknownFields((route.body as JsonBody).schema, json.value, "body"));
       const parsed = (route.body as JsonBody).schema.safeParse(json.value);
       if (!parsed.success) throw invalidInput(zodMessage(parsed.error, "body"));
       body = parsed.data;

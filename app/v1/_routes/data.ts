@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { parseDuration } from "@/lib/durations";
-import { config } from "@/server/config";
 import { invalidInput } from "@/server/errors";
-import { json, parseMode, qBool, qString, route } from "@/server/http/api";
-import { alterColumns, countRows, insertRecords, mergeInsert, queryTable, restoreVersion } from "@/server/table-ops";
+import { json, parseMode, qBool, qString, remoteDialect, route } from "@/server/http/api";
+import { alterColumns, analyzeQuery, countRows, explainQuery, insertRecords, mergeInsert, queryTable, restoreVersion } from "@/server/table-ops";
+import { queryFields, queryOptions } from "./query-request";
 import { branchQuery, delimiterQuery, requestBase, versionResponse } from "./common";
 
 
@@ -101,71 +101,41 @@ export const dataRoutes = [
   }),
   route({
     operationId: "QueryTable",
-    summary: "Query rows (filter, columns, limit, offset, version or tag, vector search); answers an Arrow IPC file",
+    summary: "Query rows (filter, projection with expressions, order, limit, offset, version or tag; vector or full-text search); answers an Arrow IPC file",
     group: "Data",
     methods: ["POST"],
     path: "/v1/table/{id}/query",
     access: { need: "viewer", on: "table" },
     heavy: true,
     query: z.object(delimiterQuery),
-    body: {
-      kind: "json",
-      schema: z.object({
-        ...requestBase,
-        filter: z.string().nullish(),
-        columns: z
-          .union([
-            z.array(z.string()),
-            z.object({ column_names: z.array(z.string()).nullish(), column_aliases: z.record(z.string(), z.string()).nullish() }),
-          ])
-          .nullish(),
-        limit: z.number().int().min(0).nullish(),
-        k: z.number().min(0).nullish(),
-        offset: z.number().int().min(0).nullish(),
-        version: z.number().int().min(0).nullish(),
-        tag: z.string().nullish(),
-        branch: z.string().nullish(),
-        with_row_id: z.boolean().nullish(),
-        vector: z
-          .union([z.array(z.number()), z.object({ single_vector: z.array(z.number()).nullish(), multi_vector: z.array(z.array(z.number())).nullish() })])
-          .nullish(),
-        vector_column: z.string().nullish(),
-        distance_type: z.string().nullish(),
-        nprobes: z.number().int().min(0).nullish(),
-        refine_factor: z.number().int().min(0).nullish(),
-        ef: z.number().int().min(0).nullish(),
-        prefilter: z.boolean().nullish(),
-        bypass_vector_index: z.boolean().nullish(),
-      }),
-    },
+    body: { kind: "json", schema: z.object({ ...requestBase, ...queryFields }) },
     response: "arrow-file",
-    handler: async ({ id, body, catalog }) => {
-      const requested = body.limit ?? (body.k !== undefined && body.k !== null ? Math.min(body.k, Number.MAX_SAFE_INTEGER) : undefined);
-      const limit = requested === undefined || requested === 0 ? 10 : Math.min(requested, config.maxQueryRows);
-      const columns = Array.isArray(body.columns) ? body.columns : (body.columns?.column_names ?? undefined);
-      const aliases = Array.isArray(body.columns) ? undefined : (body.columns?.column_aliases ?? undefined);
-      const vector = Array.isArray(body.vector) ? body.vector : (body.vector?.single_vector ?? body.vector?.multi_vector?.[0] ?? undefined);
-      const file = await queryTable(catalog, id, {
-        filter: body.filter ?? undefined,
-        columns,
-        aliases,
-        limit,
-        offset: body.offset ?? undefined,
-        version: body.version ?? undefined,
-        tag: body.tag ?? undefined,
-        branch: body.branch ?? undefined,
-        withRowId: body.with_row_id ?? undefined,
-        vector,
-        vectorColumn: body.vector_column ?? undefined,
-        distanceType: body.distance_type ?? undefined,
-        nprobes: body.nprobes ?? undefined,
-        refineFactor: body.refine_factor ?? undefined,
-        ef: body.ef ?? undefined,
-        bypassVectorIndex: body.bypass_vector_index ?? undefined,
-        postfilter: body.prefilter === false,
-      });
-      return { kind: "arrow-file", body: file };
-    },
+    handler: async ({ id, body, catalog, request }) => ({ kind: "arrow-file", body: await queryTable(catalog, id, queryOptions(body, remoteDialect(request))) }),
+  }),
+  route({
+    operationId: "ExplainTableQueryPlan",
+    summary: "The engine's plan for a query, without running it",
+    group: "Data",
+    methods: ["POST"],
+    path: "/v1/table/{id}/explain_plan",
+    access: { need: "viewer", on: "table" },
+    query: z.object(delimiterQuery),
+    body: { kind: "json", schema: z.object({ ...requestBase, query: z.object(queryFields), verbose: z.boolean().nullish() }) },
+    response: z.string(),
+    handler: async ({ id, body, catalog, request }) => json(await explainQuery(catalog, id, queryOptions(body.query, remoteDialect(request)), body.verbose ?? false)),
+  }),
+  route({
+    operationId: "AnalyzeTableQueryPlan",
+    summary: "Run a query and answer its plan with what each step did (rows, time) instead of its rows",
+    group: "Data",
+    methods: ["POST"],
+    path: "/v1/table/{id}/analyze_plan",
+    access: { need: "viewer", on: "table" },
+    heavy: true,
+    query: z.object(delimiterQuery),
+    body: { kind: "json", schema: z.object({ ...requestBase, ...queryFields }) },
+    response: z.string(),
+    handler: async ({ id, body, catalog, request }) => json(await analyzeQuery(catalog, id, queryOptions(body, remoteDialect(request)))),
   }),
   route({
     operationId: "AlterTableAlterColumns",

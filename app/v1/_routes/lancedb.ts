@@ -2,9 +2,10 @@
 import { z } from "zod";
 import { validateIdentifier } from "@/lib/identifiers";
 import { QuiverError, invalidInput } from "@/server/errors";
-import { json, route } from "@/server/http/api";
-import { addColumns, createIndex, deleteRows, dropColumns, listIndices, tableStats, updateRows } from "@/server/table-ops";
-import { context, delimiterQuery, requestBase, versionResponse } from "./common";
+import { json, pageLimit, pageQuery, route } from "@/server/http/api";
+import { pageOf } from "@/server/paging";
+import { addColumns, createIndex, deleteRows, dropColumns, dropIndex, indexStats, listIndices, tableStats, updateRows } from "@/server/table-ops";
+import { context, delimiterQuery, pageToken, requestBase, versionResponse } from "./common";
 
 
 export const lancedbRoutes = [
@@ -81,10 +82,64 @@ export const lancedbRoutes = [
     methods: ["POST", "GET"],
     path: "/v1/table/{id}/index/list",
     access: { need: "viewer", on: "table" },
+    query: z.object({ ...delimiterQuery, ...pageQuery }),
+    body: {
+      kind: "json",
+      schema: z.object({ ...requestBase, version: z.number().int().min(0).nullish(), branch: z.string().nullish(), page_token: z.string().nullish(), limit: z.number().int().min(1).nullish() }),
+    },
+    response: z.object({
+      indexes: z.array(
+        z.object({
+          index_name: z.string(),
+          index_uuid: z.string(),
+          index_type: z.string(),
+          columns: z.array(z.string()),
+          status: z.string(),
+          num_indexed_rows: z.number().optional(),
+          num_unindexed_rows: z.number().optional(),
+          size_bytes: z.number().optional(),
+          created_at: z.string().optional(),
+        }),
+      ),
+      page_token: pageToken,
+      context,
+    }),
+    handler: async ({ id, body, query, catalog }) => {
+      const indexes = await listIndices(catalog, id, { version: body.version ?? undefined, branch: body.branch ?? undefined });
+      const byName = new Map(indexes.map((i) => [i.index_name, i]));
+      const page = await pageOf([...byName.keys()], body.page_token ?? query.page_token, pageLimit(body.limit ?? query.limit));
+      return json({ indexes: page.items.map((name) => byName.get(name)!), page_token: page.pageToken });
+    },
+  }),
+  route({
+    operationId: "DescribeTableIndexStats",
+    summary: "An index's statistics: rows indexed and not yet indexed, type, distance",
+    group: "Tables",
+    methods: ["POST", "GET"],
+    path: "/v1/table/{id}/index/{index_name}/stats",
+    access: { need: "viewer", on: "table" },
     query: z.object(delimiterQuery),
-    body: { kind: "json", schema: z.object({ ...requestBase, version: z.number().int().nullish() }) },
-    response: z.object({ indexes: z.array(z.object({ index_name: z.string(), index_type: z.string(), columns: z.array(z.string()), status: z.string() })), context }),
-    handler: async ({ id, catalog }) => json(await listIndices(catalog, id)),
+    body: { kind: "json", schema: z.object({ ...requestBase, version: z.number().int().min(0).nullish() }) },
+    response: z.object({
+      index_type: z.string(),
+      distance_type: z.string().optional(),
+      num_indexed_rows: z.number(),
+      num_unindexed_rows: z.number(),
+      num_indices: z.number().optional(),
+      context,
+    }),
+    handler: async ({ id, params, body, catalog }) => json(await indexStats(catalog, id, params.index_name, { version: body.version ?? undefined })),
+  }),
+  route({
+    operationId: "DropTableIndex",
+    summary: "Drop an index",
+    group: "Tables",
+    methods: ["POST"],
+    path: "/v1/table/{id}/index/{index_name}/drop",
+    access: { need: "editor", on: "table" },
+    query: z.object(delimiterQuery),
+    response: z.object({ context }),
+    handler: async ({ id, params, catalog }) => json(await dropIndex(catalog, id, params.index_name)),
   }),
   route({
     operationId: "CreateTableIndex",
@@ -102,21 +157,73 @@ export const lancedbRoutes = [
         column: z.string().min(1),
         index_type: z.string().min(1),
         name: z.string().nullish(),
-        distance_type: z.string().nullish(),
         replace: z.boolean().nullish(),
+        distance_type: z.string().nullish(),
+        metric_type: z.string().nullish().describe("LanceDB's remote client's name for distance_type"),
+        num_partitions: z.number().int().min(1).nullish(),
+        num_sub_vectors: z.number().int().min(1).nullish(),
+        num_bits: z.number().int().min(1).nullish(),
+        sample_rate: z.number().int().min(1).nullish(),
+        max_iterations: z.number().int().min(1).nullish(),
+        target_partition_size: z.number().int().min(1).nullish(),
+        m: z.number().int().min(1).nullish(),
+        ef_construction: z.number().int().min(1).nullish(),
+        with_position: z.boolean().nullish(),
+        base_tokenizer: z.string().nullish(),
+        language: z.string().nullish(),
+        max_token_length: z.number().int().min(1).nullish(),
+        lower_case: z.boolean().nullish(),
+        stem: z.boolean().nullish(),
+        remove_stop_words: z.boolean().nullish(),
+        custom_stop_words: z.array(z.string()).nullish(),
+        ascii_folding: z.boolean().nullish(),
+        min_ngram_length: z.number().int().min(1).nullish(),
+        max_ngram_length: z.number().int().min(1).nullish(),
+        prefix_only: z.boolean().nullish(),
+        block_size: z.number().int().nullish(),
+        index_operators: z.boolean().nullish(),
+        lance_tokenizer: z.string().nullish(),
+        preserve_original: z.boolean().nullish(),
+        split_identifiers: z.boolean().nullish(),
+        split_on_numerics: z.boolean().nullish(),
       }),
     },
     response: z.object({ context }),
-    handler: async ({ id, body, catalog }) =>
-      json(
-        await createIndex(catalog, id, {
-          column: body.column,
-          indexType: body.index_type,
-          name: body.name ?? undefined,
-          distanceType: body.distance_type ?? undefined,
-          replace: body.replace ?? undefined,
-        }),
-      ),
+    handler: async ({ id, body: b, catalog }) => {
+      if (b.distance_type && b.metric_type && b.distance_type.toLowerCase() !== b.metric_type.toLowerCase()) {
+        throw invalidInput(`distance_type '${b.distance_type}' and metric_type '${b.metric_type}' disagree`);
+      }
+      const settings = {
+        distanceType: b.distance_type ?? b.metric_type ?? undefined,
+        numPartitions: b.num_partitions ?? undefined,
+        numSubVectors: b.num_sub_vectors ?? undefined,
+        numBits: b.num_bits ?? undefined,
+        sampleRate: b.sample_rate ?? undefined,
+        maxIterations: b.max_iterations ?? undefined,
+        targetPartitionSize: b.target_partition_size ?? undefined,
+        m: b.m ?? undefined,
+        efConstruction: b.ef_construction ?? undefined,
+        withPosition: b.with_position ?? undefined,
+        baseTokenizer: b.base_tokenizer ?? undefined,
+        language: b.language ?? undefined,
+        maxTokenLength: b.max_token_length ?? undefined,
+        lowercase: b.lower_case ?? undefined,
+        stem: b.stem ?? undefined,
+        removeStopWords: b.remove_stop_words ?? undefined,
+        customStopWords: b.custom_stop_words ?? undefined,
+        asciiFolding: b.ascii_folding ?? undefined,
+        ngramMinLength: b.min_ngram_length ?? undefined,
+        ngramMaxLength: b.max_ngram_length ?? undefined,
+        prefixOnly: b.prefix_only ?? undefined,
+        blockSize: b.block_size ?? undefined,
+        indexOperators: b.index_operators ?? undefined,
+        lanceTokenizer: b.lance_tokenizer ?? undefined,
+        preserveOriginal: b.preserve_original ?? undefined,
+        splitIdentifiers: b.split_identifiers ?? undefined,
+        splitOnNumerics: b.split_on_numerics ?? undefined,
+      };
+      return json(await createIndex(catalog, id, { column: b.column, indexType: b.index_type, name: b.name ?? undefined, replace: b.replace ?? undefined, settings }));
+    },
   }),
   route({
     operationId: "RenameTable",

@@ -1,0 +1,117 @@
+/**
+ * The query a client describes, as QueryTable, ExplainTableQueryPlan and AnalyzeTableQueryPlan take it: the Lance
+ * Namespace's QueryTableRequest, and the shapes LanceDB's remote client sends for the same things (a bare
+ * `{alias: expression}` map of columns, a full-text query as `{query, columns}`).
+ */
+import { z } from "zod";
+import { config } from "@/server/config";
+import { invalidInput, unsupported } from "@/server/errors";
+import type { QueryOptions } from "@/server/table-ops";
+
+const stringQuery = z.object({ query: z.string(), columns: z.array(z.string()).nullish() });
+
+export const queryFields = {
+  filter: z.string().nullish(),
+  columns: z
+    .union([
+      z.array(z.string()),
+      // Before the spec's object, which would take any map by dropping its keys.
+      z.record(z.string(), z.string()).describe("LanceDB's remote client: output name to SQL expression"),
+      z.object({ column_names: z.array(z.string()).nullish(), column_aliases: z.record(z.string(), z.string()).nullish() }),
+    ])
+    .nullish(),
+  limit: z.number().int().min(0).nullish(),
+  k: z.number().min(0).nullish(),
+  offset: z.number().int().min(0).nullish(),
+  version: z.number().int().min(0).nullish(),
+  tag: z.string().nullish(),
+  branch: z.string().nullish(),
+  with_row_id: z.boolean().nullish(),
+  vector: z
+    .union([z.array(z.number()), z.object({ single_vector: z.array(z.number()).nullish(), multi_vector: z.array(z.array(z.number())).nullish() })])
+    .nullish(),
+  vector_column: z.string().nullish(),
+  distance_type: z.string().nullish(),
+  nprobes: z.number().int().min(0).nullish(),
+  minimum_nprobes: z.number().int().min(0).nullish(),
+  maximum_nprobes: z.number().int().min(0).nullish(),
+  lower_bound: z.number().nullish().describe("Smallest distance kept (inclusive)"),
+  upper_bound: z.number().nullish().describe("Distance below which results are kept (exclusive)"),
+  refine_factor: z.number().int().min(0).nullish(),
+  ef: z.number().int().min(0).nullish(),
+  prefilter: z.boolean().nullish(),
+  bypass_vector_index: z.boolean().nullish(),
+  fast_search: z.boolean().nullish().describe("Search only indexed data"),
+  full_text_query: z
+    .union([
+      stringQuery.describe("LanceDB's remote client"),
+      z.object({ string_query: stringQuery.nullish(), structured_query: z.object({ query: z.record(z.string(), z.unknown()) }).nullish() }),
+    ])
+    .nullish(),
+  order_by: z.array(z.object({ column_name: z.string().min(1), ascending: z.boolean().nullish(), nulls_first: z.boolean().nullish() })).nullish(),
+};
+
+export type QueryRequest = z.output<z.ZodObject<typeof queryFields>>;
+
+/**
+ * The query as the engine runs it. `remote` is LanceDB's remote client, for which a `k` of 0 means no rows, as the
+ * engine takes a limit of 0; Lance's DirectoryNamespace reads a `k` of 0 as its default of 10.
+ */
+export function queryOptions(body: QueryRequest, remote: boolean): QueryOptions {
+  const requested = body.limit ?? (body.k !== undefined && body.k !== null ? Math.min(body.k, Number.MAX_SAFE_INTEGER) : undefined);
+  const limit = requested === undefined ? 10 : requested === 0 && !remote ? 10 : Math.min(requested, config.maxQueryRows);
+  const { columns, aliases } = projection(body.columns);
+  const vector = Array.isArray(body.vector) ? body.vector : (body.vector?.single_vector ?? body.vector?.multi_vector?.[0] ?? undefined);
+  const fullText = fullTextOf(body.full_text_query);
+  if (fullText && vector?.length) {
+    throw invalidInput("a query is a vector search or a full-text search, not both: send them as two queries and combine the results");
+  }
+  return {
+    filter: body.filter ?? undefined,
+    columns,
+    aliases,
+    limit,
+    offset: body.offset ?? undefined,
+    version: body.version ?? undefined,
+    tag: body.tag ?? undefined,
+    branch: body.branch ?? undefined,
+    withRowId: body.with_row_id ?? undefined,
+    vector,
+    vectorColumn: body.vector_column ?? undefined,
+    distanceType: body.distance_type ?? undefined,
+    nprobes: body.nprobes ?? undefined,
+    minimumNprobes: body.minimum_nprobes ?? undefined,
+    maximumNprobes: body.maximum_nprobes ?? undefined,
+    distanceRange: body.lower_bound != null || body.upper_bound != null ? { lower: body.lower_bound ?? undefined, upper: body.upper_bound ?? undefined } : undefined,
+    refineFactor: body.refine_factor ?? undefined,
+    ef: body.ef ?? undefined,
+    bypassVectorIndex: body.bypass_vector_index ?? undefined,
+    postfilter: body.prefilter === false,
+    fastSearch: body.fast_search ?? undefined,
+    fullText,
+    orderBy: body.order_by?.map((o) => ({ columnName: o.column_name, ascending: o.ascending ?? true, nullsFirst: o.nulls_first ?? false })),
+  };
+}
+
+function projection(columns: QueryRequest["columns"]): { columns?: string[]; aliases?: Record<string, string> } {
+  if (!columns) return {};
+  if (Array.isArray(columns)) return { columns };
+  if ("column_names" in columns || "column_aliases" in columns) {
+    const spec = columns as { column_names?: string[] | null; column_aliases?: Record<string, string> | null };
+    if (Array.isArray(spec.column_names) || (spec.column_aliases && typeof spec.column_aliases === "object")) {
+      return { columns: spec.column_names ?? undefined, aliases: spec.column_aliases ?? undefined };
+    }
+  }
+  const aliases = columns as Record<string, string>;
+  if (Object.keys(aliases).length === 0) throw invalidInput("columns names no column to return");
+  return { aliases };
+}
+
+function fullTextOf(query: QueryRequest["full_text_query"]): QueryOptions["fullText"] {
+  if (!query) return undefined;
+  if ("query" in query && typeof query.query === "string") return { query: query.query, columns: query.columns?.length ? query.columns : undefined };
+  const spec = query as { string_query?: z.output<typeof stringQuery> | null; structured_query?: unknown };
+  if (spec.structured_query) throw unsupported("structured full-text queries (structured_query) are not supported yet; send a string_query");
+  if (!spec.string_query) throw invalidInput("full_text_query needs a string_query");
+  return { query: spec.string_query.query, columns: spec.string_query.columns?.length ? spec.string_query.columns : undefined };
+}

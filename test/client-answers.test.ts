@@ -1,0 +1,162 @@
+/**
+ * The answers LanceDB's remote client (`db://`) gets from Quiver are the answers the engine gives for the same calls
+ * on the same data in a local directory: search modes, bounds, projections, orderings, index options and plans. Each
+ * of these was once dropped on the way and answered as if it had not been asked.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { createRequire } from "node:module";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as lancedb from "@lancedb/lancedb";
+import { client } from "./client";
+import { startServer, type TestServer } from "./server";
+
+const arrow = createRequire(import.meta.url)("apache-arrow") as typeof import("apache-arrow");
+
+let server: TestServer;
+let remote: lancedb.Table;
+let local: lancedb.Table;
+const dir = mkdtempSync(path.join(os.tmpdir(), "quiver-engine-"));
+
+const FRUIT = ["banana bread", "apple pie", "cherry tart", "banana split", "plum jam"];
+const schema = new arrow.Schema([
+  new arrow.Field("id", new arrow.Int32(), false),
+  new arrow.Field("x", new arrow.Float64(), true),
+  new arrow.Field("text", new arrow.Utf8(), true),
+  new arrow.Field("vec", new arrow.FixedSizeList(4, new arrow.Field("item", new arrow.Float32(), true)), true),
+]);
+const rowsOf = (from: number, to: number, vec?: number[]) =>
+  lancedb.makeArrowTable(
+    Array.from({ length: to - from }, (_, k) => {
+      const i = from + k;
+      return { id: i, x: i % 17, text: `${FRUIT[i % FRUIT.length]} ${i}`, vec: vec ?? [Math.sin(i), Math.cos(i), (i % 7) / 7, 1] };
+    }),
+    { schema },
+  );
+
+/** Each call made on both tables; the two answers, to compare. */
+async function both<T>(call: (t: lancedb.Table) => Promise<T>): Promise<[T, T]> {
+  return [await call(remote), await call(local)];
+}
+const plain = (rows: Array<Record<string, unknown>>) => rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === "object" && v !== null && "toArray" in v ? Array.from((v as { toArray(): number[] }).toArray()) : v])));
+
+beforeAll(async () => {
+  server = await startServer();
+  const db = await lancedb.connect("db://default", { apiKey: server.adminKey, hostOverride: server.url, clientConfig: { retryConfig: { retries: 1 } } });
+  const engine = await lancedb.connect(dir);
+  remote = await db.createTable("fruit", rowsOf(0, 600));
+  local = await engine.createTable("fruit", rowsOf(0, 600));
+});
+afterAll(async () => {
+  await server?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("the remote client gets the engine's answers", () => {
+  it("limit(0) answers no rows", async () => {
+    const [q, e] = await both((t) => t.query().limit(0).toArray());
+    expect(e).toHaveLength(0);
+    expect(q).toHaveLength(0);
+  });
+
+  it("projections with expressions answer the named expressions only", async () => {
+    const [q, e] = await both((t) => t.query().select({ double_x: "x * 2", id: "id" }).where("id < 4").toArray());
+    expect(Object.keys(q[0])).toEqual(["double_x", "id"]);
+    expect(plain(q)).toEqual(plain(e));
+  });
+
+  it("orderBy sorts", async () => {
+    const [q, e] = await both((t) => t.query().orderBy([{ columnName: "x", ascending: false }, { columnName: "id", ascending: true }]).limit(20).toArray());
+    expect(q.map((r) => r.id)).toEqual(e.map((r) => r.id));
+    expect(q[0].x).toBe(16);
+  });
+
+  it("full-text search finds the matching rows, scored as the engine scores them", async () => {
+    await both((t) => t.createIndex("text", { config: lancedb.Index.fts({ withPosition: false, stem: true }) }));
+    const [q, e] = await both((t) => t.search("banana", "fts").limit(10).toArray());
+    expect(q.length).toBe(10);
+    expect(q.every((r) => String(r.text).startsWith("banana"))).toBe(true);
+    expect(q.map((r) => [r.id, r._score])).toEqual(e.map((r) => [r.id, r._score]));
+    const [c, ce] = await both((t) => t.query().fullTextSearch("split", { columns: ["text"] }).limit(5).toArray());
+    expect(c.map((r) => r.id)).toEqual(ce.map((r) => r.id));
+    expect(c.every((r) => String(r.text).startsWith("banana split"))).toBe(true);
+  });
+
+  it("a vector index keeps the distance type it was built with, and searches answer the engine's distances", async () => {
+    await both((t) => t.createIndex("vec", { config: lancedb.Index.ivfFlat({ distanceType: "cosine", numPartitions: 2 }) }));
+    const stats = (await remote.indexStats("vec_idx"))!;
+    expect(stats).toMatchObject({ distanceType: "cosine", numIndexedRows: 600, numUnindexedRows: 0 });
+    const [q, e] = await both((t) => t.query().nearestTo([0.5, 0.5, 0.5, 1]).distanceType("cosine").nprobes(2).limit(8).toArray());
+    expect(q.map((r) => [r.id, r._distance])).toEqual(e.map((r) => [r.id, r._distance]));
+  });
+
+  it("distance bounds keep only the rows between them", async () => {
+    const [q, e] = await both((t) => t.query().nearestTo([0.5, 0.5, 0.5, 1]).distanceType("cosine").nprobes(2).distanceRange(0.01, 0.05).limit(50).toArray());
+    expect(q.length).toBeGreaterThan(0);
+    expect(q.every((r) => r._distance >= 0.01 && r._distance < 0.05)).toBe(true);
+    expect(q.map((r) => r.id)).toEqual(e.map((r) => r.id));
+  });
+
+  it("fastSearch leaves out rows added after the index", async () => {
+    await both((t) => t.add(rowsOf(600, 610, [0.5, 0.5, 0.5, 1])));
+    const [fast, efast] = await both((t) => t.query().nearestTo([0.5, 0.5, 0.5, 1]).distanceType("cosine").nprobes(2).fastSearch().limit(5).toArray());
+    expect(fast.every((r) => r.id < 600)).toBe(true);
+    expect(fast.map((r) => r.id)).toEqual(efast.map((r) => r.id));
+    const [all] = await both((t) => t.query().nearestTo([0.5, 0.5, 0.5, 1]).distanceType("cosine").nprobes(2).limit(5).toArray());
+    expect(all.every((r) => r.id >= 600)).toBe(true);
+  });
+
+  it("index options reach the engine, and indices can be described, listed with their details and dropped", async () => {
+    await remote.createIndex("x", { config: lancedb.Index.btree() });
+    const api = client(server.url, server.auth);
+    const listed = await api.post<{ indexes: Array<{ index_name: string; index_uuid: string; num_indexed_rows: number }> }>("/v1/table/fruit/index/list", {});
+    expect(listed.body.indexes.map((i) => i.index_name)).toEqual(["text_idx", "vec_idx", "x_idx"]);
+    expect(listed.body.indexes.every((i) => /^[0-9a-f-]{36}$/.test(i.index_uuid))).toBe(true);
+    const paged = await api.post<{ indexes: Array<{ index_name: string }>; page_token?: string }>("/v1/table/fruit/index/list", { limit: 2 });
+    expect(paged.body.indexes.map((i) => i.index_name)).toEqual(["text_idx", "vec_idx"]);
+    const rest = await api.post<{ indexes: Array<{ index_name: string }> }>("/v1/table/fruit/index/list", { page_token: paged.body.page_token });
+    expect(rest.body.indexes.map((i) => i.index_name)).toEqual(["x_idx"]);
+
+    await remote.dropIndex("x_idx");
+    expect((await remote.listIndices()).map((i) => i.name).sort()).toEqual(["text_idx", "vec_idx"]);
+    await expect(remote.indexStats("x_idx")).resolves.toBeUndefined();
+    await expect(remote.dropIndex("x_idx")).rejects.toThrow(/404|not found|no index/i);
+
+    const refused = await api.post("/v1/table/fruit/create_index", { column: "x", index_type: "BTREE", num_partitions: 4 });
+    expect(refused.status).toBe(400);
+    expect(String(refused.body.detail)).toContain("num_partitions does not apply to a BTREE index");
+    const tokenizer = await api.post("/v1/table/fruit/create_index", { column: "text", index_type: "FTS", split_identifiers: true });
+    expect(tokenizer.status).toBe(406);
+  });
+
+  it("explainPlan and analyzePlan answer the engine's plans", async () => {
+    const [plan, eplan] = await both((t) => t.query().where("id > 3").select(["id"]).limit(50).explainPlan(true));
+    expect(plan).toContain("LanceRead");
+    expect(plan.replace(/uri=\S+/g, "")).toEqual(eplan.replace(/uri=\S+/g, ""));
+    const analyzed = await remote.query().where("id > 3").analyzePlan();
+    expect(analyzed).toMatch(/AnalyzeExec/);
+    expect(analyzed).toMatch(/output_rows=606/);
+  });
+
+  it("an append or merge of one batch without rows commits nothing and answers the version the table is at", async () => {
+    const before = await remote.version();
+    const empty = arrow.tableToIPC(rowsOf(0, 1).slice(0, 0), "stream");
+    const api = client(server.url, server.auth);
+    const appended = await api.arrow<{ version: number; num_inserted_rows: number }>("/v1/table/fruit/insert", empty);
+    expect(appended.body).toMatchObject({ version: before, num_inserted_rows: 0 });
+    const merged = await api.arrow<{ version: number; num_inserted_rows: number }>("/v1/table/fruit/merge_insert?on=id&when_not_matched_insert_all=true", empty);
+    expect(merged.body).toMatchObject({ version: before, num_inserted_rows: 0, num_updated_rows: 0 });
+    expect(await remote.version()).toBe(before);
+    expect(await remote.countRows()).toBe(610);
+  });
+});
+
+describe("the Lance namespace path keeps DirectoryNamespace's reading of k", () => {
+  it("a k of 0 without the remote client's trailing slash answers the default 10 rows", async () => {
+    const api = client(server.url, server.auth);
+    const reply = await api.post<import("apache-arrow").Table>("/v1/table/fruit/query", { k: 0, vector: null });
+    expect(reply.status).toBe(200);
+    expect(reply.body.numRows).toBe(10);
+  });
+});
