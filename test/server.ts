@@ -30,6 +30,8 @@ export interface TestServer {
 
 
 export const TEST_ADMIN_KEY = "test-admin-key-0123456789";
+/** How long a stopped server may take to finish its open requests and connections before it is killed. */
+const STOP_GRACE_MS = 30_000;
 
 /** True when this run's servers keep their data root on Azurite (`QUIVER_TEST_STORE=azurite`), not a local directory. */
 export const onObjectStore = process.env.QUIVER_TEST_STORE === "azurite";
@@ -117,7 +119,13 @@ export async function startServer(env: Record<string, string> = {}, options: { p
     output: () => log,
     stop: async () => {
       child.kill("SIGTERM");
-      await exited;
+      // Next's graceful stop waits for open connections; a busy machine once kept one open past the hook's time.
+      const stopped = await Promise.race([exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), STOP_GRACE_MS))]);
+      if (!stopped) {
+        console.warn(`server on ${url} did not stop within ${STOP_GRACE_MS} ms of SIGTERM; killed`);
+        child.kill("SIGKILL");
+        await exited;
+      }
       if (!options.root && !onObjectStore) rmSync(root, { recursive: true, force: true });
     },
     kill: async () => {
