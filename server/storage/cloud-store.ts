@@ -179,13 +179,7 @@ export class ObjectStoreClient implements ObjectStore {
 
   async list(prefix: string, limit?: number): Promise<string[]> {
     checkKey(prefix, true);
-    if (limit === undefined) {
-      const entries = await this.operator.list(prefix, { recursive: true });
-      return entries
-        .map((e) => e.path())
-        .filter((p) => !p.endsWith("/"))
-        .sort();
-    }
+    if (limit === undefined) return [...(await this.listInfo(prefix)).keys()];
     // A lister asks the store for one page of `limit` keys, where list() would read every page first.
     const lister = await this.operator.lister(prefix, { recursive: true, limit });
     const keys: string[] = [];

@@ -8,7 +8,7 @@ import type { STSClient, STSClientConfig } from "@aws-sdk/client-sts";
 import { ConfigError } from "../../config-error";
 import { openDalConfig } from "../cloud-store";
 import type { ObjectRoot } from "../root";
-import type { Access, ScopedCredentials, Vendor } from "./vendor";
+import { passedOn, type Access, type ScopedCredentials, type Vendor } from "./vendor";
 
 /** STS grants sessions of 15 minutes to 12 hours. */
 const MIN_SESSION_S = 900;
@@ -89,7 +89,7 @@ export class AwsRoleVendor implements Vendor {
       expires_at_millis: String(expiresAtMillis),
       ...this.connection,
     };
-    for (const key of PASSED_ON) if (this.storageOptions[key]) storageOptions[key] = this.storageOptions[key];
+    Object.assign(storageOptions, passedOn(this.storageOptions, PASSED_ON));
     return { storageOptions, expiresAtMillis, scope: `s3://${this.root.bucket}/${path}/` };
   }
 }

@@ -8,7 +8,7 @@ import { ConfigError } from "../../config-error";
 import { sharedKeyAuthorization } from "../azure-container";
 import { openDalConfig } from "../cloud-store";
 import type { ObjectRoot } from "../root";
-import type { Access, ScopedCredentials, Vendor } from "./vendor";
+import { passedOn, type Access, type ScopedCredentials, type Vendor } from "./vendor";
 
 const SAS_VERSION = "2021-08-06";
 /** A few minutes of clock difference between Quiver and the store must not make a fresh token not yet valid. */
@@ -121,7 +121,7 @@ export class AzureSasVendor implements Vendor {
       httpsOnly: this.storageOptions.allow_http !== "true",
     });
     const storageOptions: Record<string, string> = { azure_storage_account_name: name, azure_storage_sas_token: sas, expires_at_millis: String(expiresAtMillis) };
-    for (const key of PASSED_ON) if (this.storageOptions[key]) storageOptions[key] = this.storageOptions[key];
+    Object.assign(storageOptions, passedOn(this.storageOptions, PASSED_ON));
     return { storageOptions, expiresAtMillis, scope: `az://${this.root.bucket}/${directory ?? ""}` };
   }
 }

@@ -15,3 +15,8 @@ export interface Vendor {
   /** Credentials for the objects below `path` (a table's prefix in the bucket, no slash at either end). */
   vend(path: string, access: Access, now: number, who: string): Promise<ScopedCredentials>;
 }
+
+/** The options among `names` that the service's own storage options set: connection settings, never secrets. */
+export function passedOn(options: Record<string, string>, names: readonly string[]): Record<string, string> {
+  return Object.fromEntries(names.filter((name) => options[name]).map((name) => [name, options[name]]));
+}
