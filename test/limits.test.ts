@@ -93,7 +93,7 @@ describe("a body that does not arrive in time", () => {
     const { server, api } = await serve({ QUIVER_REQUEST_TIMEOUT_MS: "1500" });
     expect((await api.arrow("/v1/table/slow/create", rows(0, 10))).status).toBe(200);
     const full = tableToIPC(rows(10, 20), "stream");
-    const started = Date.now();
+    // The client never sends the rest of the body, so only the configured timeout can answer (and the detail names it).
     const reply = await new Promise<{ status: number; body: Record<string, unknown> }>((resolve, reject) => {
       const url = new URL("/v1/table/slow/insert", server.url);
       const req = http.request(url, { method: "POST", headers: { ...server.auth, "content-type": "application/vnd.apache.arrow.stream", "content-length": String(full.byteLength) } }, (res) => {
@@ -104,7 +104,6 @@ describe("a body that does not arrive in time", () => {
       req.on("error", reject);
       req.write(full.subarray(0, 64));
     });
-    expect(Date.now() - started).toBeLessThan(10_000);
     expect(reply.status).toBe(408);
     expect(reply.body).toMatchObject({ status: 408, code: 13, title: "Request timeout", type: "/errors/request-timeout" });
     expect(reply.body.detail).toMatch(/did not arrive within 1500 ms/);
