@@ -98,6 +98,11 @@ describe("create", () => {
     expect((await api.post("/v1/table/lake$made/count_rows", {})).body).toBe(7);
     expectError(await api.arrow("/v1/table/lake$made/create?mode=replace", rows(0, 3)), 400, 13);
     expectError(await api.arrow("/v1/table/lake$bad/create?properties=notjson", rows(0, 3)), 400, 13);
+    // Per-table storage options would be dropped (the service writes with its own), so they are refused by name.
+    const withOptions = await api.arrow(`/v1/table/lake$opts/create?storage_options=${encodeURIComponent('{"aws_region":"eu-west-1"}')}`, rows(0, 3));
+    expectError(withOptions, 400, 13);
+    expect(String(withOptions.body.detail)).toContain("storage_options (aws_region) are not taken");
+    expect((await api.arrow(`/v1/table/lake$opts/create?storage_options=${encodeURIComponent("{}")}`, rows(0, 3))).status).toBe(200);
   });
 
   it("creates root-level tables where plain Lance connections find them", async () => {

@@ -19,16 +19,16 @@ const listAll = {
   },
 };
 
-function parseProperties(raw: string | undefined): Record<string, string> {
+function parseStringMap(raw: string | undefined, name: string): Record<string, string> {
   if (raw === undefined || raw === "") return {};
   let value: unknown;
   try {
     value = JSON.parse(raw);
   } catch {
-    throw invalidInput("properties must be a JSON object of strings");
+    throw invalidInput(`${name} must be a JSON object of strings`);
   }
   const parsed = z.record(z.string(), z.string()).safeParse(value);
-  if (!parsed.success) throw invalidInput("properties must be a JSON object of strings");
+  if (!parsed.success) throw invalidInput(`${name} must be a JSON object of strings`);
   return parsed.data;
 }
 
@@ -36,7 +36,7 @@ const createQuery = z.object({
   ...delimiterQuery,
   mode: qString("Create (default), ExistOk or Overwrite"),
   properties: qString("Table properties as a JSON object of strings"),
-  storage_options: qString("Ignored: storage is local to the service"),
+  storage_options: qString("Only {} is taken: tables are written with the service's own storage settings (QUIVER_STORAGE_OPTIONS)"),
 });
 
 const createResponse = z.object({
@@ -50,7 +50,11 @@ const createResponse = z.object({
 async function createTable(ctx: RouteContext<z.output<typeof createQuery>, ArrowBody>) {
   const { catalog, id, body, query, request } = ctx;
   const mode = parseMode(query.mode, ["create", "exist_ok", "overwrite"] as const, "create", "mode");
-  const { entry, version } = await catalog.createTable(id, body, mode, parseProperties(query.properties)).catch((err) => {
+  const storageOptions = Object.keys(parseStringMap(query.storage_options, "storage_options"));
+  if (storageOptions.length) {
+    throw invalidInput(`storage_options (${storageOptions.join(", ")}) are not taken: tables are written with the service's own storage settings (QUIVER_STORAGE_OPTIONS)`);
+  }
+  const { entry, version } = await catalog.createTable(id, body, mode, parseStringMap(query.properties, "properties")).catch((err) => {
     // LanceDB's remote client recognizes a duplicate only as a 400 that says "already exists".
     if (remoteDialect(request) && err instanceof QuiverError && err.codeName === "TableAlreadyExists") throw new QuiverError("TableAlreadyExists", err.message, { status: 400 });
     throw err;
