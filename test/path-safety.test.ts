@@ -148,11 +148,14 @@ describe("locations", () => {
     untouched();
   });
 
-  it("ignores storage options and properties that name paths", async () => {
-    const query = `properties=${encodeURIComponent(JSON.stringify({ location: outside }))}&storage_options=${encodeURIComponent(JSON.stringify({ root: outside }))}`;
-    const reply = await api.arrow<{ location: string }>(`/v1/table/ns$opts/create?${query}`, rows(0, 2));
+  it("refuses storage options that name paths, and keeps properties that do as plain properties", async () => {
+    const options = `storage_options=${encodeURIComponent(JSON.stringify({ root: outside }))}`;
+    await refused(() => api.arrow(`/v1/table/ns$opts/create?${options}`, rows(0, 2)), 400, 13);
+    const properties = `properties=${encodeURIComponent(JSON.stringify({ location: outside }))}`;
+    const reply = await api.arrow<{ location: string; properties: Record<string, string> }>(`/v1/table/ns$opts/create?${properties}`, rows(0, 2));
     expect(reply.status).toBe(200);
     expect(reply.body.location.startsWith(server.root + path.sep)).toBe(true);
+    expect(reply.body.properties).toEqual({ location: outside });
     untouched();
   });
 });
