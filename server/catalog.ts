@@ -316,6 +316,64 @@ export class Catalog {
     });
   }
 
+  /**
+   * Catalogs an existing Lance dataset under the root as a table, as Lance's directory namespace does: the location
+   * is relative to the root, holds a dataset, and is no other table's. Overwrite first deregisters a table already of
+   * that name (keeping its files).
+   */
+  async registerTable(id: Id, requestedLocation: string, mode: "create" | "overwrite", properties: Record<string, string>) {
+    if (id.length === 0) throw invalidInput("a table identifier needs at least a table name");
+    const location = registrableLocation(requestedLocation);
+    try {
+      this.datasets.checkLocation(location);
+    } catch {
+      throw invalidInput(`location '${requestedLocation}' is not allowed: each part must be letters, digits, '_', '.', '$' or '-'`);
+    }
+    const objectId = fmt(id);
+    return this.locks.run(`t:${objectId}`, async () => {
+      let index = await this.index();
+      await this.requireNamespace(id.slice(0, -1), index);
+      if (index.namespaces.has(objectId)) throw new QuiverError("TableAlreadyExists", `a namespace named '${objectId}' already exists`);
+      const existing = index.tables.get(objectId);
+      if (existing && (await this.stillThere(existing))) {
+        if (mode === "create") throw new QuiverError("TableAlreadyExists", `Table '${objectId}' already exists`);
+        await this.deregisterEntry(existing);
+        index = await this.index();
+      }
+      const holder = [...index.tables.values()].find((t) => t.location === location || location.startsWith(`${t.location}/`) || t.location.startsWith(`${location}/`));
+      if (holder) throw new QuiverError("TableAlreadyExists", `location '${location}' is in use by table '${holder.objectId}'`);
+      if (!(await this.datasets.hasData(location))) throw invalidInput(`location '${location}' holds no Lance dataset (no committed version under it)`);
+      const ownDirectory = id.length === 1 && location === `${id[0]}.lance`;
+      if (ownDirectory && index.deregistered.has(objectId)) {
+        await this.manifest.unhideRootTable(objectId, location, properties);
+      } else if (!(await this.manifest.insert({ objectId, objectType: "table", location, properties }))) {
+        throw new QuiverError("TableAlreadyExists", `Table '${objectId}' already exists`);
+      }
+      // Another name for a deregistered root-level directory leaves that directory hidden from Lance's own listing.
+      const hidesRootDirectory = !ownDirectory && /^[^/]+\.lance$/.test(location);
+      if (!hidesRootDirectory) await this.datasets.unmarkDeregistered(location);
+      return { location: this.datasets.uri(location), properties };
+    });
+  }
+
+  /** Takes a table out of the catalog and keeps its files, which RegisterTable can catalog again. */
+  async deregisterTable(id: Id) {
+    return this.locks.run(`t:${fmt(id)}`, async () => {
+      const entry = await this.resolve(id);
+      await this.deregisterEntry(entry);
+      return { entry };
+    });
+  }
+
+  private async deregisterEntry(entry: TableEntry) {
+    await this.writes.run(entry.location, async () => {
+      await this.datasets.markDeregistered(entry.location);
+      // A root-level directory of its own would be listed again as a table: its row becomes the one that hides it.
+      if (entry.id.length === 1 && entry.location === `${entry.objectId}.lance`) await this.manifest.hideRootTable(entry.objectId);
+      else if (entry.registered) await this.manifest.remove([entry.objectId]);
+    });
+  }
+
   /** Renames a table, or moves it to another namespace; a root-level table keeps `<name>.lance` as its directory. */
   async renameTable(id: Id, newName: string, newNamespace?: Id) {
     const problem = nameProblem(newName);
@@ -330,6 +388,7 @@ export class Catalog {
       let location = entry.location;
       if (target.length === 1) {
         location = `${newName}.lance`;
+        if (await this.datasets.directoryExists(location)) throw new QuiverError("TableAlreadyExists", `the location of table '${newName}' holds the files of a deregistered table`);
         await this.writes.run(entry.location, () => this.datasets.move(entry.location, location));
       }
       if (entry.registered || target.length > 1) {
@@ -367,7 +426,8 @@ export class Catalog {
     if (!(await this.datasets.directoryExists(entry.location))) throw gone();
     const unlessGone = async () => {
       if (await this.stillCatalogued(entry)) return;
-      await this.datasets.remove(entry.location);
+      // A deregistered table's files are kept: what the write added stays with them, unreferenced by the catalog.
+      if (!(await this.datasets.isDeregistered(entry.location))) await this.datasets.remove(entry.location);
       throw gone();
     };
     let result: T;
@@ -412,19 +472,18 @@ export class Catalog {
 
   /** A handle at the requested version, tag or branch (latest main when none is given). */
   async readHandle(entry: TableEntry, at: ReadAt = {}): Promise<NativeTable> {
-    if (at.tag !== undefined && at.version !== undefined) throw invalidInput("give either a version or a tag, not both");
+    if (at.tag !== undefined && (at.version !== undefined || at.branch !== undefined)) throw invalidInput("give a tag, or a version and branch, not both");
     if (at.version === undefined && at.tag === undefined) return this.writeHandle(entry, at.branch);
-    let table = at.branch && at.branch !== "main" ? await this.writeHandle(entry, at.branch) : await this.datasets.openDetached(entry.location);
     if (at.tag !== undefined) {
       const tag = at.tag;
-      const tags = await engineCall("read tags", () => table.tags());
-      const version = await tags.getVersion(tag).catch(() => {
-        throw new QuiverError("TableTagNotFound", `tag '${tag}' does not exist on table '${entry.objectId}'`);
-      });
-      table = await this.datasets.openDetached(entry.location);
-      await engineCall("check out", () => table.checkout(version));
+      const tags = await engineCall("read tags", async () => (await this.datasets.open(entry.location)).tags());
+      if (!(tag in (await engineCall("list tags", () => tags.list())))) throw new QuiverError("TableTagNotFound", `tag '${tag}' does not exist on table '${entry.objectId}'`);
+      // Checking out by the tag's name, not its version number, finds the version on the branch the tag is on.
+      const table = await this.datasets.openDetached(entry.location);
+      await engineCall(`check out tag '${tag}'`, () => table.checkoutTag(tag));
       return table;
     }
+    const table = at.branch && at.branch !== "main" ? await this.writeHandle(entry, at.branch) : await this.datasets.openDetached(entry.location);
     const version = at.version!;
     await table.checkout(version).catch(() => {
       throw new QuiverError("TableVersionNotFound", `version ${version} of table '${entry.objectId}' does not exist`);
@@ -467,4 +526,15 @@ export class Catalog {
   async schemaOf(table: NativeTable) {
     return tableFromIPC(await engineCall("read the schema", () => table.schema())).schema;
   }
+}
+
+/** A RegisterTable location: a path relative to the data root, as Lance's directory namespace requires. */
+function registrableLocation(location: string): string {
+  const trimmed = location.replace(/\/+$/, "");
+  if (/^[a-z][a-z0-9+.-]*:/i.test(trimmed)) throw invalidInput(`location '${location}' is not allowed: give it relative to the data root, not as a URI`);
+  if (trimmed.startsWith("/")) throw invalidInput(`location '${location}' is not allowed: give it relative to the data root, not as an absolute path`);
+  const segments = trimmed.split("/");
+  if (segments.some((s) => s === ".." || s === "." || s === "")) throw invalidInput(`location '${location}' is not allowed: it must not contain '.', '..' or empty segments`);
+  if (segments[0] === "__manifest" || segments[0].startsWith(".")) throw invalidInput(`location '${location}' is not allowed: it is the service's own data`);
+  return trimmed;
 }

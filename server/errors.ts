@@ -112,6 +112,8 @@ export function fromEngineError(err: unknown, what: string): QuiverError {
     [/ref not found.*tag|tag .* does not exist|tag .* not found/, "TableTagNotFound"],
     [/branch .* (does not exist|not found)/, "TableBranchNotFound"],
     [/branch .* already exists/, "TableBranchAlreadyExists"],
+    // A branch that tags still point into cannot go: the tags would dangle.
+    [/ref conflict.*referenced by tags/, "InvalidTableState"],
     [/_versions\/\d+\.manifest was not found|version not found|version .* does not exist/, "TableVersionNotFound"],
     // A version directory or latest manifest that vanished while the engine read it: the table was dropped meanwhile.
     [/not found: \S*\/_versions(\/\d+\.manifest)?(,|$)/, "TableNotFound"],

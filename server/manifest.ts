@@ -10,6 +10,12 @@ import { KeyedLock } from "./keyed-lock";
 import type { NativeTable } from "./lance-native";
 
 export const ID_SEPARATOR = "$";
+/**
+ * The row type that hides a deregistered root-level `<name>.lance` directory, whose files stay where they are but which
+ * a listing of the root would otherwise find again. Lance's own directory listing hides it by the directory's
+ * `.lance-deregistered` marker, which Quiver writes too; the row saves every instance reading one marker per table.
+ */
+export const DEREGISTERED = "deregistered_table";
 const COMPACT_EVERY_WRITES = 100;
 /**
  * How long superseded catalog versions are kept. Nothing reads the catalog's history; only a load that began just
@@ -34,7 +40,7 @@ export interface NamespaceEntry {
 
 interface NewRow {
   objectId: string;
-  objectType: "namespace" | "table";
+  objectType: "namespace" | "table" | typeof DEREGISTERED;
   location: string | null;
   properties: Record<string, string>;
 }
@@ -54,10 +60,12 @@ export class CatalogIndex {
   /** Child namespace names and table names per parent namespace object id ("" = root), sorted. */
   readonly childNamespaces = new Map<string, string[]>();
   readonly childTables = new Map<string, string[]>();
+  /** Root-level `<name>.lance` directories that were deregistered: not tables, though the root lists them. */
+  readonly deregistered = new Set<string>();
 
   constructor(rows: ManifestRow[], rootDatasets: string[]) {
     for (const row of rows) this.addRow(row, false);
-    for (const name of rootDatasets) if (!this.tables.has(name)) this.addTable(rootDataset(name), false);
+    for (const name of rootDatasets) if (!this.tables.has(name) && !this.deregistered.has(name)) this.addTable(rootDataset(name), false);
     this.sortedTables.sort(compare);
     for (const list of [...this.childNamespaces.values(), ...this.childTables.values()]) list.sort(compare);
   }
@@ -71,6 +79,9 @@ export class CatalogIndex {
       insert(this.childNamespaces, parentKey(id), id[id.length - 1], sorted);
     } else if (row.object_type === "table" && row.location) {
       this.addTable({ objectId: row.object_id, id, location: row.location, properties, registered: true }, sorted);
+    } else if (row.object_type === DEREGISTERED) {
+      this.deregistered.add(row.object_id);
+      if (this.tables.get(row.object_id)?.registered === false) this.remove(row.object_id);
     }
   }
 
@@ -85,6 +96,7 @@ export class CatalogIndex {
   }
 
   remove(objectId: string) {
+    this.deregistered.delete(objectId);
     const table = this.tables.get(objectId);
     const namespace = this.namespaces.get(objectId);
     const entry = table ?? namespace;
@@ -110,7 +122,7 @@ export class CatalogIndex {
     const kept = new Set(after);
     for (const name of before) if (!kept.has(name) && this.tables.get(name)?.registered === false) this.remove(name);
     for (const name of after) {
-      if (!this.tables.has(name)) this.addTable(rootDataset(name), true);
+      if (!this.tables.has(name) && !this.deregistered.has(name)) this.addTable(rootDataset(name), true);
     }
   }
 
@@ -312,16 +324,13 @@ export class Manifest {
   }
 
   private async insertGroup(rows: NewRow[]): Promise<boolean[]> {
-    const schema = await this.manifestSchema();
     const manifestRows: ManifestRow[] = rows.map((r) => ({
       object_id: r.objectId,
       object_type: r.objectType,
       location: r.location,
       metadata: Object.keys(r.properties).length ? JSON.stringify(r.properties) : null,
     }));
-    const children = schema.fields.map((f) => vectorFromArray(manifestRows.map((r) => (r as unknown as Record<string, unknown>)[f.name] ?? null), f.type).data[0]);
-    const batch = new RecordBatch(schema, makeData({ type: new Struct(schema.fields), length: rows.length, nullCount: 0, children }));
-    const file = Buffer.from(tableToIPC(new Table([batch]), "file"));
+    const file = this.rowsFile(manifestRows, await this.manifestSchema());
     const result = await this.commit(
       (table) => table.mergeInsert(["object_id"]).whenNotMatchedInsertAll().execute(file),
       (r) => (r.numInsertedRows === rows.length ? (index) => manifestRows.forEach((row) => index.addRow(row)) : () => undefined),
@@ -334,6 +343,13 @@ export class Manifest {
       const entry = r.objectType === "table" ? index.tables.get(r.objectId) : index.namespaces.get(r.objectId);
       return entry !== undefined && (r.objectType === "namespace" || (entry as TableEntry).location === r.location);
     });
+  }
+
+  /** Rows as an Arrow IPC file in the manifest's schema, for a merge-insert. */
+  private rowsFile(rows: ManifestRow[], schema: Schema): Buffer {
+    const children = schema.fields.map((f) => vectorFromArray(rows.map((r) => (r as unknown as Record<string, unknown>)[f.name] ?? null), f.type).data[0]);
+    const batch = new RecordBatch(schema, makeData({ type: new Struct(schema.fields), length: rows.length, nullCount: 0, children }));
+    return Buffer.from(tableToIPC(new Table([batch]), "file"));
   }
 
   /** Commits one change to `__manifest`, then patches the cache with it, in this process's commit order. */
@@ -360,6 +376,35 @@ export class Manifest {
     await this.commit(
       (table) => table.delete(`object_id IN (${list})`),
       () => (index) => objectIds.forEach((id) => index.remove(id)),
+    );
+  }
+
+  /**
+   * Replaces a root-level table's row (or, for a directory the root lists without a row, adds one) with the row that
+   * hides its directory, in one commit.
+   */
+  async hideRootTable(name: string): Promise<void> {
+    const row: ManifestRow = { object_id: name, object_type: DEREGISTERED, location: null, metadata: null };
+    const file = this.rowsFile([row], await this.manifestSchema());
+    await this.commit(
+      (table) => table.mergeInsert(["object_id"]).whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(file),
+      () => (index) => {
+        index.remove(name);
+        index.addRow(row);
+      },
+    );
+  }
+
+  /** Turns the row that hides a root-level directory back into the table row that names it, in one commit. */
+  async unhideRootTable(name: string, location: string, properties: Record<string, string>): Promise<void> {
+    const row: ManifestRow = { object_id: name, object_type: "table", location, metadata: Object.keys(properties).length ? JSON.stringify(properties) : null };
+    const file = this.rowsFile([row], await this.manifestSchema());
+    await this.commit(
+      (table) => table.mergeInsert(["object_id"]).whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(file),
+      () => (index) => {
+        index.remove(name);
+        index.addRow(row);
+      },
     );
   }
 }

@@ -9,6 +9,7 @@ import { QuiverError, fromArrowWriteError, invalidInput, unsupported } from "./e
 import { joinIpcFiles, type ArrowBody } from "./arrow-ipc";
 import { engineCall } from "./storage/datasets";
 import type { ObjectInfo } from "./storage/object-store";
+import { readBranchRefs, readTagRefs } from "./storage/refs";
 import { checkWriteSchema } from "./schema-check";
 import { versionOperation } from "./version-operations";
 import { listVersionNumbers, versionSummary } from "./version-summary";
@@ -355,17 +356,19 @@ export async function listTags(catalog: Catalog, id: Id, options: { pageToken?: 
   const { tags } = await tagsOf(catalog, id);
   const all = await engineCall("list tags", () => tags.list());
   const page = await pageOf(Object.keys(all).sort(), options.pageToken, options.limit);
-  const out: Record<string, { version: number; manifestSize: number }> = {};
-  for (const name of page.items) out[name] = { version: all[name].version, manifestSize: all[name].manifestSize };
+  const refs = await readTagRefs(catalog.store, entry.location, page.items);
+  const out: Record<string, { version: number; manifestSize: number; branch: string | null }> = {};
+  for (const name of page.items) out[name] = { version: all[name].version, manifestSize: all[name].manifestSize, branch: refs.get(name)?.branch ?? null };
   return { tags: out, page_token: page.pageToken };
 }
 
-export async function tagVersion(catalog: Catalog, id: Id, tag: string) {
-  const { entry, tags } = await tagsOf(catalog, id);
+export async function tagVersion(catalog: Catalog, id: Id, tag: string, branch?: string) {
+  const { entry, tags } = await tagsOf(catalog, id, branch);
   const version = await tags.getVersion(tag).catch(() => {
     throw new QuiverError("TableTagNotFound", `tag '${tag}' does not exist on table '${entry.objectId}'`);
   });
-  return { version };
+  const refs = await readTagRefs(catalog.store, entry.location, [tag]);
+  return { version, branch: refs.get(tag)?.branch ?? null };
 }
 
 async function requireVersion(catalog: Catalog, entry: TableEntry, version: number, branch?: string) {
@@ -405,13 +408,20 @@ async function branchesOf(catalog: Catalog, id: Id) {
   return { entry, branches: await engineCall("read branches", () => table.branches()) };
 }
 
-export async function listBranches(catalog: Catalog, id: Id) {
-  const { branches } = await branchesOf(catalog, id);
+export async function listBranches(catalog: Catalog, id: Id, options: { pageToken?: string; limit: number }) {
+  const { entry, branches } = await branchesOf(catalog, id);
   const all = await engineCall("list branches", () => branches.list());
+  const page = await pageOf(Object.keys(all).sort(), options.pageToken, options.limit);
+  const refs = await readBranchRefs(catalog.store, entry.location, page.items);
   return {
     branches: Object.fromEntries(
-      Object.entries(all).map(([name, b]) => [name, { parentBranch: b.parentBranch ?? null, parentVersion: b.parentVersion, manifestSize: b.manifestSize }]),
+      page.items.map((name) => {
+        const b = all[name];
+        const ref = refs.get(name);
+        return [name, { parentBranch: b.parentBranch ?? null, parentVersion: b.parentVersion, createAt: ref?.createAt ?? 0, manifestSize: b.manifestSize, metadata: ref?.metadata ?? {} }];
+      }),
     ),
+    page_token: page.pageToken,
   };
 }
 
@@ -458,15 +468,15 @@ async function dataHandle(catalog: Catalog, id: Id, what: string, branch?: strin
   return { entry, table: await catalog.writeHandle(entry, branch) };
 }
 
-export async function addColumns(catalog: Catalog, id: Id, columns: Array<{ name: string; expression: string }>) {
+export async function addColumns(catalog: Catalog, id: Id, columns: Array<{ name: string; expression: string }>, branch?: string) {
   if (columns.length === 0) throw invalidInput("new_columns must list at least one column");
-  const { entry, table } = await dataHandle(catalog, id, "have columns added");
+  const { entry, table } = await dataHandle(catalog, id, "have columns added", branch);
   return catalog.commitTo(entry, () => engineCall("add columns", () => table.addColumns(columns.map((c) => ({ name: c.name, valueSql: c.expression })))));
 }
 
-export async function dropColumns(catalog: Catalog, id: Id, columns: string[]) {
+export async function dropColumns(catalog: Catalog, id: Id, columns: string[], branch?: string) {
   if (columns.length === 0) throw invalidInput("columns must list at least one column");
-  const { entry, table } = await dataHandle(catalog, id, "have columns dropped");
+  const { entry, table } = await dataHandle(catalog, id, "have columns dropped", branch);
   const schema = await catalog.schemaOf(table);
   for (const c of columns) {
     if (!resolveField(schema.fields, requestedFieldPath(c, "columns"))) throw new QuiverError("TableColumnNotFound", `column '${c}' does not exist in table '${entry.objectId}'`);
@@ -474,21 +484,21 @@ export async function dropColumns(catalog: Catalog, id: Id, columns: string[]) {
   return catalog.commitTo(entry, () => engineCall("drop columns", () => table.dropColumns(columns)));
 }
 
-export async function updateRows(catalog: Catalog, id: Id, predicate: string | undefined, updates: Array<[string, string]>) {
+export async function updateRows(catalog: Catalog, id: Id, predicate: string | undefined, updates: Array<[string, string]>, branch?: string) {
   if (updates.length === 0) throw invalidInput("updates must list at least one [column, expression] pair");
-  const { entry, table } = await dataHandle(catalog, id, "be updated");
+  const { entry, table } = await dataHandle(catalog, id, "be updated", branch);
   const result = await catalog.commitTo(entry, () => engineCall("update", () => table.update(predicate ?? null, updates)));
   return { version: result.version, updated_rows: result.rowsUpdated, rows_updated: result.rowsUpdated };
 }
 
-export async function deleteRows(catalog: Catalog, id: Id, predicate: string) {
-  const { entry, table } = await dataHandle(catalog, id, "have rows deleted");
+export async function deleteRows(catalog: Catalog, id: Id, predicate: string, branch?: string) {
+  const { entry, table } = await dataHandle(catalog, id, "have rows deleted", branch);
   const result = await catalog.commitTo(entry, () => engineCall("delete", () => table.delete(predicate)));
   return { version: result.version, num_deleted_rows: result.numDeletedRows };
 }
 
-export async function tableStats(catalog: Catalog, id: Id) {
-  const { table } = await dataHandle(catalog, id, "report statistics");
+export async function tableStats(catalog: Catalog, id: Id, branch?: string) {
+  const { table } = await dataHandle(catalog, id, "report statistics", branch);
   const s = await engineCall("read table statistics", () => table.stats());
   return {
     total_bytes: s.totalBytes,
@@ -533,17 +543,21 @@ export async function indexStats(catalog: Catalog, id: Id, name: string, at: Rea
   };
 }
 
-export async function dropIndex(catalog: Catalog, id: Id, name: string) {
-  const { entry, table } = await dataHandle(catalog, id, "have indices");
+export async function dropIndex(catalog: Catalog, id: Id, name: string, branch?: string) {
+  const { entry, table } = await dataHandle(catalog, id, "have indices", branch);
   const known = await engineCall("list indices", () => table.listIndices());
   if (!known.some((i) => i.name === name)) throw new QuiverError("TableIndexNotFound", `table '${entry.objectId}' has no index named '${name}'`);
   await catalog.commitTo(entry, () => engineCall("drop index", () => table.dropIndex(name)));
   return {};
 }
 
-export async function createIndex(catalog: Catalog, id: Id, options: { column: string; indexType: string; name?: string; replace?: boolean; settings: IndexOptions }) {
+export async function createIndex(
+  catalog: Catalog,
+  id: Id,
+  options: { column: string; indexType: string; name?: string; replace?: boolean; branch?: string; settings: IndexOptions },
+) {
   const config = indexConfig(options.indexType, options.settings);
-  const { entry, table } = await dataHandle(catalog, id, "be indexed");
+  const { entry, table } = await dataHandle(catalog, id, "be indexed", options.branch);
   const schema = await catalog.schemaOf(table);
   if (!resolveField(schema.fields, requestedFieldPath(options.column, "column"))) throw new QuiverError("TableColumnNotFound", `column '${options.column}' does not exist in table '${entry.objectId}'`);
   await catalog.commitTo(entry, () =>

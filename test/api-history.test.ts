@@ -97,12 +97,13 @@ describe("tags", () => {
     expect((await api.post("/v1/table/h$t/tags/update", { tag: "release", version: 120 })).status).toBe(200);
     const moved = await api.post("/v1/table/h$t/tags/version", { id: ["h", "t"], tag: "release" });
     expect(moved.body.version).toBe(120);
-    expect(moved.body.branch).toBeUndefined();
+    expect(moved.body.branch).toBeNull();
     await api.post("/v1/table/h$t/tags/create", { tag: "alpha", version: 1 });
     const listed = await api.post<{ tags: Record<string, { version: number; manifestSize: number }> }>("/v1/table/h$t/tags/list");
     expect(Object.keys(listed.body.tags)).toEqual(["alpha", "release"]);
     expect(listed.body.tags.release.version).toBe(120);
     expect(listed.body.tags.release.manifestSize).toBeGreaterThan(0);
+    expect(listed.body.tags.release).toMatchObject({ branch: null });
     const paged = await api.get<{ tags: Record<string, unknown>; page_token?: string }>("/v1/table/h$t/tags/list?limit=1");
     expect(Object.keys(paged.body.tags)).toEqual(["alpha"]);
     const next = await api.get<{ tags: Record<string, unknown>; page_token?: string }>(`/v1/table/h$t/tags/list?limit=1&page_token=${paged.body.page_token}`);

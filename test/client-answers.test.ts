@@ -160,3 +160,66 @@ describe("the Lance namespace path keeps DirectoryNamespace's reading of k", () 
     expect(reply.body.numRows).toBe(10);
   });
 });
+
+describe("branches through the remote client are the engine's branches", () => {
+  it("writes on a branch answer as the engine's do and leave main alone", async () => {
+    const mainRows = await both((t) => t.countRows());
+    const mainVersions = await both((t) => t.version());
+    const [rb, eb] = await both(async (t) => (await t.branches()).create("dev"));
+    const onBranch = <T>(call: (t: lancedb.Table) => Promise<T>) => Promise.all([call(rb), call(eb)]);
+    await onBranch((b) => b.add(rowsOf(700, 710)));
+    await onBranch((b) => b.update({ valuesSql: { x: "x + 100" }, where: "id < 5" }));
+    await onBranch((b) => b.delete("id >= 705"));
+    await onBranch((b) => b.addColumns([{ name: "x2", valueSql: "x * 2" }]));
+    await onBranch((b) => b.dropColumns(["text"]));
+    await onBranch((b) => b.createIndex("id"));
+    // A branch's versions go on from the version it was made at, which differs between the two tables' histories.
+    const [rv, ev] = await onBranch((b) => b.version());
+    expect(rv - mainVersions[0]).toBe(ev - mainVersions[1]);
+    expect(rv - mainVersions[0]).toBe(6);
+    const [rs, es] = await onBranch(async (b) => ({ rows: (await b.stats()).numRows, indices: (await b.stats()).numIndices, count: await b.countRows() }));
+    expect(rs).toEqual(es);
+    expect(rs.count).toBe(mainRows[1] + 5);
+    const [rq, eq] = await onBranch((b) => b.query().select(["id", "x", "x2"]).where("id < 8 OR id > 700").toArray());
+    expect(plain(rq).sort((a, b) => Number(a.id) - Number(b.id))).toEqual(plain(eq).sort((a, b) => Number(a.id) - Number(b.id)));
+    expect(rq.find((r) => r.id === 1)?.x).toBe(101);
+    const [ri, ei] = (await onBranch((b) => b.listIndices())).map((l) => l.map((i) => i.name).sort());
+    expect(ri).toEqual(ei);
+    expect(ri).toContain("id_idx");
+    // Main did not change.
+    expect(await both((t) => t.countRows())).toEqual(mainRows);
+    expect((await remote.schema()).fields.map((f) => f.name)).toContain("text");
+    expect((await remote.listIndices()).map((i) => i.name)).not.toContain("id_idx");
+  });
+
+  it("branches list with their creation time, and tags carry the branch they are on", async () => {
+    const [rl, el] = await both(async (t) => (await t.branches()).list());
+    expect(Object.keys(rl)).toEqual(Object.keys(el));
+    expect([rl.dev.parentVersion, rl.dev.parentBranch ?? null]).toEqual([await remote.version(), null]);
+    expect([el.dev.parentVersion, el.dev.parentBranch ?? null]).toEqual([await local.version(), null]);
+    const api = client(server.url, server.auth);
+    const listed = await api.post<{ branches: Record<string, { createAt: number }> }>("/v1/table/fruit/branches/list", {});
+    expect(Math.abs(listed.body.branches.dev.createAt - Date.now() / 1000)).toBeLessThan(600);
+
+    const [rb, eb] = await both(async (t) => (await t.branches()).checkout("dev"));
+    const version = await rb.version();
+    await Promise.all([rb, eb].map(async (b) => (await b.tags()).create("on-dev", await b.version())));
+    const tags = await api.post<{ tags: Record<string, { version: number; branch: string | null }> }>("/v1/table/fruit/tags/list", {});
+    expect(tags.body.tags["on-dev"]).toMatchObject({ version, branch: "dev" });
+    expect((await api.post("/v1/table/fruit/tags/version", { tag: "on-dev" })).body).toMatchObject({ version, branch: "dev" });
+    const described = await api.post<{ version: number; schema: { fields: Array<{ name: string }> } }>("/v1/table/fruit/describe", { tag: "on-dev", load_detailed_metadata: true });
+    expect(described.body.version).toBe(version);
+    expect(described.body.schema.fields.map((f) => f.name)).toContain("x2");
+
+    // A branch that a tag points into stays until the tag goes, on both.
+    const refusals = await both((t) => t.branches().then((b) => b.delete("dev")).then(() => "deleted", (err: Error) => err.message));
+    expect(refusals[1]).toContain("referenced by tags");
+    expect(refusals[0]).toContain("409");
+    expect(refusals[0]).toContain("referenced by tags");
+    await both(async (t) => (await t.tags()).delete("on-dev"));
+    await both(async (t) => (await t.branches()).delete("dev"));
+    const [after, engineAfter] = await both(async (t) => Object.keys(await (await t.branches()).list()));
+    expect(after).toEqual(engineAfter);
+    expect(after).toEqual([]);
+  });
+});

@@ -16,8 +16,15 @@ import * as lancedb from "@lancedb/lancedb";
 import type { NativeConnection } from "../lance-native";
 import { childUri, type DataRoot } from "./root";
 
-/** Plain names of the root's entries, as the catalog makes them; nothing that could reach outside the root. */
-const LOCATION = /^[A-Za-z0-9_.$-]+$/;
+const LOCATION_SEGMENT = /^[A-Za-z0-9_.$-]+$/;
+
+/**
+ * A table location below a root: plain names separated by `/` (the catalog makes one-part locations; a registered
+ * dataset may lie deeper), never `.` or `..`, so nothing that could reach outside the root.
+ */
+export function isPlainLocation(location: string): boolean {
+  return location.split("/").every((segment) => LOCATION_SEGMENT.test(segment) && segment !== "." && segment !== "..");
+}
 
 interface RegisteredRoot {
   root: DataRoot;
@@ -64,7 +71,7 @@ class DatasetLocator {
           const [rootId, ...rest] = decodeURIComponent(match[1]).split(url.searchParams.get("delimiter") ?? "$");
           const location = rest.join("$");
           const registered = this.roots.get(rootId);
-          if (!registered || !LOCATION.test(location) || location === "." || location === "..") {
+          if (!registered || !isPlainLocation(location)) {
             return send(404, { error: `no dataset location '${location}' in root '${rootId}'`, code: 4 });
           }
           if (match[2] === "exists") return send(200, {});

@@ -8,19 +8,20 @@ import { randomBytes } from "node:crypto";
 import { connectNative, type NativeConnection, type NativeTable } from "../lance-native";
 import { QuiverError, fromArrowWriteError, fromEngineError, invalidInput } from "../errors";
 import type { ArrowBody } from "../arrow-ipc";
-import { datasetLocator } from "./dataset-locator";
+import { datasetLocator, isPlainLocation } from "./dataset-locator";
 import { OutsideRootError, type ObjectInfo, type ObjectStore } from "./object-store";
 import { childUri, type DataRoot } from "./root";
 
 /** What a declare leaves in a table's directory until its first write: Lance's directory namespace's own marker. */
 export const RESERVED_MARKER = ".lance-reserved";
+/** What a deregister leaves in a table's directory, whose files it keeps: Lance's directory namespace's own marker. */
+export const DEREGISTERED_MARKER = ".lance-deregistered";
 /**
  * What a create leaves in a new table's directory while it writes the first version, so that no other request
  * takes the location meanwhile. It stays after the first version, where it means nothing.
  */
 const CLAIM_MARKER = ".quiver-claim";
 const MANIFEST_DIR = "__manifest";
-const LOCATION_PATTERN = /^[A-Za-z0-9_.$-]+$/;
 
 export class Datasets {
   private readonly rootId: string;
@@ -73,9 +74,9 @@ export class Datasets {
     return childUri(this.root, this.checkLocation(location));
   }
 
-  /** Refuses anything that is not one plain entry of the root. */
+  /** Refuses anything that is not a plain path inside the root (a registered table may sit below its top level). */
   checkLocation(location: string): string {
-    if (!LOCATION_PATTERN.test(location) || location === "." || location === "..") {
+    if (!isPlainLocation(location)) {
       throw new QuiverError("InvalidTableState", `table location '${location}' is not inside the data root`);
     }
     return location;
@@ -237,6 +238,20 @@ export class Datasets {
   /** Claims a location for a declared table, with the reserved marker its first write looks for. */
   reserve(location: string): Promise<boolean> {
     return this.take(location, RESERVED_MARKER);
+  }
+
+  /** Marks a table's directory deregistered: the files stay, and Lance's directory listing no longer shows it. */
+  async markDeregistered(location: string): Promise<void> {
+    await this.inside(location, () => this.store.put(`${location}/${DEREGISTERED_MARKER}`, new Date().toISOString()));
+    this.forget(location);
+  }
+
+  async isDeregistered(location: string): Promise<boolean> {
+    return (await this.inside(location, () => this.store.head(`${location}/${DEREGISTERED_MARKER}`))) !== null;
+  }
+
+  async unmarkDeregistered(location: string): Promise<void> {
+    await this.inside(location, () => this.store.delete(`${location}/${DEREGISTERED_MARKER}`));
   }
 
   /** Forgets the cached handle of a dataset that moved or went away. */

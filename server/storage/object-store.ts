@@ -44,7 +44,8 @@ export interface ObjectStore {
   listingStamp(prefix: string): Promise<string>;
 }
 
-const SEGMENT = /^[A-Za-z0-9_.$=+@-]+$/;
+// `%` appears in names Lance percent-encodes itself (a branch `a/b` is the ref file `a%2Fb.json`); it is literal here.
+const SEGMENT = /^[A-Za-z0-9_.$=+@%-]+$/;
 
 /** A key, or the path to it, would leave the data root. */
 export class OutsideRootError extends Error {

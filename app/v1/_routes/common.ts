@@ -27,3 +27,7 @@ export const delimiterQuery = {
 export const branchQuery = {
   branch: z.string().optional().describe("Branch to target; main when absent"),
 };
+
+export const branchField = {
+  branch: z.string().nullish().describe("Branch to target; main when absent"),
+};

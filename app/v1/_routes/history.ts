@@ -58,7 +58,7 @@ export const historyRoutes = [
     query: z.object({ ...delimiterQuery, ...pageQuery }),
     body: { kind: "json", schema: z.object(requestBase) },
     response: z.object({
-      tags: z.record(z.string(), z.object({ version: z.number().int(), manifestSize: z.number().int() })),
+      tags: z.record(z.string(), z.object({ version: z.number().int(), manifestSize: z.number().int(), branch: z.string().nullable().describe("The branch the tagged version is on; null for main") })),
       page_token: pageToken,
       context,
     }),
@@ -77,8 +77,8 @@ export const historyRoutes = [
     access: { need: "viewer", on: "table" },
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object(tagBody) },
-    response: z.object(versionResponse),
-    handler: async ({ id, body, catalog }) => json(await tagVersion(catalog, id, body.tag)),
+    response: z.object({ ...versionResponse, branch: z.string().nullable().describe("The branch the tagged version is on; null for main") }),
+    handler: async ({ id, body, catalog }) => json(await tagVersion(catalog, id, body.tag, body.branch ?? undefined)),
   }),
   route({
     operationId: "CreateTableTag",
@@ -123,13 +123,24 @@ export const historyRoutes = [
     methods: ["POST", "GET"],
     path: "/v1/table/{id}/branches/list",
     access: { need: "viewer", on: "table" },
-    query: z.object(delimiterQuery),
-    body: { kind: "json", schema: z.object(requestBase) },
+    query: z.object({ ...delimiterQuery, ...pageQuery }),
+    body: { kind: "json", schema: z.object({ ...requestBase, page_token: z.string().nullish(), limit: z.number().int().min(1).nullish() }) },
     response: z.object({
-      branches: z.record(z.string(), z.object({ parentBranch: z.string().nullable(), parentVersion: z.number().int(), manifestSize: z.number().int() })),
+      branches: z.record(
+        z.string(),
+        z.object({
+          parentBranch: z.string().nullable(),
+          parentVersion: z.number().int(),
+          createAt: z.number().int().describe("Seconds since the epoch"),
+          manifestSize: z.number().int(),
+          metadata: z.record(z.string(), z.string()),
+        }),
+      ),
+      page_token: pageToken,
       context,
     }),
-    handler: async ({ id, catalog }) => json(await listBranches(catalog, id)),
+    handler: async ({ id, body, query, catalog }) =>
+      json(await listBranches(catalog, id, { pageToken: body.page_token ?? query.page_token, limit: pageLimit(body.limit ?? query.limit) })),
   }),
   route({
     operationId: "CreateTableBranch",

@@ -5,7 +5,7 @@ import { QuiverError, invalidInput } from "@/server/errors";
 import { json, pageLimit, pageQuery, route } from "@/server/http/api";
 import { pageOf } from "@/server/paging";
 import { addColumns, createIndex, deleteRows, dropColumns, dropIndex, indexStats, listIndices, tableStats, updateRows } from "@/server/table-ops";
-import { context, delimiterQuery, pageToken, requestBase, versionResponse } from "./common";
+import { branchField, branchQuery, context, delimiterQuery, pageToken, requestBase, versionResponse } from "./common";
 
 
 export const lancedbRoutes = [
@@ -18,9 +18,9 @@ export const lancedbRoutes = [
     access: { need: "editor", on: "table" },
     heavy: true,
     query: z.object(delimiterQuery),
-    body: { kind: "json", schema: z.object({ ...requestBase, new_columns: z.array(z.object({ name: z.string().min(1), expression: z.string().min(1) })) }) },
+    body: { kind: "json", schema: z.object({ ...requestBase, ...branchField, new_columns: z.array(z.object({ name: z.string().min(1), expression: z.string().min(1) })) }) },
     response: z.object(versionResponse),
-    handler: async ({ id, body, catalog }) => json(await addColumns(catalog, id, body.new_columns)),
+    handler: async ({ id, body, catalog }) => json(await addColumns(catalog, id, body.new_columns, body.branch ?? undefined)),
   }),
   route({
     operationId: "AlterTableDropColumns",
@@ -30,9 +30,9 @@ export const lancedbRoutes = [
     path: "/v1/table/{id}/drop_columns",
     access: { need: "editor", on: "table" },
     query: z.object(delimiterQuery),
-    body: { kind: "json", schema: z.object({ ...requestBase, columns: z.array(z.string().min(1)) }) },
+    body: { kind: "json", schema: z.object({ ...requestBase, ...branchField, columns: z.array(z.string().min(1)) }) },
     response: z.object(versionResponse),
-    handler: async ({ id, body, catalog }) => json(await dropColumns(catalog, id, body.columns)),
+    handler: async ({ id, body, catalog }) => json(await dropColumns(catalog, id, body.columns, body.branch ?? undefined)),
   }),
   route({
     operationId: "UpdateTable",
@@ -45,10 +45,10 @@ export const lancedbRoutes = [
     query: z.object(delimiterQuery),
     body: {
       kind: "json",
-      schema: z.object({ ...requestBase, predicate: z.string().nullish(), updates: z.array(z.tuple([z.string().min(1), z.string()])) }),
+      schema: z.object({ ...requestBase, ...branchField, predicate: z.string().nullish(), updates: z.array(z.tuple([z.string().min(1), z.string()])) }),
     },
     response: z.object({ ...versionResponse, updated_rows: z.number().int(), rows_updated: z.number().int() }),
-    handler: async ({ id, body, catalog }) => json(await updateRows(catalog, id, body.predicate ?? undefined, body.updates)),
+    handler: async ({ id, body, catalog }) => json(await updateRows(catalog, id, body.predicate ?? undefined, body.updates, body.branch ?? undefined)),
   }),
   route({
     operationId: "DeleteFromTable",
@@ -59,9 +59,9 @@ export const lancedbRoutes = [
     access: { need: "editor", on: "table" },
     heavy: true,
     query: z.object(delimiterQuery),
-    body: { kind: "json", schema: z.object({ ...requestBase, predicate: z.string().min(1) }) },
+    body: { kind: "json", schema: z.object({ ...requestBase, ...branchField, predicate: z.string().min(1) }) },
     response: z.object({ ...versionResponse, num_deleted_rows: z.number().int() }),
-    handler: async ({ id, body, catalog }) => json(await deleteRows(catalog, id, body.predicate)),
+    handler: async ({ id, body, catalog }) => json(await deleteRows(catalog, id, body.predicate, body.branch ?? undefined)),
   }),
   route({
     operationId: "GetTableStats",
@@ -71,9 +71,9 @@ export const lancedbRoutes = [
     path: "/v1/table/{id}/stats",
     access: { need: "viewer", on: "table" },
     query: z.object(delimiterQuery),
-    body: { kind: "json", schema: z.object(requestBase) },
+    body: { kind: "json", schema: z.object({ ...requestBase, ...branchField }) },
     response: z.object({ total_bytes: z.number(), num_rows: z.number(), num_indices: z.number(), fragment_stats: z.any(), context }),
-    handler: async ({ id, catalog }) => json(await tableStats(catalog, id)),
+    handler: async ({ id, body, catalog }) => json(await tableStats(catalog, id, body.branch ?? undefined)),
   }),
   route({
     operationId: "ListTableIndices",
@@ -85,7 +85,7 @@ export const lancedbRoutes = [
     query: z.object({ ...delimiterQuery, ...pageQuery }),
     body: {
       kind: "json",
-      schema: z.object({ ...requestBase, version: z.number().int().min(0).nullish(), branch: z.string().nullish(), page_token: z.string().nullish(), limit: z.number().int().min(1).nullish() }),
+      schema: z.object({ ...requestBase, ...branchField, version: z.number().int().min(0).nullish(), page_token: z.string().nullish(), limit: z.number().int().min(1).nullish() }),
     },
     response: z.object({
       indexes: z.array(
@@ -119,7 +119,7 @@ export const lancedbRoutes = [
     path: "/v1/table/{id}/index/{index_name}/stats",
     access: { need: "viewer", on: "table" },
     query: z.object(delimiterQuery),
-    body: { kind: "json", schema: z.object({ ...requestBase, version: z.number().int().min(0).nullish() }) },
+    body: { kind: "json", schema: z.object({ ...requestBase, ...branchField, version: z.number().int().min(0).nullish() }) },
     response: z.object({
       index_type: z.string(),
       distance_type: z.string().optional(),
@@ -128,7 +128,7 @@ export const lancedbRoutes = [
       num_indices: z.number().optional(),
       context,
     }),
-    handler: async ({ id, params, body, catalog }) => json(await indexStats(catalog, id, params.index_name, { version: body.version ?? undefined })),
+    handler: async ({ id, params, body, catalog }) => json(await indexStats(catalog, id, params.index_name, { version: body.version ?? undefined, branch: body.branch ?? undefined })),
   }),
   route({
     operationId: "DropTableIndex",
@@ -137,9 +137,9 @@ export const lancedbRoutes = [
     methods: ["POST"],
     path: "/v1/table/{id}/index/{index_name}/drop",
     access: { need: "editor", on: "table" },
-    query: z.object(delimiterQuery),
+    query: z.object({ ...delimiterQuery, ...branchQuery }),
     response: z.object({ context }),
-    handler: async ({ id, params, catalog }) => json(await dropIndex(catalog, id, params.index_name)),
+    handler: async ({ id, params, query, catalog }) => json(await dropIndex(catalog, id, params.index_name, query.branch || undefined)),
   }),
   route({
     operationId: "CreateTableIndex",
@@ -154,6 +154,7 @@ export const lancedbRoutes = [
       kind: "json",
       schema: z.object({
         ...requestBase,
+        ...branchField,
         column: z.string().min(1),
         index_type: z.string().min(1),
         name: z.string().nullish(),
@@ -222,7 +223,7 @@ export const lancedbRoutes = [
         splitIdentifiers: b.split_identifiers ?? undefined,
         splitOnNumerics: b.split_on_numerics ?? undefined,
       };
-      return json(await createIndex(catalog, id, { column: b.column, indexType: b.index_type, name: b.name ?? undefined, replace: b.replace ?? undefined, settings }));
+      return json(await createIndex(catalog, id, { column: b.column, indexType: b.index_type, name: b.name ?? undefined, replace: b.replace ?? undefined, branch: b.branch ?? undefined, settings }));
     },
   }),
   route({

@@ -210,6 +210,42 @@ export const tableRoutes = [
     },
   }),
   route({
+    operationId: "RegisterTable",
+    summary: "Catalog an existing Lance dataset under the data root as a table (location relative to the root)",
+    group: "Tables",
+    methods: ["POST"],
+    path: "/v1/table/{id}/register",
+    access: { need: "admin", on: "table" },
+    query: z.object(delimiterQuery),
+    body: {
+      kind: "json",
+      schema: z.object({ ...requestBase, location: z.string().min(1), mode: z.string().nullish(), properties: properties.nullish() }),
+    },
+    response: z.object({ location: z.string(), properties, context }),
+    handler: async ({ id, body, catalog, access, principal, database }) => {
+      const mode = parseMode(body.mode ?? undefined, ["create", "overwrite"] as const, "create", "mode");
+      const result = await catalog.registerTable(id, body.location, mode, body.properties ?? {});
+      await access.grantDeclarer(principal, database, id);
+      return json(result);
+    },
+  }),
+  route({
+    operationId: "DeregisterTable",
+    summary: "Take a table out of the catalog and keep its files, to be registered again later",
+    group: "Tables",
+    methods: ["POST"],
+    path: "/v1/table/{id}/deregister",
+    access: { need: "admin", on: "table" },
+    query: z.object(delimiterQuery),
+    body: { kind: "json", schema: z.object(requestBase) },
+    response: z.object({ id: z.array(z.string()), location: z.string(), properties, context }),
+    handler: async ({ id, catalog, access, database }) => {
+      const { entry } = await catalog.deregisterTable(id);
+      await access.forgetTable(database, id);
+      return json({ id, location: catalog.location(entry), properties: entry.properties });
+    },
+  }),
+  route({
     operationId: "ListTablesEnterprise",
     summary: "Enterprise edition: list tables",
     group: "Enterprise",
