@@ -116,10 +116,11 @@ function ftsOptions(o: IndexOptions) {
 const defined = <T extends object>(o: T): Partial<T> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 
 /** The engine's configuration of an index of `type` with `options`; refuses what it cannot build as asked. */
-export function indexConfig(type: string, options: IndexOptions): unknown {
+export function indexConfig(type: string, options: IndexOptions, scalarOnly = false): unknown {
   const name = ALIASES[type.toUpperCase()] ?? type.toUpperCase();
   const kind = TYPES[name];
   if (!kind) throw unsupported(`index type '${type}' is not supported; use ${Object.keys(TYPES).join(", ")}`);
+  if (scalarOnly && name.startsWith("IVF_")) throw invalidInput(`${name} is a vector index: CreateTableScalarIndex builds scalar and full-text indices; use create_index`);
   const given = (Object.keys(options) as Option[]).filter((option) => options[option] !== undefined);
   const misplaced = given.filter((option) => !kind.takes.includes(option));
   if (misplaced.length) throw invalidInput(`${misplaced.map(wireName).join(", ")} ${misplaced.length === 1 ? "does" : "do"} not apply to a ${name} index`);

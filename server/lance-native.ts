@@ -94,6 +94,7 @@ export interface NativeTable {
   alterColumns(alterations: Array<{ path: string; rename?: string; dataType?: string; nullable?: boolean }>): Promise<{ version: number }>;
   addColumns(transforms: Array<{ name: string; valueSql: string }>): Promise<{ version: number }>;
   dropColumns(columns: string[]): Promise<{ version: number }>;
+  updateFieldMetadata(updates: Array<{ path: string; metadata: Record<string, string | null>; replace?: boolean }>): Promise<{ version: number }>;
   version(): Promise<number>;
   checkout(version: number): Promise<void>;
   checkoutTag(tag: string): Promise<void>;

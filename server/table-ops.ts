@@ -8,12 +8,9 @@ import { formatFieldPath, parseFieldPath } from "@/lib/field-path";
 import { QuiverError, fromArrowWriteError, invalidInput, unsupported } from "./errors";
 import { joinIpcFiles, type ArrowBody } from "./arrow-ipc";
 import { engineCall } from "./storage/datasets";
-import type { ObjectInfo } from "./storage/object-store";
 import { readBranchRefs, readTagRefs } from "./storage/refs";
 import { checkWriteSchema } from "./schema-check";
-import { versionOperation } from "./version-operations";
-import { listVersionNumbers, versionSummary } from "./version-summary";
-import { decodePageToken, encodePageToken, pageOf } from "./paging";
+import { pageOf } from "./paging";
 import type { Catalog, Id, ReadAt } from "./catalog";
 import { compare, type TableEntry } from "./manifest";
 import type { NativeTable, NativeVectorQuery } from "./lance-native";
@@ -130,6 +127,7 @@ export async function mergeInsert(catalog: Catalog, id: Id, body: ArrowBody, opt
 interface FieldLike {
   name: string;
   type: { children?: FieldLike[] };
+  metadata?: Map<string, string>;
 }
 
 function resolveField(fields: readonly FieldLike[] | Field[], segments: string[]): FieldLike | undefined {
@@ -182,6 +180,30 @@ export async function alterColumns(catalog: Catalog, id: Id, alterations: Altera
     return { path: formatFieldPath(segments), rename: a.rename, nullable: a.nullable, dataType };
   });
   return catalog.commitTo(entry, () => engineCall("alter columns", () => table.alterColumns(native)));
+}
+
+export interface FieldMetadataUpdate {
+  path: string;
+  /** A null value deletes the key. */
+  metadata: Record<string, string | null>;
+  replace?: boolean;
+}
+
+/** Sets, deletes or replaces fields' metadata; answers each updated field's metadata as it now is. */
+export async function updateFieldMetadata(catalog: Catalog, id: Id, updates: FieldMetadataUpdate[], branch?: string) {
+  if (updates.length === 0) throw invalidInput("updates must list at least one field");
+  const { entry, table } = await dataHandle(catalog, id, "have field metadata updated", branch);
+  const schema = await catalog.schemaOf(table);
+  const paths = updates.map((u, i) => {
+    const segments = requestedFieldPath(u.path, `updates[${i}]`);
+    if (!resolveField(schema.fields, segments)) throw new QuiverError("TableColumnNotFound", `column '${u.path}' does not exist in table '${entry.objectId}'`);
+    return segments;
+  });
+  const native = updates.map((u, i) => ({ path: formatFieldPath(paths[i]), metadata: u.metadata, replace: u.replace ?? false }));
+  const result = await catalog.commitTo(entry, () => engineCall("update field metadata", () => table.updateFieldMetadata(native)));
+  const after = await catalog.schemaOf(table);
+  const fields = Object.fromEntries(updates.map((u, i) => [u.path, Object.fromEntries(resolveField(after.fields, paths[i])?.metadata ?? [])]));
+  return { version: result.version, fields };
 }
 
 export async function restoreVersion(catalog: Catalog, id: Id, version: number, branch?: string) {
@@ -290,55 +312,6 @@ export async function explainQuery(catalog: Catalog, id: Id, options: QueryOptio
 export async function analyzeQuery(catalog: Catalog, id: Id, options: QueryOptions): Promise<string> {
   const query = await queryOn(catalog, id, options);
   return engineCall("analyze the query", () => query.analyzePlan());
-}
-
-// ---------------------------------------------------------------- versions
-
-export async function listVersions(
-  catalog: Catalog,
-  id: Id,
-  options: { pageToken?: string; limit: number; descending: boolean; branch?: string; withOperations?: boolean },
-) {
-  const entry = await catalog.resolve(id);
-  if (await catalog.isDeclaredOnly(entry)) return { versions: [], page_token: undefined };
-  // The main branch is read from its manifest files, a page at a time; branches go through the engine.
-  let numbers: number[];
-  let v2 = true;
-  let files: Map<number, ObjectInfo> | undefined;
-  let engineRecords: Map<number, { timestamp: number; metadata: Record<string, string> }> | undefined;
-  if (!options.branch || options.branch === "main") {
-    ({ versions: numbers, v2, files } = await listVersionNumbers(catalog.store, entry.location));
-  } else {
-    const table = await catalog.writeHandle(entry, options.branch);
-    const all = await engineCall("list versions", () => table.listVersions());
-    engineRecords = new Map(all.map((v) => [v.version, { timestamp: Math.floor(v.timestamp / 1000), metadata: v.metadata }]));
-    numbers = all.map((v) => v.version);
-  }
-  numbers.sort((a, b) => (options.descending ? b - a : a - b));
-  const after = decodePageToken(options.pageToken);
-  const afterVersion = after === undefined ? undefined : Number(after);
-  if (afterVersion !== undefined && !Number.isInteger(afterVersion)) throw invalidInput("page_token is not a token this service issued");
-  const start = afterVersion === undefined ? 0 : numbers.findIndex((v) => (options.descending ? v < afterVersion : v > afterVersion));
-  const slice = start < 0 ? [] : numbers.slice(start, start + options.limit);
-  const more = start >= 0 && start + options.limit < numbers.length;
-  const versions = await Promise.all(
-    slice.map(async (version) => {
-      const file = await catalog.datasets.manifestFile(entry.location, version, v2, files?.get(version));
-      const engine = engineRecords?.get(version);
-      const summary = engine ? null : await versionSummary(catalog.store, file);
-      return {
-        version,
-        manifest_path: file.path,
-        manifest_size: file.size,
-        e_tag: file.eTag,
-        timestamp_millis: engine ? engine.timestamp : summary!.timestampMillis,
-        timestamp: new Date(engine ? engine.timestamp : summary!.timestampMillis).toISOString(),
-        metadata: engine ? engine.metadata : summary!.metadata,
-        ...(options.withOperations ? { operation: await versionOperation(catalog.store, entry.location, file.key, summary?.transactionFile) } : {}),
-      };
-    }),
-  );
-  return { versions, page_token: more ? encodePageToken(String(slice[slice.length - 1])) : undefined };
 }
 
 // ---------------------------------------------------------------- tags
@@ -554,9 +527,9 @@ export async function dropIndex(catalog: Catalog, id: Id, name: string, branch?:
 export async function createIndex(
   catalog: Catalog,
   id: Id,
-  options: { column: string; indexType: string; name?: string; replace?: boolean; branch?: string; settings: IndexOptions },
+  options: { column: string; indexType: string; name?: string; replace?: boolean; branch?: string; scalarOnly?: boolean; settings: IndexOptions },
 ) {
-  const config = indexConfig(options.indexType, options.settings);
+  const config = indexConfig(options.indexType, options.settings, options.scalarOnly);
   const { entry, table } = await dataHandle(catalog, id, "be indexed", options.branch);
   const schema = await catalog.schemaOf(table);
   if (!resolveField(schema.fields, requestedFieldPath(options.column, "column"))) throw new QuiverError("TableColumnNotFound", `column '${options.column}' does not exist in table '${entry.objectId}'`);

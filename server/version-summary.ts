@@ -47,7 +47,7 @@ export function* fields(buf: Buffer, start: number, end: number): Generator<Fiel
   }
 }
 
-function parseManifest(buf: Buffer): VersionSummary {
+export function parseManifest(buf: Buffer): VersionSummary {
   if (buf.length < 16 || buf.toString("latin1", buf.length - 4) !== "LANC") throw new Error("not a Lance manifest");
   const position = Number(buf.readBigInt64LE(buf.length - 16));
   const length = buf.readUInt32LE(position);

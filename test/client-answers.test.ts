@@ -9,7 +9,7 @@ import path from "node:path";
 import { createRequire } from "node:module";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as lancedb from "@lancedb/lancedb";
-import { client } from "./client";
+import { client, expectError } from "./client";
 import { startServer, type TestServer } from "./server";
 
 const arrow = createRequire(import.meta.url)("apache-arrow") as typeof import("apache-arrow");
@@ -130,6 +130,27 @@ describe("the remote client gets the engine's answers", () => {
     expect(tokenizer.status).toBe(406);
   });
 
+  it("field metadata updates answer the engine's schema", async () => {
+    await both((t) => t.updateFieldMetadata([{ path: "x", metadata: { "lancedb:description": "a small number", unit: "m" } }]));
+    await both((t) => t.updateFieldMetadata([{ path: "x", metadata: { unit: null } }]));
+    const [rs, es] = await both(async (t) => Object.fromEntries((await t.schema()).fields.find((f) => f.name === "x")!.metadata));
+    expect(rs).toEqual(es);
+    expect(rs).toEqual({ "lancedb:description": "a small number" });
+    const api = client(server.url, server.auth);
+    const replaced = await api.post("/v1/table/fruit/update_field_metadata", { updates: [{ path: "x", metadata: { owner: "geo" }, replace: true }] });
+    expect(replaced.body).toMatchObject({ version: await remote.version(), fields: { x: { owner: "geo" } } });
+    expectError(await api.post("/v1/table/fruit/update_field_metadata", { updates: [{ path: "nope", metadata: { a: "b" } }] }), 404, 12);
+  });
+
+  it("create_scalar_index builds scalar indices and refuses vector ones", async () => {
+    const api = client(server.url, server.auth);
+    const built = await api.post("/v1/table/fruit/create_scalar_index", { column: "x", index_type: "BTREE", name: "x_btree" });
+    expect(built.status, JSON.stringify(built.body)).toBe(200);
+    expect((await remote.listIndices()).find((i) => i.name === "x_btree")?.indexType).toBe("BTree");
+    await local.createIndex("x", { config: lancedb.Index.btree(), name: "x_btree" });
+    expectError(await api.post("/v1/table/fruit/create_scalar_index", { column: "vec", index_type: "IVF_PQ" }), 400, 13);
+  });
+
   it("explainPlan and analyzePlan answer the engine's plans", async () => {
     const [plan, eplan] = await both((t) => t.query().where("id > 3").select(["id"]).limit(50).explainPlan(true));
     expect(plan).toContain("LanceRead");
@@ -186,6 +207,10 @@ describe("branches through the remote client are the engine's branches", () => {
     const [ri, ei] = (await onBranch((b) => b.listIndices())).map((l) => l.map((i) => i.name).sort());
     expect(ri).toEqual(ei);
     expect(ri).toContain("id_idx");
+    const [rlv, elv] = await onBranch((b) => b.listVersions());
+    // The engine lists a branch's versions from the one it was made at.
+    expect(rlv.map((v) => v.version)).toEqual(Array.from({ length: 7 }, (_, i) => mainVersions[0] + i));
+    expect(elv.map((v) => v.version)).toEqual(Array.from({ length: 7 }, (_, i) => mainVersions[1] + i));
     // Main did not change.
     expect(await both((t) => t.countRows())).toEqual(mainRows);
     expect((await remote.schema()).fields.map((f) => f.name)).toContain("text");

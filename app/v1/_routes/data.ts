@@ -2,9 +2,9 @@ import { z } from "zod";
 import { parseDuration } from "@/lib/durations";
 import { invalidInput } from "@/server/errors";
 import { json, parseMode, qBool, qString, remoteDialect, route } from "@/server/http/api";
-import { alterColumns, analyzeQuery, countRows, explainQuery, insertRecords, mergeInsert, queryTable, restoreVersion } from "@/server/table-ops";
+import { alterColumns, analyzeQuery, countRows, explainQuery, insertRecords, mergeInsert, queryTable, restoreVersion, updateFieldMetadata } from "@/server/table-ops";
 import { queryFields, queryOptions } from "./query-request";
-import { branchQuery, delimiterQuery, requestBase, versionResponse } from "./common";
+import { branchField, branchQuery, delimiterQuery, requestBase, versionResponse } from "./common";
 
 
 export const dataRoutes = [
@@ -150,7 +150,7 @@ export const dataRoutes = [
       kind: "json",
       schema: z.object({
         ...requestBase,
-        branch: z.string().nullish(),
+        ...branchField,
         alterations: z.array(
           z.object({
             path: z.string().min(1),
@@ -173,6 +173,32 @@ export const dataRoutes = [
       }));
       return json(await alterColumns(catalog, id, alterations, body.branch ?? undefined));
     },
+  }),
+  route({
+    operationId: "UpdateFieldMetadata",
+    summary: "Set, delete or replace the metadata of columns and nested fields",
+    group: "Schema",
+    methods: ["POST"],
+    path: "/v1/table/{id}/update_field_metadata",
+    access: { need: "editor", on: "table" },
+    query: z.object(delimiterQuery),
+    body: {
+      kind: "json",
+      schema: z.object({
+        ...requestBase,
+        ...branchField,
+        updates: z.array(
+          z.object({
+            path: z.string().min(1),
+            metadata: z.record(z.string(), z.string().nullable()).describe("A null value deletes the key"),
+            replace: z.boolean().nullish().describe("Replace the field's whole metadata instead of merging"),
+          }),
+        ),
+      }),
+    },
+    response: z.object({ ...versionResponse, fields: z.record(z.string(), z.record(z.string(), z.string())) }),
+    handler: async ({ id, body, catalog }) =>
+      json(await updateFieldMetadata(catalog, id, body.updates.map((u) => ({ ...u, replace: u.replace ?? undefined })), body.branch ?? undefined)),
   }),
   route({
     operationId: "RestoreTable",

@@ -1,7 +1,19 @@
 import { z } from "zod";
 import { json, pageLimit, pageQuery, qBool, remoteDialect, route } from "@/server/http/api";
-import { createBranch, createTag, deleteBranch, deleteTag, listBranches, listTags, listVersions, tagVersion, updateTag } from "@/server/table-ops";
-import { branchQuery, context, delimiterQuery, pageToken, requestBase, versionResponse } from "./common";
+import { createBranch, createTag, deleteBranch, deleteTag, listBranches, listTags, tagVersion, updateTag } from "@/server/table-ops";
+import { createTableVersion, deleteTableVersions, describeTableVersion, listVersions } from "@/server/table-versions";
+import { branchField, branchQuery, context, delimiterQuery, pageToken, requestBase, versionResponse } from "./common";
+
+const tableVersion = z.object({
+  version: z.number().int(),
+  manifest_path: z.string(),
+  manifest_size: z.number().int(),
+  e_tag: z.string(),
+  timestamp_millis: z.number().int(),
+  timestamp: z.string().describe("RFC 3339, for LanceDB's clients"),
+  metadata: z.record(z.string(), z.string()),
+  operation: z.string().nullable().optional(),
+});
 
 const tagBody = { ...requestBase, tag: z.string().min(1), branch: z.string().nullish() };
 
@@ -22,18 +34,7 @@ export const historyRoutes = [
     }),
     body: { kind: "json", schema: z.object(requestBase) },
     response: z.object({
-      versions: z.array(
-        z.object({
-          version: z.number().int(),
-          manifest_path: z.string(),
-          manifest_size: z.number().int(),
-          e_tag: z.string(),
-          timestamp_millis: z.number().int(),
-          timestamp: z.string().describe("RFC 3339, for LanceDB's clients"),
-          metadata: z.record(z.string(), z.string()),
-          operation: z.string().nullable().optional(),
-        }),
-      ),
+      versions: z.array(tableVersion),
       page_token: pageToken,
       context,
     }),
@@ -47,6 +48,78 @@ export const historyRoutes = [
           withOperations: query.include_operations ?? false,
         }),
       ),
+  }),
+  route({
+    operationId: "DescribeTableVersion",
+    summary: "Describe one version of a table (its latest when none is named): manifest, size, e-tag, time and metadata",
+    group: "Versions and tags",
+    methods: ["POST"],
+    path: "/v1/table/{id}/version/describe",
+    access: { need: "viewer", on: "table" },
+    query: z.object(delimiterQuery),
+    body: { kind: "json", schema: z.object({ ...requestBase, ...branchField, version: z.number().int().min(0).nullish() }) },
+    response: z.object({ version: tableVersion, context }),
+    handler: async ({ id, body, catalog }) => json(await describeTableVersion(catalog, id, { version: body.version ?? undefined, branch: body.branch ?? undefined })),
+  }),
+  route({
+    operationId: "CreateTableVersion",
+    summary: "Commit a version from a manifest staged in the table's directory; 409 if that version exists",
+    group: "Versions and tags",
+    methods: ["POST"],
+    path: "/v1/table/{id}/version/create",
+    access: { need: "editor", on: "table" },
+    query: z.object(delimiterQuery),
+    body: {
+      kind: "json",
+      schema: z.object({
+        ...requestBase,
+        ...branchField,
+        version: z.number().int().min(1),
+        manifest_path: z.string().min(1),
+        manifest_size: z.number().int().min(0).nullish(),
+        e_tag: z.string().nullish(),
+        metadata: z.record(z.string(), z.string()).nullish(),
+        naming_scheme: z.enum(["V1", "V2"]).nullish(),
+      }),
+    },
+    response: z.object({ version: tableVersion, context }),
+    handler: async ({ id, body, catalog }) =>
+      json(
+        await createTableVersion(catalog, id, {
+          version: body.version,
+          manifestPath: body.manifest_path,
+          manifestSize: body.manifest_size ?? undefined,
+          eTag: body.e_tag ?? undefined,
+          metadata: body.metadata ?? undefined,
+          namingScheme: body.naming_scheme ?? undefined,
+          branch: body.branch ?? undefined,
+        }),
+      ),
+  }),
+  route({
+    operationId: "BatchDeleteTableVersions",
+    summary: "Delete the manifests of versions in ranges (the latest and tagged versions are refused)",
+    group: "Versions and tags",
+    methods: ["POST"],
+    path: "/v1/table/{id}/version/delete",
+    access: { need: "admin", on: "table" },
+    query: z.object(delimiterQuery),
+    body: {
+      kind: "json",
+      schema: z.object({
+        ...requestBase,
+        ...branchField,
+        ranges: z.array(
+          z.object({
+            start_version: z.number().int().min(0),
+            end_version: z.number().int().min(-1).describe("Exclusive; -1 runs through the latest version"),
+          }),
+        ),
+      }),
+    },
+    response: z.object({ deleted_count: z.number().int(), context }),
+    handler: async ({ id, body, catalog }) =>
+      json(await deleteTableVersions(catalog, id, body.ranges.map((r) => ({ start: r.start_version, end: r.end_version })), body.branch ?? undefined)),
   }),
   route({
     operationId: "ListTableTags",

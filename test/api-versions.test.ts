@@ -1,0 +1,124 @@
+/**
+ * The table-version operations of the namespace spec, as Lance's directory namespace serves them without a version
+ * store: describing one version, committing a staged manifest as a version (put-if-not-exists), and deleting version
+ * manifests, on main and on a branch.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { client, expectError, rows } from "./client";
+import { keyOf, rootSnapshot, startServer, storeOf, uriOf, type TestServer } from "./server";
+
+let server: TestServer;
+let api: ReturnType<typeof client>;
+
+interface TableVersion {
+  version: number;
+  manifest_path: string;
+  manifest_size: number;
+  e_tag: string;
+  timestamp_millis: number;
+  metadata: Record<string, string>;
+}
+
+const versions = async (table: string, query = "") =>
+  (await api.post<{ versions: TableVersion[] }>(`/v1/table/${table}/version/list${query}`)).body.versions.map((v) => v.version);
+
+beforeAll(async () => {
+  server = await startServer();
+  api = client(server.url, server.auth);
+  expect((await api.arrow("/v1/table/t/create", rows(0, 3))).status).toBe(200);
+  for (let i = 0; i < 4; i++) expect((await api.arrow("/v1/table/t/insert", rows(10 * (i + 1), 10 * (i + 1) + 2))).status).toBe(200);
+});
+afterAll(() => server?.stop());
+
+describe("DescribeTableVersion", () => {
+  it("describes the latest version, or the one named, as the version list does", async () => {
+    const listed = (await api.post<{ versions: TableVersion[] }>("/v1/table/t/version/list")).body.versions;
+    const latest = await api.post<{ version: TableVersion }>("/v1/table/t/version/describe", {});
+    expect(latest.status).toBe(200);
+    expect(latest.body.version).toMatchObject({ version: 5, manifest_size: expect.any(Number), e_tag: expect.any(String) });
+    expect(latest.body.version).toEqual(listed.find((v) => v.version === 5));
+    expect(latest.body.version.metadata.total_rows).toBe("11");
+    const first = await api.post<{ version: TableVersion }>("/v1/table/t/version/describe", { version: 1 });
+    expect(first.body.version).toEqual(listed.find((v) => v.version === 1));
+    expect(first.body.version.manifest_path).toBe(uriOf(server, "t.lance/_versions/18446744073709551614.manifest"));
+    expectError(await api.post("/v1/table/t/version/describe", { version: 99 }), 404, 11);
+    expectError(await api.post("/v1/table/nope/version/describe", {}), 404, 4);
+  });
+
+  it("describes a branch's versions from the branch's own manifests", async () => {
+    expect((await api.post("/v1/table/t/branches/create", { name: "dev" })).status).toBe(200);
+    expect((await api.arrow("/v1/table/t/insert?branch=dev", rows(500, 501))).status).toBe(200);
+    const described = await api.post<{ version: TableVersion }>("/v1/table/t/version/describe", { branch: "dev" });
+    expect(described.body.version.version).toBe(6);
+    expect(described.body.version.manifest_path).toContain("/tree/dev/_versions/");
+    expect(described.body.version.manifest_size).toBeGreaterThan(0);
+    // As the engine lists a branch: the version it was made from, then its own.
+    expect(await versions("t", "?branch=dev")).toEqual([5, 6]);
+    expectError(await api.post("/v1/table/t/version/describe", { branch: "nope" }), 404, 22);
+  });
+});
+
+describe("CreateTableVersion", () => {
+  it("commits a staged manifest as its version once, and removes the staged file", async () => {
+    // A writer that staged version 5's manifest and has not committed it yet.
+    const store = storeOf(server);
+    const final = keyOf(server, (await api.post<{ version: TableVersion }>("/v1/table/t/version/describe", { version: 5 })).body.version.manifest_path);
+    const staged = "t.lance/_versions/5.manifest-0b7e2c";
+    await store.put(staged, (await store.get(final))!);
+    await store.delete(final);
+    expect(await versions("t")).toEqual([1, 2, 3, 4]);
+
+    const before = await rootSnapshot(server);
+    for (const [body, status, code] of [
+      [{ version: 6, manifest_path: staged }, 400, 13],
+      [{ version: 5, manifest_path: "elsewhere/5.manifest" }, 400, 13],
+      [{ version: 5, manifest_path: "t.lance/../u.lance/_versions/5.manifest" }, 400, 13],
+      [{ version: 5, manifest_path: "t.lance/_versions/missing.manifest" }, 400, 13],
+      [{ version: 5, manifest_path: staged, naming_scheme: "V1" }, 400, 13],
+      [{ version: 5, manifest_path: staged, manifest_size: 1 }, 400, 13],
+      [{ version: 5, manifest_path: staged, metadata: { a: "b" } }, 406, 0],
+    ] as const) {
+      const reply = await api.post("/v1/table/t/version/create", body);
+      expect(reply.status, `${JSON.stringify(body)}: ${JSON.stringify(reply.body)}`).toBe(status);
+      expectError(reply, status, code);
+    }
+    expect(await rootSnapshot(server)).toEqual(before);
+
+    const created = await api.post<{ version: TableVersion }>("/v1/table/t/version/create", { version: 5, manifest_path: uriOf(server, staged) });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    expect(created.body.version).toMatchObject({ version: 5, manifest_path: uriOf(server, final) });
+    expect(await store.head(staged)).toBeNull();
+    expect(await versions("t")).toEqual([1, 2, 3, 4, 5]);
+    expect((await api.post("/v1/table/t/count_rows", {})).body).toBe(11);
+
+    await store.put(staged, (await store.get(final))!);
+    expectError(await api.post("/v1/table/t/version/create", { version: 5, manifest_path: staged }), 409, 14);
+    await store.delete(staged);
+  });
+});
+
+describe("BatchDeleteTableVersions", () => {
+  it("deletes version manifests in ranges, keeping the latest and tagged versions", async () => {
+    expect((await api.post("/v1/table/t/tags/create", { tag: "keep", version: 3 })).status).toBe(200);
+    const before = await rootSnapshot(server);
+    expectError(await api.post("/v1/table/t/version/delete", { ranges: [{ start_version: 0, end_version: -1 }] }), 400, 13);
+    expectError(await api.post("/v1/table/t/version/delete", { ranges: [{ start_version: 2, end_version: 4 }] }), 409, 19);
+    expectError(await api.post("/v1/table/t/version/delete", { ranges: [] }), 400, 13);
+    expect(await rootSnapshot(server)).toEqual(before);
+
+    const deleted = await api.post<{ deleted_count: number }>("/v1/table/t/version/delete", {
+      ranges: [
+        { start_version: 0, end_version: 3 },
+        { start_version: 4, end_version: 5 },
+      ],
+    });
+    expect(deleted.status, JSON.stringify(deleted.body)).toBe(200);
+    expect(deleted.body.deleted_count).toBe(3);
+    expect(await versions("t")).toEqual([3, 5]);
+    expect((await api.post("/v1/table/t/count_rows", {})).body).toBe(11);
+    expect((await api.post("/v1/table/t/count_rows", { version: 3 })).body).toBe(7);
+    expectError(await api.post("/v1/table/t/count_rows", { version: 1 }), 404, 11);
+    // A branch's manifests are its own.
+    expect(await versions("t", "?branch=dev")).toEqual([5, 6]);
+  });
+});
