@@ -340,6 +340,12 @@ export class Catalog {
         await this.deregisterEntry(existing);
         index = await this.index();
       }
+      // A root-level `<name>.lance` directory with data is the root's table `<name>` unless it was deregistered, whether
+      // or not this instance's listing of the root (a few seconds old on an object store) shows it yet.
+      const rootName = /^([^/]+)\.lance$/.exec(location)?.[1];
+      if (rootName !== undefined && !index.deregistered.has(rootName) && (await this.datasets.hasData(location))) {
+        throw new QuiverError("TableAlreadyExists", rootName === objectId ? `Table '${objectId}' already exists` : `location '${location}' is in use by table '${rootName}'`);
+      }
       const holder = [...index.tables.values()].find((t) => t.location === location || location.startsWith(`${t.location}/`) || t.location.startsWith(`${location}/`));
       if (holder) throw new QuiverError("TableAlreadyExists", `location '${location}' is in use by table '${holder.objectId}'`);
       if (!(await this.datasets.hasData(location))) throw invalidInput(`location '${location}' holds no Lance dataset (no committed version under it)`);

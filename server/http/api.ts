@@ -2,6 +2,7 @@
  * The API's HTTP plumbing: a route table of typed operations, and one dispatcher that matches a request, parses
  * and validates its inputs, runs the handler, and shapes every success and failure the same way.
  */
+import { refusedOperation } from "./refused-operations";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { DEFAULT_DELIMITER, formatIdentifier, IdentifierError, parseIdentifier, sameIdentifier, validateIdentifier } from "@/lib/identifiers";
@@ -422,6 +423,8 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
   try {
     const found = find(routes, request.method, url.pathname);
     if (!found) {
+      const refused = refusedOperation(url.pathname);
+      if (refused) throw new QuiverError("Unsupported", `${refused.operationId} is not supported by this service: ${refused.reason}`);
       const action = /^\/v1\/table\/[^/]+\/(.+?)\/?$/.exec(url.pathname)?.[1];
       if (action) throw new QuiverError("Unsupported", `table operation '${action}' is not supported by this service`);
       throw new QuiverError("Unsupported", `no API operation at ${url.pathname}`, { status: 404 });

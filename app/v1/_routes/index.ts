@@ -8,8 +8,9 @@ import { dataRoutes } from "./data";
 import { historyRoutes } from "./history";
 import { adminRoutes } from "./admin";
 import { lancedbRoutes } from "./lancedb";
+import { transactionRoutes } from "./transactions";
 
-const catalogRoutes: RouteDef[] = [...namespaceRoutes, ...tableRoutes, ...dataRoutes, ...historyRoutes, ...lancedbRoutes, ...adminRoutes];
+const catalogRoutes: RouteDef[] = [...namespaceRoutes, ...tableRoutes, ...dataRoutes, ...historyRoutes, ...lancedbRoutes, ...transactionRoutes, ...adminRoutes];
 
 const openApiRoute = route({
   operationId: "GetOpenApi",

@@ -63,22 +63,14 @@ async function createTable(ctx: RouteContext<z.output<typeof createQuery>, Arrow
   return json({ version, location, storage_options: await vendedStorageOptions(ctx, id, location, undefined), properties: entry.properties });
 }
 
-export const tableRoutes = [
-  route({
-    operationId: "ListAllTables",
-    summary: "List every table of every namespace, as full identifiers",
-    group: "Tables",
-    methods: ["GET"],
-    path: "/v1/table",
-    access: { need: "authenticated" },
-    ...listAll,
-  }),
-  route({
-    operationId: "DeclareTable",
-    summary: "Declare a table: record it and reserve its location without writing data",
+/** DeclareTable, and CreateEmptyTable: the name spec 0.4.4 gave it, which older clients still call. */
+function declareRoute(operationId: string, path: string, summary: string) {
+  return route({
+    operationId,
+    summary,
     group: "Tables",
     methods: ["POST"],
-    path: "/v1/table/{id}/declare",
+    path,
     access: { need: "editor", on: "table" },
     query: z.object(delimiterQuery),
     body: {
@@ -99,7 +91,21 @@ export const tableRoutes = [
       const storageOptions = await vendedStorageOptions(ctx, id, result.location, body.vend_credentials);
       return json({ location: result.location, storage_options: storageOptions, properties: result.properties, managed_versioning: false });
     },
+  });
+}
+
+export const tableRoutes = [
+  route({
+    operationId: "ListAllTables",
+    summary: "List every table of every namespace, as full identifiers",
+    group: "Tables",
+    methods: ["GET"],
+    path: "/v1/table",
+    access: { need: "authenticated" },
+    ...listAll,
   }),
+  declareRoute("DeclareTable", "/v1/table/{id}/declare", "Declare a table: record it and reserve its location without writing data"),
+  declareRoute("CreateEmptyTable", "/v1/table/{id}/create-empty", "Spec 0.4.4's name for DeclareTable, for older clients"),
   route({
     operationId: "CreateTable",
     summary: "Create a table from an Arrow IPC stream (modes Create, ExistOk, Overwrite)",

@@ -1,0 +1,40 @@
+/**
+ * Operations of the Lance Namespace spec that this service does not serve, each with the reason a client is told.
+ * They answer 406 with code 0 (Unsupported) whatever they are sent, rather than the 404 of a path that means nothing.
+ */
+export const REFUSED_OPERATIONS: ReadonlyArray<{ operationId: string; path: RegExp; reason: string }> = [
+  {
+    operationId: "UpdateTableSchemaMetadata",
+    path: /^\/v1\/table\/[^/]+\/schema_metadata\/update\/?$/,
+    reason: "the engine this service runs (@lancedb/lancedb 0.39) cannot write a table's schema metadata; field metadata can be updated with UpdateFieldMetadata",
+  },
+  {
+    operationId: "BatchCreateTableVersions",
+    path: /^\/v1\/table\/version\/batch-create\/?$/,
+    reason: "versions are committed one table at a time with CreateTableVersion; an atomic commit across tables needs a version store this service does not keep",
+  },
+  {
+    operationId: "BatchCommitTables",
+    path: /^\/v1\/table\/batch-commit\/?$/,
+    reason: "an atomic commit across tables needs a version store this service does not keep",
+  },
+  {
+    operationId: "AlterTableBackfillColumns",
+    path: /^\/v1\/table\/[^/]+\/backfill_column\/?$/,
+    reason: "virtual and computed columns are not supported",
+  },
+  {
+    operationId: "CreateMaterializedView",
+    path: /^\/v1\/materialized_view\/[^/]+\/create\/?$/,
+    reason: "materialized views are not supported",
+  },
+  {
+    operationId: "RefreshMaterializedView",
+    path: /^\/v1\/(materialized_view|table)\/[^/]+\/refresh\/?$/,
+    reason: "materialized views are not supported",
+  },
+];
+
+export function refusedOperation(pathname: string) {
+  return REFUSED_OPERATIONS.find((op) => op.path.test(pathname));
+}
