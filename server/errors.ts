@@ -122,6 +122,8 @@ export function fromEngineError(err: unknown, what: string): QuiverError {
     [/cannot cast|cast .* not supported|unsupported cast/, "InvalidInput"],
     [/append with different schema|found field not in schema|schema mismatch|schema error|lanceerror\(schema\)|cannot contain `\.`|missing=|not nullable|contains null values/, "TableSchemaValidationError"],
     [/already exists/, "TableAlreadyExists"],
+    // The engine's refusal of the request itself, even where its reason says something is "not found".
+    [/\binvalid input\b/, "InvalidInput"],
     [/was not found|not found/, "TableNotFound"],
     [/not supported|not implemented|unsupported/, "Unsupported"],
     [STORE_UNAVAILABLE, "ServiceUnavailable"],

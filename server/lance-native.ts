@@ -44,7 +44,7 @@ export interface NativeMergeBuilder {
 
 export interface NativeQuery {
   onlyIf(predicate: string): void;
-  fullTextSearch(query: { query: string; columns: string[] | null }): void;
+  fullTextSearch(query: { query: string; columns: string[] | null } | { query: unknown }): void;
   fastSearch(): void;
   orderBy(ordering: Array<{ columnName: string; ascending: boolean; nullsFirst: boolean }>): void;
   explainPlan(verbose: boolean): Promise<string>;

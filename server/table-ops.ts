@@ -3,6 +3,7 @@
  * versions and tags.
  */
 import type { Field } from "apache-arrow";
+import type { FullTextQuery } from "@lancedb/lancedb";
 import { normalizeDataType } from "@/lib/arrow-schema";
 import { formatFieldPath, parseFieldPath } from "@/lib/field-path";
 import { QuiverError, fromArrowWriteError, invalidInput, unsupported } from "./errors";
@@ -246,7 +247,8 @@ export interface QueryOptions extends ReadAt {
   bypassVectorIndex?: boolean;
   postfilter?: boolean;
   fastSearch?: boolean;
-  fullText?: { query: string; columns?: string[] };
+  /** A query string over the given columns (all indexed ones when none), or a structured query. */
+  fullText?: { query: string; columns?: string[] } | { structured: FullTextQuery };
   orderBy?: Array<{ columnName: string; ascending: boolean; nullsFirst: boolean }>;
 }
 
@@ -254,7 +256,8 @@ export interface QueryOptions extends ReadAt {
 function buildQuery(table: NativeTable, options: QueryOptions) {
   const base = table.query();
   const query = options.vector && options.vector.length ? base.nearestTo(Float32Array.from(options.vector)) : base;
-  if (options.fullText) query.fullTextSearch({ query: options.fullText.query, columns: options.fullText.columns ?? null });
+  if (options.fullText && "structured" in options.fullText) query.fullTextSearch({ query: options.fullText.structured.inner });
+  else if (options.fullText) query.fullTextSearch({ query: options.fullText.query, columns: options.fullText.columns ?? null });
   if (options.filter) query.onlyIf(options.filter);
   if (options.aliases) {
     // Named columns beside aliased expressions: each column is its own expression, quoted as a field path.

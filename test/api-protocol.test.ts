@@ -23,7 +23,10 @@ describe("protocol", () => {
     expect(unknown.body).toMatchObject({ type: "/errors/not-found-error", status: 404, code: 0, instance: "/v1/nothing/here" });
     const unsupported = await api.post("/v1/table/p$t/backfill_column", {});
     expectError(unsupported, 406, 0);
-    expect(unsupported.body.detail).toContain("backfill_column");
+    expect(unsupported.body.detail).toContain("AlterTableBackfillColumns");
+    const unknownAction = await api.post("/v1/table/p$t/frobnicate", {});
+    expectError(unknownAction, 406, 0);
+    expect(unknownAction.body.detail).toContain("frobnicate");
     const wrongMethod = await api.get("/v1/table/p$t/insert");
     expect(wrongMethod.status).toBe(405);
     expect(wrongMethod.body).toMatchObject({ status: 405, code: 0 });

@@ -151,6 +151,42 @@ describe("the remote client gets the engine's answers", () => {
     expectError(await api.post("/v1/table/fruit/create_scalar_index", { column: "vec", index_type: "IVF_PQ" }), 400, 13);
   });
 
+  it("structured full-text queries on the namespace path answer the engine's rows and scores", async () => {
+    const api = client(server.url, server.auth);
+    const structured = async (query: unknown) => {
+      const reply = await api.post<import("apache-arrow").Table>("/v1/table/fruit/query", { k: 10, vector: null, columns: ["id"], full_text_query: { structured_query: { query } } });
+      expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+      return reply.body.toArray().map((r) => [r.id, r._score]);
+    };
+    const engine = async (query: lancedb.FullTextQuery) => (await local.query().fullTextSearch(query).select(["id"]).limit(10).toArray()).map((r) => [r.id, r._score]);
+    const cases: Array<[unknown, lancedb.FullTextQuery]> = [
+      [{ match: { terms: "banana split", column: "text", operator: "And" } }, new lancedb.MatchQuery("banana split", "text", { operator: lancedb.Operator.And })],
+      [{ match: { terms: "banan", column: "text", fuzziness: 1 } }, new lancedb.MatchQuery("banan", "text", { fuzziness: 1 })],
+      [
+        { boost: { positive: { match: { terms: "banana", column: "text" } }, negative: { match: { terms: "split", column: "text" } }, negative_boost: 0.2 } },
+        new lancedb.BoostQuery(new lancedb.MatchQuery("banana", "text"), new lancedb.MatchQuery("split", "text"), { negativeBoost: 0.2 }),
+      ],
+      [{ multi_match: { match_queries: [{ terms: "cherry", column: "text" }] } }, new lancedb.MultiMatchQuery("cherry", ["text"])],
+      [
+        { boolean: { must: [{ match: { terms: "banana", column: "text" } }], should: [], must_not: [{ match: { terms: "bread", column: "text" } }] } },
+        new lancedb.BooleanQuery([
+          [lancedb.Occur.Must, new lancedb.MatchQuery("banana", "text")],
+          [lancedb.Occur.MustNot, new lancedb.MatchQuery("bread", "text")],
+        ]),
+      ],
+    ];
+    for (const [wire, query] of cases) {
+      const [q, e] = [await structured(wire), await engine(query)];
+      expect(q.length, JSON.stringify(wire)).toBeGreaterThan(0);
+      expect(q, JSON.stringify(wire)).toEqual(e);
+    }
+    // The index has no positions: a phrase query is the caller's mistake, as the engine says, not a missing table.
+    expectError(await api.post("/v1/table/fruit/query", { k: 10, vector: null, full_text_query: { structured_query: { query: { phrase: { terms: "banana bread", column: "text" } } } } }), 400, 13);
+    const refused = await api.post("/v1/table/fruit/query", { k: 10, vector: null, full_text_query: { structured_query: { query: { match: { terms: "x", column: "text", fuzzy: 2 } } } } });
+    expectError(refused, 400, 13);
+    expect(refused.body.detail).toContain("match.fuzzy");
+  });
+
   it("explainPlan and analyzePlan answer the engine's plans", async () => {
     const [plan, eplan] = await both((t) => t.query().where("id > 3").select(["id"]).limit(50).explainPlan(true));
     expect(plan).toContain("LanceRead");

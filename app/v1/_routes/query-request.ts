@@ -5,7 +5,8 @@
  */
 import { z } from "zod";
 import { config } from "@/server/config";
-import { invalidInput, unsupported } from "@/server/errors";
+import { invalidInput } from "@/server/errors";
+import { ftsQuery } from "@/server/fts-query";
 import type { QueryOptions } from "@/server/table-ops";
 
 const stringQuery = z.object({ query: z.string(), columns: z.array(z.string()).nullish() });
@@ -111,7 +112,8 @@ function fullTextOf(query: QueryRequest["full_text_query"]): QueryOptions["fullT
   if (!query) return undefined;
   if ("query" in query && typeof query.query === "string") return { query: query.query, columns: query.columns?.length ? query.columns : undefined };
   const spec = query as { string_query?: z.output<typeof stringQuery> | null; structured_query?: unknown };
-  if (spec.structured_query) throw unsupported("structured full-text queries (structured_query) are not supported yet; send a string_query");
-  if (!spec.string_query) throw invalidInput("full_text_query needs a string_query");
+  if (spec.structured_query && spec.string_query) throw invalidInput("full_text_query takes a string_query or a structured_query, not both");
+  if (spec.structured_query) return { structured: ftsQuery((spec.structured_query as { query: unknown }).query) };
+  if (!spec.string_query) throw invalidInput("full_text_query needs a string_query or a structured_query");
   return { query: spec.string_query.query, columns: spec.string_query.columns?.length ? spec.string_query.columns : undefined };
 }
