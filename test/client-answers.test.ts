@@ -91,6 +91,24 @@ describe("the remote client gets the engine's answers", () => {
     expect(q.map((r) => [r.id, r._distance])).toEqual(e.map((r) => [r.id, r._distance]));
   });
 
+  it("the rest of the vector query's settings answer the engine's rows, distances and row ids", async () => {
+    const search = (t: lancedb.Table) => t.query().nearestTo([0.2, 0.9, 0.3, 1]).distanceType("cosine");
+    const shapes: Array<(t: lancedb.Table) => Promise<Array<Record<string, unknown>>>> = [
+      (t) => search(t).minimumNprobes(1).maximumNprobes(2).refineFactor(2).limit(6).toArray(),
+      (t) => search(t).bypassVectorIndex().withRowId().limit(6).toArray(),
+      (t) => search(t).where("x > 8").postfilter().ef(20).limit(6).toArray(),
+    ];
+    for (const shape of shapes) {
+      const [q, e] = await both(shape);
+      expect(q.length).toBeGreaterThan(0);
+      expect(q.map((r) => [r.id, r._distance, r._rowid])).toEqual(e.map((r) => [r.id, r._distance, r._rowid]));
+    }
+    const [qs, es] = await both(async (t) => String(await search(t).select(["id"]).outputSchema()));
+    expect(qs).toEqual(es);
+    const [qt, et] = await both((t) => t.takeOffsets([0, 5, 7]).toArray());
+    expect(plain(qt)).toEqual(plain(et));
+  });
+
   it("distance bounds keep only the rows between them", async () => {
     const [q, e] = await both((t) => t.query().nearestTo([0.5, 0.5, 0.5, 1]).distanceType("cosine").nprobes(2).distanceRange(0.01, 0.05).limit(50).toArray());
     expect(q.length).toBeGreaterThan(0);
