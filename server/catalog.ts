@@ -131,7 +131,8 @@ export class Catalog {
       }
       await this.manifest.remove([...childTables.map((t) => t.objectId), ...childNamespaces, objectId]);
       for (const t of childTables) await this.writes.run(t.location, () => this.datasets.remove(t.location));
-      return { properties: entry.properties };
+      // As Lance's directory namespace answers a drop: the namespace is gone, and so are its properties.
+      return { properties: null };
     });
   }
 
