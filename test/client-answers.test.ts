@@ -205,6 +205,14 @@ describe("the remote client gets the engine's answers", () => {
     expect(refused.body.detail).toContain("match.fuzzy");
   });
 
+  it("jobs: every operation finished before it answered, so there are none to list, open or cancel", async () => {
+    const db = await lancedb.connect("db://default", { apiKey: server.adminKey, hostOverride: server.url, clientConfig: { retryConfig: { retries: 0 } } });
+    // The engine on a local directory has no jobs API at all; LanceDB Cloud's lists its background jobs.
+    expect(await db.listJobs()).toEqual([]);
+    await expect(db.openJob("job-1")).rejects.toThrow(/not found/);
+    expect(await db.cancelJob("job-1")).toBe(false);
+  });
+
   it("explainPlan and analyzePlan answer the engine's plans", async () => {
     const [plan, eplan] = await both((t) => t.query().where("id > 3").select(["id"]).limit(50).explainPlan(true));
     expect(plan).toContain("LanceRead");

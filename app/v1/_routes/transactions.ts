@@ -4,16 +4,55 @@ import { route } from "@/server/http/api";
 import { context, delimiterQuery, requestBase } from "./common";
 
 /**
- * Every operation of this service finishes before it answers, so none hands out a transaction id to follow up:
- * whatever id a client asks about, no such transaction exists.
+ * Every operation of this service finishes before it answers, so none hands out a transaction or job to follow up:
+ * whatever transaction or job a client asks about does not exist, and the list of jobs is empty.
  */
 const noSuchTransaction = (id: string[]) =>
   new QuiverError("TransactionNotFound", `transaction '${id.join("$")}' does not exist: this service completes every operation before answering and issues no transaction ids`);
+const noSuchJob = (id: string) => new QuiverError("TransactionNotFound", `job '${id}' does not exist: this service completes every operation before answering and runs no jobs`);
+const jobBody = { kind: "json" as const, schema: z.object({ job_id: z.string().min(1) }) };
 
 const status = z.enum(["Queued", "Running", "Succeeded", "Failed", "Canceled"]);
 const mode = z.enum(["Overwrite", "Fail", "Skip"]);
 
 export const transactionRoutes = [
+  route({
+    operationId: "ListJobs",
+    summary: "LanceDB's remote API: list background jobs (this service runs none: always empty)",
+    group: "Transactions",
+    methods: ["POST", "GET"],
+    path: "/v1/jobs/list",
+    access: { need: "authenticated" },
+    body: { kind: "json", schema: z.object({}) },
+    response: z.object({ jobs: z.array(z.object({})) }),
+    handler: async () => ({ kind: "json", body: { jobs: [] } }),
+  }),
+  route({
+    operationId: "DescribeJob",
+    summary: "LanceDB's remote API: describe a background job (this service runs none: always not found)",
+    group: "Transactions",
+    methods: ["POST"],
+    path: "/v1/jobs/describe",
+    access: { need: "authenticated" },
+    body: jobBody,
+    response: z.object({}),
+    handler: async ({ body }) => {
+      throw noSuchJob(body.job_id);
+    },
+  }),
+  route({
+    operationId: "CancelJob",
+    summary: "LanceDB's remote API: cancel a background job (this service runs none: always not found)",
+    group: "Transactions",
+    methods: ["POST"],
+    path: "/v1/jobs/cancel",
+    access: { need: "authenticated" },
+    body: jobBody,
+    response: z.object({}),
+    handler: async ({ body }) => {
+      throw noSuchJob(body.job_id);
+    },
+  }),
   route({
     operationId: "DescribeTransaction",
     summary: "Describe a transaction (this service issues none: always TransactionNotFound)",
