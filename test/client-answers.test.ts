@@ -205,6 +205,26 @@ describe("the remote client gets the engine's answers", () => {
     expect(refused.body.detail).toContain("match.fuzzy");
   });
 
+  it("the asynchronous forms finish before they answer, and the remaining table methods answer as the engine's", async () => {
+    const [rj, ej] = await both((t) => t.createIndexAsync("x", { config: lancedb.Index.btree(), name: "x_async" }));
+    await Promise.all([rj.wait(), ej.wait()]);
+    expect((await remote.listIndices()).map((i) => i.name)).toContain("x_async");
+    await both((t) => t.waitForIndex(["x_async"], 10));
+    const [rt, et] = await both(async (t) => (await t.query().where("id < 3").withRowId().toArray()).map((r) => r._rowid as bigint));
+    expect(rt).toEqual(et);
+    const [rr, er] = await both((t) => t.takeRowIds(rt).toArray());
+    expect(plain(rr)).toEqual(plain(er));
+    expect(await both((t) => t.blobColumns())).toEqual([[], []]);
+    expect(await both(async (t) => t.currentBranch())).toEqual([null, null]);
+    const db = await lancedb.connect("db://default", { apiKey: server.adminKey, hostOverride: server.url });
+    const engine = await lancedb.connect(dir);
+    await Promise.all([db.createTable("scratch", rowsOf(0, 2)), engine.createTable("scratch", rowsOf(0, 2))]);
+    const [rd, ed] = [await db.dropTableAsync("scratch"), await engine.dropTableAsync("scratch")];
+    await Promise.all([rd.wait(), ed.wait()]);
+    expect(await db.tableNames()).toEqual(await engine.tableNames());
+    await both((t) => t.dropIndex("x_async"));
+  });
+
   it("jobs: every operation finished before it answered, so there are none to list, open or cancel", async () => {
     const db = await lancedb.connect("db://default", { apiKey: server.adminKey, hostOverride: server.url, clientConfig: { retryConfig: { retries: 0 } } });
     // The engine on a local directory has no jobs API at all; LanceDB Cloud's lists its background jobs.
