@@ -172,11 +172,13 @@ describe("the remote client gets the engine's answers", () => {
   it("structured full-text queries on the namespace path answer the engine's rows and scores", async () => {
     const api = client(server.url, server.auth);
     const structured = async (query: unknown) => {
-      const reply = await api.post<import("apache-arrow").Table>("/v1/table/fruit/query", { k: 10, vector: null, columns: ["id"], full_text_query: { structured_query: { query } } });
+      const reply = await api.post<import("apache-arrow").Table>("/v1/table/fruit/query", { k: 1000, vector: null, columns: ["id"], full_text_query: { structured_query: { query } } });
       expect(reply.status, JSON.stringify(reply.body)).toBe(200);
-      return reply.body.toArray().map((r) => [r.id, r._score]);
+      return byScore(reply.body.toArray());
     };
-    const engine = async (query: lancedb.FullTextQuery) => (await local.query().fullTextSearch(query).select(["id"]).limit(10).toArray()).map((r) => [r.id, r._score]);
+    // Every match, ordered by score and then id: rows of equal score come back in no particular order.
+    const byScore = (rows: Array<{ id: number; _score: number }>) => rows.map((r) => [r.id, r._score]).sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+    const engine = async (query: lancedb.FullTextQuery) => byScore(await local.query().fullTextSearch(query).select(["id"]).limit(1000).toArray());
     const cases: Array<[unknown, lancedb.FullTextQuery]> = [
       [{ match: { terms: "banana split", column: "text", operator: "And" } }, new lancedb.MatchQuery("banana split", "text", { operator: lancedb.Operator.And })],
       [{ match: { terms: "banan", column: "text", fuzziness: 1 } }, new lancedb.MatchQuery("banan", "text", { fuzziness: 1 })],
