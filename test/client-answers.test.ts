@@ -257,6 +257,28 @@ describe("the remote client gets the engine's answers", () => {
   });
 });
 
+describe("what the remote client asks for and Quiver does not do is refused by name", () => {
+  it("clones, page-cache prewarming and the LSM write path answer 406 naming the operation", async () => {
+    const db = await lancedb.connect("db://default", { apiKey: server.adminKey, hostOverride: server.url, clientConfig: { retryConfig: { retries: 0 } } });
+    const refusals: Array<[string, () => Promise<unknown>]> = [
+      ["clone", () => db.cloneTable("copy", "fruit")],
+      ["page_cache/prewarm", () => remote.prewarmData(["id"])],
+      ["index/vec_idx/prewarm", () => remote.prewarmIndex("vec_idx")],
+      ["get_lsm_stats", () => remote.getLsmStats()],
+      ["flush_lsm", () => remote.flushLsm()],
+    ];
+    for (const [operation, call] of refusals) {
+      const message = await call().then(
+        () => "answered",
+        (err: Error) => err.message,
+      );
+      expect(message, operation).toContain("406");
+      expect(message, operation).toContain(`'${operation}' is not supported`);
+    }
+    expect(await db.tableNames()).not.toContain("copy");
+  });
+});
+
 describe("the Lance namespace path keeps DirectoryNamespace's reading of k", () => {
   it("a k of 0 without the remote client's trailing slash answers the default 10 rows", async () => {
     const api = client(server.url, server.auth);
