@@ -308,7 +308,12 @@ export class Catalog {
 
   async dropTable(id: Id) {
     return this.locks.run(`t:${fmt(id)}`, async () => {
-      const entry = await this.resolve(id);
+      const index = await this.index();
+      // As in Lance's directory namespace, a deregistered root-level directory can still be dropped, files and all.
+      const entry: TableEntry =
+        id.length === 1 && index.deregistered.has(id[0]) && !index.tables.has(id[0])
+          ? { objectId: id[0], id, location: `${id[0]}.lance`, properties: {}, registered: true }
+          : await this.resolve(id, index);
       return this.writes.run(entry.location, async () => {
         if (entry.registered) await this.manifest.remove([entry.objectId]);
         await this.datasets.remove(entry.location);

@@ -139,4 +139,14 @@ describe("DeregisterTable", () => {
     expect(await tables("$")).toContain("loose");
     if (!onObjectStore) expect(await (await lancedb.connectNamespace("dir", { root: server.root })).tableNames()).toContain("loose");
   });
+
+  it("drops a deregistered root-level directory, files and all, as Lance's directory namespace does", async () => {
+    expectError(await api.post("/v1/table/made/describe", {}), 404, 4);
+    const dropped = await api.post("/v1/table/made/drop", {});
+    expect(dropped.status, JSON.stringify(dropped.body)).toBe(200);
+    expect(await storeOf(server).list("made.lance/")).toEqual([]);
+    expectError(await api.post("/v1/table/made/drop", {}), 404, 4);
+    expect((await api.arrow("/v1/table/made/create", rows(0, 2))).status).toBe(200);
+    expect((await api.post("/v1/table/made/count_rows", {})).body).toBe(2);
+  });
 });
