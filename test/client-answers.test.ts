@@ -261,7 +261,7 @@ describe("what the remote client asks for and Quiver does not do is refused by n
   it("clones, page-cache prewarming and the LSM write path answer 406 naming the operation", async () => {
     const db = await lancedb.connect("db://default", { apiKey: server.adminKey, hostOverride: server.url, clientConfig: { retryConfig: { retries: 0 } } });
     const refusals: Array<[string, () => Promise<unknown>]> = [
-      ["clone", () => db.cloneTable("copy", "fruit")],
+      ["CloneTable", () => db.cloneTable("copy", "fruit")],
       ["page_cache/prewarm", () => remote.prewarmData(["id"])],
       ["index/vec_idx/prewarm", () => remote.prewarmIndex("vec_idx")],
       ["get_lsm_stats", () => remote.getLsmStats()],
@@ -273,7 +273,7 @@ describe("what the remote client asks for and Quiver does not do is refused by n
         (err: Error) => err.message,
       );
       expect(message, operation).toContain("406");
-      expect(message, operation).toContain(`'${operation}' is not supported`);
+      expect(message, operation).toMatch(new RegExp(`'${operation}' is not supported|${operation} is not supported`));
     }
     expect(await db.tableNames()).not.toContain("copy");
   });

@@ -1,6 +1,7 @@
 /**
- * Operations of the Lance Namespace spec that this service does not serve, each with the reason a client is told.
- * They answer 406 with code 0 (Unsupported) whatever they are sent, rather than the 404 of a path that means nothing.
+ * Operations of the Lance Namespace spec (and of LanceDB's remote API) that this service does not serve, each with
+ * the reason a client is told. They answer 406 with code 0 (Unsupported) whatever they are sent, rather than the 404
+ * of a path that means nothing.
  */
 export const REFUSED_OPERATIONS: ReadonlyArray<{ operationId: string; path: RegExp; reason: string }> = [
   {
@@ -17,6 +18,12 @@ export const REFUSED_OPERATIONS: ReadonlyArray<{ operationId: string; path: RegE
     operationId: "BatchCommitTables",
     path: /^\/v1\/table\/batch-commit\/?$/,
     reason: "an atomic commit across tables needs a version store this service does not keep",
+  },
+  {
+    operationId: "CloneTable",
+    path: /^\/v1\/table\/[^/]+\/clone\/?$/,
+    reason:
+      "a shallow clone shares the source table's files, which dropping the source would delete from under it, and the engine (@lancedb/lancedb 0.39) has no deep clone",
   },
   {
     operationId: "AlterTableBackfillColumns",
