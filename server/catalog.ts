@@ -17,6 +17,7 @@ import { versionSummary } from "./version-summary";
 import type { ObjectStore } from "./storage/object-store";
 import { relativeTo, type DataRoot } from "./storage/root";
 import { openStore } from "./storage/stores";
+import { isPlainLocation } from "./storage/dataset-locator";
 
 export type Id = string[];
 
@@ -330,11 +331,6 @@ export class Catalog {
   async registerTable(id: Id, requestedLocation: string, mode: "create" | "overwrite", properties: Record<string, string>) {
     if (id.length === 0) throw invalidInput("a table identifier needs at least a table name");
     const location = registrableLocation(requestedLocation);
-    try {
-      this.datasets.checkLocation(location);
-    } catch {
-      throw invalidInput(`location '${requestedLocation}' is not allowed: each part must be letters, digits, '_', '.', '$' or '-'`);
-    }
     const objectId = fmt(id);
     return this.locks.run(`t:${objectId}`, async () => {
       let index = await this.index();
@@ -545,8 +541,10 @@ function registrableLocation(location: string): string {
   const trimmed = location.replace(/\/+$/, "");
   if (/^[a-z][a-z0-9+.-]*:/i.test(trimmed)) throw invalidInput(`location '${location}' is not allowed: give it relative to the data root, not as a URI`);
   if (trimmed.startsWith("/")) throw invalidInput(`location '${location}' is not allowed: give it relative to the data root, not as an absolute path`);
-  const segments = trimmed.split("/");
-  if (segments.some((s) => s === ".." || s === "." || s === "")) throw invalidInput(`location '${location}' is not allowed: it must not contain '.', '..' or empty segments`);
-  if (segments[0] === "__manifest" || segments[0].startsWith(".")) throw invalidInput(`location '${location}' is not allowed: it is the service's own data`);
+  if (!isPlainLocation(trimmed)) {
+    throw invalidInput(`location '${location}' is not allowed: each part must be letters, digits, '_', '.', '$' or '-', and not '.', '..' or empty`);
+  }
+  const first = trimmed.split("/")[0];
+  if (first === "__manifest" || first.startsWith(".")) throw invalidInput(`location '${location}' is not allowed: it is the service's own data`);
   return trimmed;
 }

@@ -383,26 +383,22 @@ export class Manifest {
    * Replaces a root-level table's row (or, for a directory the root lists without a row, adds one) with the row that
    * hides its directory, in one commit.
    */
-  async hideRootTable(name: string): Promise<void> {
-    const row: ManifestRow = { object_id: name, object_type: DEREGISTERED, location: null, metadata: null };
-    const file = this.rowsFile([row], await this.manifestSchema());
-    await this.commit(
-      (table) => table.mergeInsert(["object_id"]).whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(file),
-      () => (index) => {
-        index.remove(name);
-        index.addRow(row);
-      },
-    );
+  hideRootTable(name: string): Promise<void> {
+    return this.replaceRow({ object_id: name, object_type: DEREGISTERED, location: null, metadata: null });
   }
 
   /** Turns the row that hides a root-level directory back into the table row that names it, in one commit. */
-  async unhideRootTable(name: string, location: string, properties: Record<string, string>): Promise<void> {
-    const row: ManifestRow = { object_id: name, object_type: "table", location, metadata: Object.keys(properties).length ? JSON.stringify(properties) : null };
+  unhideRootTable(name: string, location: string, properties: Record<string, string>): Promise<void> {
+    return this.replaceRow({ object_id: name, object_type: "table", location, metadata: Object.keys(properties).length ? JSON.stringify(properties) : null });
+  }
+
+  /** Writes a row in place of the one with its object id, or adds it, in one commit. */
+  private async replaceRow(row: ManifestRow): Promise<void> {
     const file = this.rowsFile([row], await this.manifestSchema());
     await this.commit(
       (table) => table.mergeInsert(["object_id"]).whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(file),
       () => (index) => {
-        index.remove(name);
+        index.remove(row.object_id);
         index.addRow(row);
       },
     );

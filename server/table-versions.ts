@@ -16,8 +16,12 @@ import { listVersionNumbers, parseManifest, versionSummary } from "./version-sum
 
 const isMain = (branch?: string) => !branch || branch === "main";
 
-/** The directory whose `_versions/` holds a branch's own manifests (main's: the table's directory). */
-const branchDirectory = (entry: TableEntry, branch?: string) => (isMain(branch) ? entry.location : `${entry.location}/tree/${branch}`);
+/** The directory whose `_versions/` holds a branch's own manifests (main's: the table's directory); the branch must exist. */
+async function branchDirectory(catalog: Catalog, entry: TableEntry, branch?: string): Promise<string> {
+  if (isMain(branch)) return entry.location;
+  await catalog.writeHandle(entry, branch);
+  return `${entry.location}/tree/${branch}`;
+}
 
 interface ManifestSource {
   directory: string;
@@ -30,8 +34,7 @@ interface ManifestSource {
  * copy of the version it was made from and those written on it), as the engine lists a branch's versions.
  */
 async function versionSources(catalog: Catalog, entry: TableEntry, branch?: string): Promise<Map<number, ManifestSource>> {
-  if (!isMain(branch)) await catalog.writeHandle(entry, branch);
-  const directory = branchDirectory(entry, branch);
+  const directory = await branchDirectory(catalog, entry, branch);
   const { v2, files } = await listVersionNumbers(catalog.store, directory);
   return new Map([...files].map(([version, info]) => [version, { directory, v2, info }]));
 }
@@ -99,8 +102,7 @@ export interface NewTableVersion {
  */
 export async function createTableVersion(catalog: Catalog, id: Id, request: NewTableVersion) {
   const entry = await catalog.resolve(id);
-  if (!isMain(request.branch)) await catalog.writeHandle(entry, request.branch);
-  const directory = branchDirectory(entry, request.branch);
+  const directory = await branchDirectory(catalog, entry, request.branch);
   if (request.metadata && Object.keys(request.metadata).length) {
     throw unsupported("metadata: a version's metadata is written in its manifest; it cannot be attached when committing one");
   }
@@ -151,8 +153,7 @@ export async function deleteTableVersions(catalog: Catalog, id: Id, ranges: Arra
   if (ranges.length === 0) throw invalidInput("ranges must list at least one range");
   const entry = await catalog.resolve(id);
   await catalog.requireData(entry, "have versions deleted");
-  if (!isMain(branch)) await catalog.writeHandle(entry, branch);
-  const directory = branchDirectory(entry, branch);
+  const directory = await branchDirectory(catalog, entry, branch);
   return catalog.commitTo(entry, async () => {
     const { versions, v2 } = await listVersionNumbers(catalog.store, directory);
     const latest = Math.max(...versions);

@@ -10,7 +10,23 @@ import { context, delimiterQuery, requestBase } from "./common";
 const noSuchTransaction = (id: string[]) =>
   new QuiverError("TransactionNotFound", `transaction '${id.join("$")}' does not exist: this service completes every operation before answering and issues no transaction ids`);
 const noSuchJob = (id: string) => new QuiverError("TransactionNotFound", `job '${id}' does not exist: this service completes every operation before answering and runs no jobs`);
-const jobBody = { kind: "json" as const, schema: z.object({ job_id: z.string().min(1) }) };
+
+/** DescribeJob and CancelJob: the request is checked, and the job named does not exist. */
+function missingJobRoute(operationId: string, action: "describe" | "cancel") {
+  return route({
+    operationId,
+    summary: `LanceDB's remote API: ${action} a background job (this service runs none: always not found)`,
+    group: "Transactions",
+    methods: ["POST"],
+    path: `/v1/jobs/${action}`,
+    access: { need: "authenticated" },
+    body: { kind: "json", schema: z.object({ job_id: z.string().min(1) }) },
+    response: z.object({}),
+    handler: async ({ body }) => {
+      throw noSuchJob(body.job_id);
+    },
+  });
+}
 
 const status = z.enum(["Queued", "Running", "Succeeded", "Failed", "Canceled"]);
 const mode = z.enum(["Overwrite", "Fail", "Skip"]);
@@ -27,32 +43,8 @@ export const transactionRoutes = [
     response: z.object({ jobs: z.array(z.object({})) }),
     handler: async () => ({ kind: "json", body: { jobs: [] } }),
   }),
-  route({
-    operationId: "DescribeJob",
-    summary: "LanceDB's remote API: describe a background job (this service runs none: always not found)",
-    group: "Transactions",
-    methods: ["POST"],
-    path: "/v1/jobs/describe",
-    access: { need: "authenticated" },
-    body: jobBody,
-    response: z.object({}),
-    handler: async ({ body }) => {
-      throw noSuchJob(body.job_id);
-    },
-  }),
-  route({
-    operationId: "CancelJob",
-    summary: "LanceDB's remote API: cancel a background job (this service runs none: always not found)",
-    group: "Transactions",
-    methods: ["POST"],
-    path: "/v1/jobs/cancel",
-    access: { need: "authenticated" },
-    body: jobBody,
-    response: z.object({}),
-    handler: async ({ body }) => {
-      throw noSuchJob(body.job_id);
-    },
-  }),
+  missingJobRoute("DescribeJob", "describe"),
+  missingJobRoute("CancelJob", "cancel"),
   route({
     operationId: "DescribeTransaction",
     summary: "Describe a transaction (this service issues none: always TransactionNotFound)",
