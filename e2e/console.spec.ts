@@ -272,19 +272,25 @@ test("the theme choice is remembered across reloads and rendered by the server",
 test("an upload in flight can be cancelled, and nothing is written", async ({ page }) => {
   await call("/v1/table/shop$cancel/create", { body: rows(0, 5) });
   await signInWithKey(page, undefined, "/tables/shop/cancel?tab=upload");
-  // Hold the request at the server's door so that it is still in flight when the operator cancels.
-  await page.route("**/v1/table/shop%24cancel/insert**", async (route) => {
-    await new Promise((r) => setTimeout(r, 5000));
-    await route.continue().catch(() => undefined);
+  // Hold the request at the browser's door so that it is still in flight when the operator cancels, then let it go
+  // on: had the cancel not stopped it, it would reach the server now and add its rows.
+  let released: Promise<void> | undefined;
+  await page.route("**/v1/table/shop%24cancel/insert**", (route) => {
+    released = new Promise((r) => setTimeout(r, 2000)).then(() => route.continue().catch(() => undefined));
+    return released;
   });
+  const aborted = page.waitForEvent("requestfailed", (request) => request.url().includes("/insert"));
   await page.getByLabel("Choose files to upload").setInputFiles(csvFile("cancel.csv", ["id,name,score", "100,apple,1.5", "101,pear,2"]));
   await expect(page.getByTestId("conversion-summary")).toContainText("2 rows ready");
   await page.getByRole("button", { name: "Insert into table" }).click();
   await page.getByRole("button", { name: "Cancel" }).click();
+  expect((await aborted).failure()?.errorText).toContain("ERR_ABORTED");
   await expect(page.getByRole("alert").filter({ hasText: "cancelled" })).toBeVisible();
   await expect(page.getByRole("button", { name: "Insert into table" })).toBeEnabled();
+  await released;
   await page.unroute("**/v1/table/shop%24cancel/insert**");
-  await new Promise((r) => setTimeout(r, 500));
+  const versions = (await call("/v1/table/shop$cancel/version/list", { json: {} })) as unknown as { versions: unknown[] };
+  expect(versions.versions).toHaveLength(1);
   expect(await call("/v1/table/shop$cancel/count_rows", { json: {} })).toBe(5);
 });
 

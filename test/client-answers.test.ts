@@ -91,6 +91,14 @@ describe("the remote client gets the engine's answers", () => {
     expect(q.map((r) => [r.id, r._distance])).toEqual(e.map((r) => [r.id, r._distance]));
   });
 
+  it("hybrid search (a vector and a full-text query in one) answers the engine's reranked rows", async () => {
+    const [q, e] = await both((t) => t.query().nearestTo([0.5, 0.5, 0.5, 1]).distanceType("cosine").nprobes(2).fullTextSearch("banana").select(["id", "text"]).limit(8).toArray());
+    const ranked = (rows: Array<Record<string, unknown>>) => rows.map((r) => [r.id, r._relevance_score]).sort((a, b) => Number(b[1]) - Number(a[1]) || Number(a[0]) - Number(b[0]));
+    expect(q.length).toBe(8);
+    expect(q.every((r) => typeof r._relevance_score === "number" && r._relevance_score > 0)).toBe(true);
+    expect(ranked(q)).toEqual(ranked(e));
+  });
+
   it("the rest of the vector query's settings answer the engine's rows, distances and row ids", async () => {
     const search = (t: lancedb.Table) => t.query().nearestTo([0.2, 0.9, 0.3, 1]).distanceType("cosine");
     const shapes: Array<(t: lancedb.Table) => Promise<Array<Record<string, unknown>>>> = [

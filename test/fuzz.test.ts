@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import fc from "fast-check";
+import * as lancedb from "@lancedb/lancedb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   Binary,
@@ -39,7 +40,7 @@ import { apiRoutes } from "@/app/v1/_routes";
 import type { RouteDef } from "@/server/http/api";
 import { transactionOperation } from "@/server/version-operations";
 import { client, rows } from "./client";
-import { rootSnapshot, startServer, storeOf, type TestServer } from "./server";
+import { besideRoot, rootSnapshot, startServer, storeOf, type BesideRoot, type TestServer } from "./server";
 import { changes, contractProblem, send, snapshot, type RawReply, type RawRequest } from "./hostile";
 
 let server: TestServer;
@@ -48,6 +49,9 @@ let api: ReturnType<typeof client>;
 const canary = mkdtempSync(path.join(os.tmpdir(), "quiver-canary-"));
 writeFileSync(path.join(canary, "keep.txt"), "outside the data root");
 const canaryBefore = snapshot(canary);
+/** Beside the root, a real Lance dataset: a register, drop or deregister that reached it would succeed. */
+let beside: BesideRoot;
+let besideBefore: Map<string, string>;
 
 /*
  * The audit log gains a line for every mutating or refused call whatever its outcome (dispatch in
@@ -135,6 +139,9 @@ const FIXTURES = new Set(["ns", "ns$inner", "t", "ns$t", "ns$scratch", "ns$decla
 
 beforeAll(async () => {
   server = await startServer();
+  beside = besideRoot(server, `beside-${path.basename(canary)}`);
+  await (await lancedb.connect(beside.uri, { storageOptions: beside.storageOptions })).createTable("victim", [{ id: 1, s: "outside" }]);
+  besideBefore = await beside.state();
   api = client(server.url, server.auth);
   const ok = (reply: { status: number; body: unknown }) => expect(reply.status, JSON.stringify(reply.body)).toBe(200);
   ok(await api.post("/v1/namespace/ns/create", { properties: { owner: "fuzz" } }));
@@ -150,6 +157,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop();
   rmSync(canary, { recursive: true, force: true });
+  beside?.remove();
 });
 
 // ---------------------------------------------------------------- building blocks
@@ -839,7 +847,23 @@ describe("fuzzed context entries", () => {
 });
 
 describe("outside the data root", () => {
-  it("the canary directory beside the root is untouched", () => {
+  it("a Lance dataset beside the root cannot be registered, declared over, dropped or deregistered, and stays untouched", async () => {
+    const relative = `${beside.relative}/victim.lance`;
+    const absolute = `${beside.uri}/victim.lance`;
+    const aims = [relative, `./${relative}`, `ns/../${relative}`, absolute, `file://${absolute}`, encodeURIComponent(relative)];
+    for (const location of aims) {
+      const name = freshName("aimed");
+      for (const id of [name, `ns$${name}`]) {
+        for (const req of [jsonRequest("POST", `/v1/table/${id}/register`, { location }), jsonRequest("POST", `/v1/table/${id}/declare`, { location })]) {
+          expect((await hostile(req)).status, `${show(req)} was not refused`).toBe(400);
+        }
+        for (const op of ["describe", "drop", "deregister"]) {
+          const req = jsonRequest("POST", `/v1/table/${id}/${op}`, {});
+          expect((await hostile(req)).status, show(req)).toBe(404);
+        }
+      }
+    }
+    expect(changes(besideBefore, await beside.state())).toEqual([]);
     expect(changes(canaryBefore, snapshot(canary))).toEqual([]);
   });
 });

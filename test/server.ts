@@ -3,7 +3,7 @@
  * (another instance's, or one left by a killed server), which it then leaves in place when it stops.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { azuriteStorageOptions, newAzuriteRoot } from "./azurite";
 import { snapshot } from "./hostile";
 import { inject } from "vitest";
@@ -82,6 +82,33 @@ export function keyOf(server: TestServer, location: string): string {
   const key = relativeTo(parseRoot(server.root), location);
   if (key === null) throw new Error(`${location} is not below ${server.root}`);
   return key;
+}
+
+/**
+ * A place beside a server's root (a sibling directory, or a sibling prefix in the same container): its URI, where
+ * it is as a location relative to the root, the storage options that open it, and what is stored there now.
+ */
+export interface BesideRoot {
+  uri: string;
+  relative: string;
+  storageOptions: Record<string, string>;
+  state: () => Promise<Map<string, string>>;
+  /** Deletes it; a prefix on Azurite goes with the in-memory server at the end of the run. */
+  remove: () => void;
+}
+
+export function besideRoot(server: TestServer, name: string): BesideRoot {
+  const root = parseRoot(server.root);
+  if (root.kind === "local") {
+    const uri = path.join(path.dirname(root.uri), name);
+    mkdirSync(uri, { recursive: true });
+    return { uri, relative: `../${name}`, storageOptions: {}, state: async () => snapshot(uri), remove: () => rmSync(uri, { recursive: true, force: true }) };
+  }
+  const uri = server.root.replace(/[^/]+$/, name);
+  const storageOptions = azuriteStorageOptions(inject("azuriteEndpoint")!);
+  const store = openStore(parseRoot(uri), storageOptions);
+  const state = async () => new Map([...(await store.listInfo(""))].map(([key, info]) => [key, info.etag] as const));
+  return { uri, relative: `../${name}`, storageOptions, state, remove: () => {} };
 }
 
 export async function startServer(env: Record<string, string> = {}, options: { port?: number; root?: string } = {}): Promise<TestServer> {
