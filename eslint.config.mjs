@@ -1,10 +1,28 @@
 import js from "@eslint/js";
+import next from "@next/eslint-plugin-next";
+import reactHooks from "eslint-plugin-react-hooks";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: [".next/**", "node_modules/**", "data/**", "next-env.d.ts", "test-results/**", "playwright-report/**", "bench/results/**", "bench/.build/**"] },
+  { ignores: [".next/**", "node_modules/**", "data/**", "next-env.d.ts", "test-results/**", "playwright-report/**", "bench/results/**", "bench/.build/**", "scratch/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  reactHooks.configs.flat.recommended,
+  next.configs["core-web-vitals"],
+  {
+    // Rules that need the type checker: promises that are never awaited, awaits of non-promises, async callbacks
+    // where a plain one is expected, switches that miss a case.
+    files: ["**/*.ts", "**/*.tsx"],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      "@typescript-eslint/no-floating-promises": "error",
+      "@typescript-eslint/await-thenable": "error",
+      "@typescript-eslint/no-misused-promises": ["error", { checksVoidReturn: { attributes: false } }],
+      "@typescript-eslint/no-unnecessary-type-assertion": "error",
+      "@typescript-eslint/switch-exhaustiveness-check": "error",
+      "@typescript-eslint/only-throw-error": "error",
+    },
+  },
   {
     languageOptions: {
       globals: {

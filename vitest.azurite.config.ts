@@ -8,7 +8,8 @@ import path from "node:path";
  * safety is about a local directory (links, `..`, files beside the root) and stays in the local run.
  */
 export default defineConfig({
-  resolve: { alias: { "@": path.resolve(__dirname) } },
+  // Tests run server modules as the server does: where React's server condition makes `server-only` empty.
+  resolve: { alias: { "@": path.resolve(__dirname), "server-only": path.resolve(__dirname, "node_modules/server-only/empty.js") } },
   test: {
     include: ["test/api-*.test.ts", "test/client-*.test.ts", "test/fuzz.test.ts", "test/object-store-root.test.ts"],
     exclude: [...configDefaults.exclude],

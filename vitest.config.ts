@@ -2,7 +2,8 @@ import { configDefaults, defineConfig } from "vitest/config";
 import path from "node:path";
 
 export default defineConfig({
-  resolve: { alias: { "@": path.resolve(__dirname) } },
+  // Tests run server modules as the server does: where React's server condition makes `server-only` empty.
+  resolve: { alias: { "@": path.resolve(__dirname), "server-only": path.resolve(__dirname, "node_modules/server-only/empty.js") } },
   test: {
     include: ["lib/**/*.test.ts", "server/**/*.test.ts", "test/**/*.test.ts"],
     // The stress tests take minutes and run on their own: npm run test:stress.

@@ -2,7 +2,8 @@ import { defineConfig } from "vitest/config";
 import path from "node:path";
 
 export default defineConfig({
-  resolve: { alias: { "@": path.resolve(__dirname) } },
+  // Tests run server modules as the server does: where React's server condition makes `server-only` empty.
+  resolve: { alias: { "@": path.resolve(__dirname), "server-only": path.resolve(__dirname, "node_modules/server-only/empty.js") } },
   test: {
     include: ["test/stress/**/*.test.ts"],
     globalSetup: ["test/global-setup.ts"],

@@ -3,26 +3,25 @@
  * `http` server with no routing, validation, auth or audit. Bundled and started by bench/run.mjs.
  */
 import { createServer } from "node:http";
-import { Catalog } from "../server/catalog";
+import { Catalog } from "../server/catalog/catalog";
 import { parseRoot, parseStorageOptions } from "../server/storage/root";
 
 const port = Number(process.env.PORT);
 const catalog = new Catalog(parseRoot(process.env.QUIVER_ROOT!), parseStorageOptions(process.env.QUIVER_STORAGE_OPTIONS));
 
-catalog.init().then(() => {
-  createServer(async (req, res) => {
-    try {
-      let body: unknown;
-      if (req.url?.startsWith("/describe/")) {
-        const d = await catalog.describeTable(req.url.slice("/describe/".length).split("$"), {});
-        body = { version: d.version, schema: d.schema, location: catalog.location(d.entry) };
-      } else {
-        const page = await catalog.listNamespaces([], undefined, 100);
-        body = { namespaces: page.items };
-      }
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body));
-    } catch (err) {
-      res.writeHead(500).end(String(err));
-    }
-  }).listen(port, "127.0.0.1", () => console.log("ready"));
-});
+async function answer(url: string): Promise<unknown> {
+  if (url.startsWith("/describe/")) {
+    const d = await catalog.describeTable(url.slice("/describe/".length).split("$"), {});
+    return { version: d.version, schema: d.schema, location: catalog.location(d.entry) };
+  }
+  const page = await catalog.listNamespaces([], undefined, 100);
+  return { namespaces: page.items };
+}
+
+await catalog.init();
+createServer((req, res) => {
+  answer(req.url ?? "/").then(
+    (body) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body)),
+    (err: unknown) => res.writeHead(500).end(String(err)),
+  );
+}).listen(port, "127.0.0.1", () => console.log("ready"));

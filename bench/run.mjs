@@ -445,7 +445,7 @@ try {
 
   if (want("load")) {
     console.log("describe and namespace list under 32 concurrent connections");
-    spawnSync("node_modules/.bin/esbuild", ["bench/bare-server.ts", "--bundle", "--platform=node", "--format=esm", "--outfile=bench/.build/bare-server.mjs", "--external:@lancedb/lancedb", "--external:apache-arrow", "--external:flatbuffers", "--log-level=error"], { stdio: "inherit" });
+    spawnSync("node_modules/.bin/esbuild", ["bench/bare-server.ts", "--bundle", "--platform=node", "--format=esm", "--outfile=bench/.build/bare-server.mjs", "--external:@lancedb/lancedb", "--external:apache-arrow", "--external:flatbuffers", "--conditions=react-server", "--log-level=error"], { stdio: "inherit" });
     await api(base, "/v1/table/loadt/create", { body: streamOf(0, 1000) });
     const barePort = 3990 + Math.floor(Math.random() * 9);
     const bare = spawn("node", ["bench/.build/bare-server.mjs"], {

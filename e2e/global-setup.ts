@@ -20,8 +20,8 @@ export default async function globalSetup() {
     env: { ...process.env, ...oidc.env, QUIVER_ROOT: root, QUIVER_ADMIN_API_KEY: E2E_ADMIN_KEY, NEXTAUTH_URL: origin },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  server.stdout!.on("data", (d) => (log += d));
-  server.stderr!.on("data", (d) => (log += d));
+  server.stdout.on("data", (d) => (log += d));
+  server.stderr.on("data", (d) => (log += d));
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (server.exitCode !== null) throw new Error(`Quiver exited:\n${log}`);

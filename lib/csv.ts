@@ -6,7 +6,7 @@ import {
   Bool, DateDay, Float16, Float32, Float64, Int16, Int32, Int64, Int8, LargeUtf8, makeData, RecordBatch, Schema, Field, Struct,
   TimestampMicrosecond, TimestampMillisecond, TimestampNanosecond, TimestampSecond, Uint16, Uint32, Uint64, Uint8, Utf8, vectorFromArray, type DataType,
 } from "apache-arrow";
-import type { JsonField, JsonSchema } from "./arrow-schema";
+import type { JsonSchema } from "./arrow-schema";
 
 /** The types CSV inference offers; a declared-only table can use any of them. */
 export const CSV_TYPES = ["int64", "double", "bool", "string", "date32:day", "timestamp:us:-"] as const;
@@ -31,7 +31,7 @@ const isNull = (v: string | undefined) => v === undefined || v === "" || v.toLow
 export function inferColumns(header: string[], sample: string[][]): TargetColumn[] {
   return header.map((name, c) => {
     const values = sample.map((r) => r[c]);
-    const present = values.filter((v) => !isNull(v)) as string[];
+    const present = values.filter((v) => !isNull(v));
     const nullable = present.length < values.length || present.length === 0;
     const all = (re: RegExp) => present.length > 0 && present.every((v) => re.test(v.trim()));
     let type: CsvType = "string";
@@ -127,7 +127,7 @@ export function mapColumns(header: string[], table: JsonSchema): { columns: Targ
   const columns: TargetColumn[] = [];
   const indexes: number[] = [];
   const used = new Set<number>();
-  for (const field of table.fields as JsonField[]) {
+  for (const field of table.fields) {
     let i = header.indexOf(field.name);
     if (i < 0) i = header.findIndex((h) => h.toLowerCase() === field.name.toLowerCase());
     if (i < 0) {

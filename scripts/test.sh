@@ -11,7 +11,7 @@ if [ ! -x /usr/bin/chromium ]; then
   if [ "$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium >/dev/null; else sudo apt-get update -qq && sudo apt-get install -y -qq chromium >/dev/null; fi
 fi
 
-echo "== lint"; npx eslint .
+echo "== lint"; npm run lint
 echo "== build"; npx next build
 echo "== typecheck"; npx tsc --noEmit
 echo "== unit and integration tests"; npx vitest run

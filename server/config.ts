@@ -1,4 +1,5 @@
 /** Configuration from the environment; nothing but the defaults is needed to run. */
+import "server-only";
 import { parseDuration } from "@/lib/durations";
 import { ConfigError } from "./config-error";
 import { parseRoot, parseStorageOptions } from "./storage/root";

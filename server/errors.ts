@@ -2,6 +2,7 @@
  * The one error class of the service. Each error carries a Lance Namespace error code; the HTTP status and the
  * seed's `type`/`title` follow from it, so a failure reads the same to the seed's clients and to Lance clients.
  */
+import "server-only";
 
 export const ErrorCode = {
   Unsupported: 0,

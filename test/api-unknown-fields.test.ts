@@ -5,7 +5,7 @@
 import { tableToIPC } from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiRoutes } from "@/app/v1/_routes";
-import type { RouteDef } from "@/server/http/api";
+import type { RouteDef } from "@/server/http/route";
 import { client, rows } from "./client";
 import { rootSnapshot, startServer, type TestServer } from "./server";
 

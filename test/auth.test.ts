@@ -2,7 +2,7 @@ import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiRoutes } from "@/app/v1/_routes";
-import type { RouteDef } from "@/server/http/api";
+import type { RouteDef } from "@/server/http/route";
 import { client, expectError, postAccessKey, rows } from "./client";
 import { freePort, startOidc, type TestOidc } from "./oidc";
 import { startServer, type TestServer } from "./server";

@@ -108,7 +108,7 @@ describe("LanceDB remote client", () => {
   it("alters, adds and drops columns; updates and deletes rows", async () => {
     const t = await db.createTable("schema_ops", data(0, 10));
     await t.alterColumns([{ path: "s", rename: "label" }, { path: "x", nullable: true }]);
-    await t.alterColumns([{ path: "id", dataType: "int32" } as never]);
+    await t.alterColumns([{ path: "id", dataType: "int32" }]);
     await t.addColumns([{ name: "double_x", valueSql: "x * 2" }]);
     await t.dropColumns(["vec"]);
     expect((await t.schema()).fields.map((f) => [f.name, String(f.type)])).toEqual([

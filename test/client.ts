@@ -48,7 +48,7 @@ export function rows(from: number, to: number, xOf: (i: number) => number = (i) 
 }
 
 export const expectError = (reply: Reply, status: number, code: number) => {
-  const body = reply.body as Record<string, unknown>;
+  const body = reply.body;
   const ok =
     reply.status === status &&
     body.code === code &&

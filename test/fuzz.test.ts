@@ -37,8 +37,8 @@ import * as flatbuffers from "flatbuffers";
 import { Message as FbMessage } from "apache-arrow/fb/message";
 import { RecordBatch as FbRecordBatch } from "apache-arrow/fb/record-batch";
 import { apiRoutes } from "@/app/v1/_routes";
-import type { RouteDef } from "@/server/http/api";
-import { transactionOperation } from "@/server/version-operations";
+import type { RouteDef } from "@/server/http/route";
+import { transactionOperation } from "@/server/lance/version-operations";
 import { client, rows } from "./client";
 import { besideRoot, rootSnapshot, startServer, storeOf, type BesideRoot, type TestServer } from "./server";
 import { changes, contractProblem, send, snapshot, type RawReply, type RawRequest } from "./hostile";
@@ -55,13 +55,13 @@ let besideBefore: Map<string, string>;
 
 /*
  * The audit log gains a line for every mutating or refused call whatever its outcome (dispatch in
- * server/http/api.ts, server/auth/audit.ts): a failed call is meant to leave that record, and nothing else, so
+ * server/http/dispatch.ts, server/auth/audit.ts): a failed call is meant to leave that record, and nothing else, so
  * rootSnapshot leaves it out. Grants and key records change only when a call succeeds, so they are checked like
  * everything else.
  */
 
 /**
- * Every hundredth catalog write starts a compaction of `__manifest` beside the requests (server/manifest.ts), whose
+ * Every hundredth catalog write starts a compaction of `__manifest` beside the requests (server/catalog/catalog-table.ts), whose
  * files and commits may land while any later request runs. They are told from a request's own catalog writes by the
  * operations their transaction files name: compaction reserves, rewrites and re-indexes, which no request does.
  */

@@ -57,7 +57,7 @@ export async function startOidc(consoleOrigin: string): Promise<TestOidc> {
       devInteractions: { enabled: true },
       resourceIndicators: {
         enabled: true,
-        defaultResource: () => undefined as unknown as string,
+        defaultResource: () => undefined,
         useGrantedResource: () => true,
         getResourceServerInfo: (_ctx, resource) => ({
           audience: resource,

@@ -24,11 +24,12 @@ function TableList({ database, namespace, filter }: { database: string; namespac
   const entries = useEntries(database, namespace, "table", filter);
   const rows = entries.data?.pages.flatMap((p) => p.entries) ?? [];
   const parent = useRef<HTMLDivElement>(null);
+  // eslint-disable-next-line react-hooks/incompatible-library -- this app does not run the React Compiler, so nothing memoizes it
   const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => parent.current, estimateSize: () => 36, overscan: 20 });
   const items = virtualizer.getVirtualItems();
   const last = items[items.length - 1];
   useEffect(() => {
-    if (last && last.index >= rows.length - 50 && entries.hasNextPage && !entries.isFetchingNextPage) entries.fetchNextPage();
+    if (last && last.index >= rows.length - 50 && entries.hasNextPage && !entries.isFetchingNextPage) void entries.fetchNextPage();
   }, [last, rows.length, entries]);
 
   if (entries.isPending) return <Loading label="Loading tables…" />;

@@ -1,6 +1,6 @@
 "use client";
 import { useState } from "react";
-import { THEME_COOKIE, THEMES, type Theme } from "@/lib/theme";
+import { rememberTheme, THEMES, type Theme } from "@/lib/theme";
 
 export function ThemeToggle({ initial }: { initial: Theme }) {
   const [theme, setTheme] = useState<Theme>(initial);
@@ -8,7 +8,7 @@ export function ThemeToggle({ initial }: { initial: Theme }) {
     setTheme(next);
     document.documentElement.classList.remove(...THEMES);
     document.documentElement.classList.add(next);
-    document.cookie = `${THEME_COOKIE}=${next}; path=/; max-age=31536000; samesite=lax`;
+    rememberTheme(next);
   }
   return (
     <div role="radiogroup" aria-label="Theme" className="flex rounded-md border border-slate-300 text-xs dark:border-slate-600">

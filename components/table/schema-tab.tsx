@@ -53,7 +53,7 @@ export function SchemaTab({ database, table }: { database: string; table: string
   const at = refOf({ version: address.get("version"), tag: address.get("tag") });
   const compare = address.get("compare");
   const current = useTable(database, table, at);
-  const other = useTable(database, table, compare ? refOf(fromPicker(compare) as { version?: string; tag?: string }) : {});
+  const other = useTable(database, table, compare ? refOf(fromPicker(compare)) : {});
   return (
     <div className="flex flex-col gap-4">
       <div className="flex flex-wrap items-center gap-4">

@@ -71,8 +71,8 @@ async function previewArrow(file: File, tableSchema: JsonSchema | undefined): Pr
     if (/compression/i.test(message)) return { preview: { schema: [], rows: [], note: "Compressed Arrow buffers: no preview in the browser; the server decompresses them." } };
     return { phase: "failed", error: new Error(`not a readable Arrow IPC file: ${message}`) };
   }
-  const fields = table!.schema.fields.map(fieldToJson);
-  return compat(fields, tableSchema, { schema: fields.map((f) => `${f.name}: ${f.type.type}`), rows: table!.slice(0, 10).toArray().map((r) => r.toJSON()) });
+  const fields = table.schema.fields.map(fieldToJson);
+  return compat(fields, tableSchema, { schema: fields.map((f) => `${f.name}: ${f.type.type}`), rows: table.slice(0, 10).toArray().map((r) => r.toJSON()) });
 }
 
 function compat(fields: ReturnType<typeof fieldToJson>[], tableSchema: JsonSchema | undefined, preview: Staged["preview"]): Partial<Staged> {
@@ -150,7 +150,7 @@ export function UploadTab({ database, table }: { database: string; table: string
     setStaged((all) => [...all, ...items]);
     for (const item of items) {
       if (item.kind === "csv") analyze(item);
-      else previewArrow(item.file, declaredOnly ? undefined : schema).then((change) => patch(item.key, { ...change, body: item.file }));
+      else void previewArrow(item.file, declaredOnly ? undefined : schema).then((change) => patch(item.key, { ...change, body: item.file }));
     }
   }
 

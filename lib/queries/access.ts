@@ -3,51 +3,37 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { apiCall } from "../api-client";
 import { queryKeys } from "./keys";
-import type { AuditEntry } from "../audit-entry";
+import type { Answer } from "../contract/common";
+import type {
+  ApiKey,
+  apiKeyResponse,
+  apiKeysResponse,
+  AuditEntry,
+  auditPageResponse,
+  createdApiKeyResponse,
+  createdDatabaseResponse,
+  databasesResponse,
+  Grant,
+  grantResponse,
+  grantsResponse,
+  Role,
+  Scope,
+  WhoAmI,
+  whoAmIResponse,
+} from "../contract/access";
 
-export type { AuditEntry };
-
-export type Role = "viewer" | "editor" | "admin";
-export interface Scope {
-  database: string | null;
-  kind: "namespace" | "table";
-  id: string[];
-}
-export interface ApiKey {
-  id: string;
-  name: string;
-  role: Role;
-  scope: Scope;
-  createdAt: string;
-  createdBy: string;
-  expiresAt: string | null;
-  revokedAt: string | null;
-  lastUsedAt: string | null;
-}
-export interface Grant {
-  id: string;
-  principal: { type: "user" | "group" | "key"; name: string };
-  role: Role;
-  scope: Scope;
-  createdAt: string;
-  createdBy: string;
-}
-export interface WhoAmI {
-  principal: { kind: string; id: string; name: string };
-  admin: boolean;
-  database: string;
-}
+export type { ApiKey, AuditEntry, Grant, Role, Scope, WhoAmI };
 
 export const useWhoAmI = (database: string) =>
-  useQuery({ queryKey: queryKeys.whoami(database), queryFn: () => apiCall<WhoAmI>("/v1/whoami", { database }) });
+  useQuery({ queryKey: queryKeys.whoami(database), queryFn: () => apiCall<Answer<typeof whoAmIResponse>>("/v1/whoami", { database }) });
 
-export const useApiKeys = () => useQuery({ queryKey: queryKeys.admin.apiKeys(), queryFn: () => apiCall<{ keys: ApiKey[] }>("/v1/admin/keys") });
+export const useApiKeys = () => useQuery({ queryKey: queryKeys.admin.apiKeys(), queryFn: () => apiCall<Answer<typeof apiKeysResponse>>("/v1/admin/keys") });
 
 export function useCreateApiKey() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (input: { name: string; role: Role; scope: Scope; expires_at: string | null }) =>
-      apiCall<{ key: string; record: ApiKey }>("/v1/admin/keys/create", { json: input }),
+      apiCall<Answer<typeof createdApiKeyResponse>>("/v1/admin/keys/create", { json: input }),
     onSuccess: () => client.invalidateQueries({ queryKey: queryKeys.admin.apiKeys() }),
   });
 }
@@ -55,17 +41,17 @@ export function useCreateApiKey() {
 export function useRevokeApiKey() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (id: string) => apiCall<{ record: ApiKey }>(`/v1/admin/keys/${id}/revoke`, { json: {} }),
+    mutationFn: (id: string) => apiCall<Answer<typeof apiKeyResponse>>(`/v1/admin/keys/${id}/revoke`, { json: {} }),
     onSuccess: () => client.invalidateQueries({ queryKey: queryKeys.admin.apiKeys() }),
   });
 }
 
-export const useGrants = () => useQuery({ queryKey: queryKeys.admin.grants(), queryFn: () => apiCall<{ grants: Grant[] }>("/v1/admin/grants") });
+export const useGrants = () => useQuery({ queryKey: queryKeys.admin.grants(), queryFn: () => apiCall<Answer<typeof grantsResponse>>("/v1/admin/grants") });
 
 export function useCreateGrant() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (input: { principal: Grant["principal"]; role: Role; scope: Scope }) => apiCall<{ grant: Grant }>("/v1/admin/grants/create", { json: input }),
+    mutationFn: (input: { principal: Grant["principal"]; role: Role; scope: Scope }) => apiCall<Answer<typeof grantResponse>>("/v1/admin/grants/create", { json: input }),
     onSuccess: () => client.invalidateQueries({ queryKey: queryKeys.admin.grants() }),
   });
 }
@@ -85,19 +71,19 @@ export function useAuditLog(filter: Record<string, string>) {
     queryFn: ({ pageParam }) => {
       const params = new URLSearchParams({ ...Object.fromEntries(Object.entries(filter).filter(([, v]) => v)), limit: "50" });
       if (pageParam) params.set("page_token", pageParam);
-      return apiCall<{ entries: AuditEntry[]; page_token?: string }>(`/v1/admin/audit?${params}`);
+      return apiCall<Answer<typeof auditPageResponse>>(`/v1/admin/audit?${params}`);
     },
     getNextPageParam: (last) => last.page_token,
   });
 }
 
 export const useDatabases = (enabled: boolean) =>
-  useQuery({ queryKey: queryKeys.admin.databases(), queryFn: () => apiCall<{ databases: string[] }>("/v1/admin/databases"), enabled });
+  useQuery({ queryKey: queryKeys.admin.databases(), queryFn: () => apiCall<Answer<typeof databasesResponse>>("/v1/admin/databases"), enabled });
 
 export function useCreateDatabase() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (name: string) => apiCall<{ name: string; created: boolean }>("/v1/admin/databases/create", { json: { name } }),
+    mutationFn: (name: string) => apiCall<Answer<typeof createdDatabaseResponse>>("/v1/admin/databases/create", { json: { name } }),
     onSuccess: () => client.invalidateQueries({ queryKey: queryKeys.admin.databases() }),
   });
 }

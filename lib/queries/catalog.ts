@@ -4,33 +4,25 @@ import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClie
 import { tableFromIPC, type Table as ArrowTable } from "apache-arrow";
 import { apiCall } from "../api-client";
 import { encodeIdentifier } from "../identifiers";
-import type { JsonSchema } from "../arrow-schema";
+import type { Answer } from "../contract/common";
+import type {
+  CatalogEntry,
+  declaredTable,
+  describeNamespaceResponse,
+  entriesResponse,
+  searchResponse,
+  TableDescription,
+  tableDescription,
+  tagsPage,
+  TableVersion,
+  versionAnswer,
+  versionsResponse,
+} from "../contract/catalog";
 import { queryKeys } from "./keys";
 
 export type Id = string[];
 
-export interface Entry {
-  name: string;
-  kind: "namespace" | "table";
-  declared_only?: boolean;
-}
-export interface TableDescription {
-  table: string;
-  namespace: string[];
-  location: string;
-  version?: number;
-  schema?: JsonSchema;
-  properties: Record<string, string>;
-  is_only_declared: boolean;
-  stats?: { num_fragments: number; num_rows: number; total_bytes: number; num_indices: number };
-}
-export interface VersionRecord {
-  version: number;
-  timestamp_millis: number;
-  manifest_size: number;
-  metadata: Record<string, string>;
-  operation?: string | null;
-}
+export type { CatalogEntry as Entry, TableDescription, TableVersion as VersionRecord };
 export interface At {
   version?: number;
   tag?: string;
@@ -45,7 +37,7 @@ export function useEntries(database: string, namespace: Id, kind: "namespace" | 
     queryFn: ({ pageParam, signal }) => {
       const params = new URLSearchParams({ kind, filter, limit: "500" });
       if (pageParam) params.set("page_token", pageParam);
-      return apiCall<{ entries: Entry[]; page_token?: string }>(`${path("namespace", namespace, "entries")}?${params}`, { database, signal });
+      return apiCall<Answer<typeof entriesResponse>>(`${path("namespace", namespace, "entries")}?${params}`, { database, signal });
     },
     getNextPageParam: (last) => last.page_token,
     placeholderData: keepPreviousData,
@@ -55,13 +47,13 @@ export function useEntries(database: string, namespace: Id, kind: "namespace" | 
 export const useNamespace = (database: string, namespace: Id) =>
   useQuery({
     queryKey: queryKeys.namespace(database, namespace),
-    queryFn: () => apiCall<{ properties: Record<string, string> | null }>(path("namespace", namespace, "describe"), { database, json: {} }),
+    queryFn: () => apiCall<Answer<typeof describeNamespaceResponse>>(path("namespace", namespace, "describe"), { database, json: {} }),
   });
 
 export const useSearch = (database: string, q: string) =>
   useQuery({
     queryKey: [...queryKeys.database(database), "search", q],
-    queryFn: ({ signal }) => apiCall<{ namespaces: Id[]; tables: Id[] }>(`/v1/search?${new URLSearchParams({ q, limit: "20" })}`, { database, signal }),
+    queryFn: ({ signal }) => apiCall<Answer<typeof searchResponse>>(`/v1/search?${new URLSearchParams({ q, limit: "20" })}`, { database, signal }),
     enabled: q.trim().length > 0,
     placeholderData: keepPreviousData,
   });
@@ -69,7 +61,7 @@ export const useSearch = (database: string, q: string) =>
 export const useTable = (database: string, id: Id, at: At = {}) =>
   useQuery({
     queryKey: [...queryKeys.table(database, id), "describe", at.version ?? null, at.tag ?? null],
-    queryFn: () => apiCall<TableDescription>(path("table", id, "describe"), { database, json: { version: at.version, tag: at.tag } }),
+    queryFn: () => apiCall<Answer<typeof tableDescription>>(path("table", id, "describe"), { database, json: { version: at.version, tag: at.tag } }),
   });
 
 export function useVersions(database: string, id: Id, enabled = true) {
@@ -79,7 +71,7 @@ export function useVersions(database: string, id: Id, enabled = true) {
     queryFn: ({ pageParam }) => {
       const params = new URLSearchParams({ descending: "true", limit: "100", include_operations: "true" });
       if (pageParam) params.set("page_token", pageParam);
-      return apiCall<{ versions: VersionRecord[]; page_token?: string }>(`${path("table", id, "version/list")}?${params}`, { database, method: "POST" });
+      return apiCall<Answer<typeof versionsResponse>>(`${path("table", id, "version/list")}?${params}`, { database, method: "POST" });
     },
     getNextPageParam: (last) => last.page_token,
     enabled,
@@ -89,7 +81,7 @@ export function useVersions(database: string, id: Id, enabled = true) {
 export const useTags = (database: string, id: Id, enabled = true) =>
   useQuery({
     queryKey: [...queryKeys.table(database, id), "tags"],
-    queryFn: () => apiCall<{ tags: Record<string, { version: number; manifestSize: number }> }>(path("table", id, "tags/list"), { database, method: "POST" }),
+    queryFn: () => apiCall<Answer<typeof tagsPage>>(path("table", id, "tags/list"), { database, method: "POST" }),
     enabled,
   });
 
@@ -154,7 +146,7 @@ export function useDeclareTable(database: string, namespace: Id) {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (input: { name: string; properties: Record<string, string> }) =>
-      apiCall<{ location: string }>(path("table", [...namespace, input.name], "declare"), { database, json: { properties: input.properties } }),
+      apiCall<Answer<typeof declaredTable>>(path("table", [...namespace, input.name], "declare"), { database, json: { properties: input.properties } }),
     onSuccess: () => invalidateNamespace(client, database, namespace),
   });
 }
@@ -185,9 +177,9 @@ export const useUpdateTag = (database: string, id: Id) =>
 export const useDeleteTag = (database: string, id: Id) =>
   useTableMutation(database, id, (tag: string) => apiCall(path("table", id, "tags/delete"), { database, json: { tag } }));
 export const useRestore = (database: string, id: Id) =>
-  useTableMutation(database, id, (version: number) => apiCall<{ version: number }>(path("table", id, "restore"), { database, json: { version } }));
+  useTableMutation(database, id, (version: number) => apiCall<Answer<typeof versionAnswer>>(path("table", id, "restore"), { database, json: { version } }));
 export const useAlterColumns = (database: string, id: Id) =>
-  useTableMutation(database, id, (alterations: unknown[]) => apiCall<{ version: number }>(path("table", id, "alter_columns"), { database, json: { alterations } }));
+  useTableMutation(database, id, (alterations: unknown[]) => apiCall<Answer<typeof versionAnswer>>(path("table", id, "alter_columns"), { database, json: { alterations } }));
 
 /** After an upload the table, its versions and (for a first write) the namespace's table states change. */
 export function useInvalidateAfterWrite(database: string, id: Id) {

@@ -2,6 +2,7 @@
  * Authentication and authorization: turns presented credentials into a principal, and answers what role a
  * principal holds on a namespace or table of a database.
  */
+import "server-only";
 import type { ObjectStore } from "../storage/object-store";
 import { rootStore } from "../storage/stores";
 import { ApiKeyStore, sameSecret } from "./api-keys";

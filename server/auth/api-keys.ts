@@ -2,6 +2,7 @@
  * API keys: `qvr_<id>_<secret>`. Only a SHA-256 digest of the whole key is kept (keys are 256-bit random, so a
  * slow hash adds nothing); the key itself is shown once, when it is created.
  */
+import "server-only";
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { ObjectStore } from "../storage/object-store";
 import { RecordStore } from "./records";

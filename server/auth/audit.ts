@@ -3,8 +3,9 @@
  * instance writes segments: entries recorded while a segment is being written go together into the next one.
  * Segments never change once written, so a reader caches each one it has read. Read back merged, filtered, paged.
  */
+import "server-only";
 import { randomBytes } from "node:crypto";
-import type { AuditEntry } from "@/lib/audit-entry";
+import type { AuditEntry } from "@/lib/contract/access";
 import type { ObjectStore } from "../storage/object-store";
 
 export type { AuditEntry };

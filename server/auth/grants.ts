@@ -2,6 +2,7 @@
  * Grants: a role for a user, group or key on a namespace subtree or a table, one record each. A grant's id is a
  * digest of what it grants, so two instances granting the same thing at the same moment make one record.
  */
+import "server-only";
 import { createHash } from "node:crypto";
 import type { ObjectStore } from "../storage/object-store";
 import type { GrantRecord } from "./model";

@@ -1,17 +1,12 @@
 /** Who is calling, what roles exist, and what a grant or key covers. */
+import "server-only";
 
-export const ROLES = ["viewer", "editor", "admin"] as const;
-export type Role = (typeof ROLES)[number];
+import { ROLES, type Role, type Scope } from "@/lib/contract/access";
+
+export { ROLES, type Role, type Scope };
 
 export const roleRank = (role: Role | null): number => (role === null ? -1 : ROLES.indexOf(role));
 export const maxRole = (a: Role | null, b: Role | null): Role | null => (roleRank(a) >= roleRank(b) ? a : b);
-
-/** A namespace subtree (`[]` is everything) or one table, in one database or (null) in all of them. */
-export interface Scope {
-  database: string | null;
-  kind: "namespace" | "table";
-  id: string[];
-}
 
 export interface ApiKeyRecord {
   id: string;

@@ -2,6 +2,7 @@
  * Console sign-in with next-auth: an OpenID Connect provider configured by environment, and access keys.
  * Sessions are JWTs in an HttpOnly cookie; they carry who signed in, never a key or a token.
  */
+import "server-only";
 import { createHash } from "node:crypto";
 import type { AuthOptions } from "next-auth";
 import type { JWT } from "next-auth/jwt";
@@ -89,7 +90,7 @@ export async function authOptions(): Promise<AuthOptions> {
 
 /** The principal behind a session, re-checked now: a revoked or expired key ends the session's access too. */
 export async function principalFromSession(token: JWT | null): Promise<Principal | null> {
-  const claims = (token as (JWT & { quiver?: SessionClaims }) | null)?.quiver;
+  const claims = token?.quiver as SessionClaims | undefined;
   if (!claims) return null;
   if (claims.kind === "user") return access().userPrincipal({ sub: claims.sub, email: claims.email, groups: claims.groups ?? [] });
   if (claims.sub === "admin") {

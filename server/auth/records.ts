@@ -4,6 +4,7 @@
  * rewrites a `_changed` object, so a listing is cached until that object's etag moves: one cheap look per request,
  * not a listing.
  */
+import "server-only";
 import { randomBytes } from "node:crypto";
 import type { ObjectStore } from "../storage/object-store";
 

@@ -1,4 +1,5 @@
 /** The secret that signs console sessions: NEXTAUTH_SECRET, or one generated once and kept under the data root. */
+import "server-only";
 import { randomBytes } from "node:crypto";
 import { rootStore } from "../storage/stores";
 

@@ -2,6 +2,7 @@
  * OAuth 2.0 bearer tokens from the configured OpenID provider: JWT access tokens are verified against the
  * issuer's JWKS; opaque tokens are checked with its token introspection endpoint (RFC 7662).
  */
+import "server-only";
 import { createHash } from "node:crypto";
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from "jose";
 
@@ -64,7 +65,7 @@ export class TokenVerifier {
     return {
       sub,
       email: typeof claims.email === "string" ? claims.email : undefined,
-      groups: groupsFrom(claims as Record<string, unknown>, this.config.groupsClaim),
+      groups: groupsFrom(claims, this.config.groupsClaim),
     };
   }
 

@@ -2,6 +2,7 @@
  * Reads credentials from a request: `x-api-key`, `Authorization: Bearer` (an API key or an OAuth access token),
  * `identity` in a JSON body, or the console's session cookie, which is honoured only from the same origin.
  */
+import "server-only";
 import { getToken } from "next-auth/jwt";
 import { access, type Authenticated } from "../auth/access";
 import { looksLikeApiKey } from "../auth/api-keys";

@@ -6,6 +6,7 @@
  * nobody has read from it yet. Anything else (a body Next has already buffered, for example) is read through the
  * web stream.
  */
+import "server-only";
 import { AsyncLocalStorage } from "node:async_hooks";
 import http, { type IncomingMessage } from "node:http";
 

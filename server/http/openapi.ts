@@ -2,8 +2,9 @@
  * The OpenAPI 3.1 document, generated from the route table and the same zod schemas that validate requests,
  * so the description cannot drift from what the service accepts.
  */
+import "server-only";
 import { z } from "zod";
-import type { RouteDef } from "./api";
+import type { RouteDef } from "./route";
 
 const errorSchema = {
   type: "object",

@@ -2,6 +2,7 @@
  * Times the phases of one API request for its `Server-Timing` header, so a slow call shows where its time went
  * (reading the body, waiting for admission, the catalog and engine work) without a profiler.
  */
+import "server-only";
 export class PhaseTimer {
   private readonly start = performance.now();
   private last = this.start;

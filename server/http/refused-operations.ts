@@ -3,6 +3,7 @@
  * the reason a client is told. They answer 406 with code 0 (Unsupported) whatever they are sent, rather than the 404
  * of a path that means nothing.
  */
+import "server-only";
 export const REFUSED_OPERATIONS: ReadonlyArray<{ operationId: string; path: RegExp; reason: string }> = [
   {
     operationId: "UpdateTableSchemaMetadata",

@@ -3,6 +3,7 @@
  * sent one (a search mode, a bound, an option) would get an answer that ignored it without knowing. So every request
  * is walked beside its schema first, and what the schema does not know is refused by name.
  */
+import "server-only";
 import type { z } from "zod";
 
 /** The parts of Zod's definitions the walk reads; everything else is a leaf. */

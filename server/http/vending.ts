@@ -3,11 +3,12 @@
  * operator turned vending on, read-write for those who may write the table and read-only for the rest, each vend
  * recorded in the audit log. A client that asks for none (`vend_credentials: false`) gets none.
  */
+import "server-only";
 import { formatIdentifier } from "@/lib/identifiers";
 import { describePrincipal } from "../auth/model";
 import { QuiverError } from "../errors";
 import { credentialVendor } from "../storage/credentials";
-import type { RouteContext } from "./api";
+import type { RouteContext } from "./route";
 
 export async function vendedStorageOptions(
   ctx: Pick<RouteContext<unknown, unknown>, "access" | "principal" | "database" | "request" | "requestId">,

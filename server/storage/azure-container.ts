@@ -2,6 +2,7 @@
  * Creates an Azure Blob container, as a local data root's directory is made on start: with the account key, one
  * SharedKey-signed request, answered 201 (made) or 409 (already there). OpenDAL does not create containers.
  */
+import "server-only";
 import { createHmac } from "node:crypto";
 
 const API_VERSION = "2021-08-06";

@@ -4,6 +4,7 @@
  * the same Lance storage options that the engine gets, translated to OpenDAL's names, with each cloud's usual
  * environment variables as fallbacks where Lance reads them too.
  */
+import "server-only";
 import * as opendal from "opendal";
 import { Operator } from "opendal";
 import { ConfigError } from "../config-error";

@@ -9,11 +9,12 @@
  * The answers carry the store's credentials, so the namespace takes only requests with this process's random
  * token, and it listens on 127.0.0.1 only.
  */
+import "server-only";
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import * as lancedb from "@lancedb/lancedb";
-import type { NativeConnection } from "../lance-native";
+import type { NativeConnection } from "@/server/lance/native";
 import { childUri, type DataRoot } from "./root";
 
 const LOCATION_SEGMENT = /^[A-Za-z0-9_.$-]+$/;

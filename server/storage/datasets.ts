@@ -4,10 +4,11 @@
  * below it, as Lance's own directory namespace names them); the engine opens it by that location through the
  * process's dataset locator, and everything else about it is read through the root's store.
  */
+import "server-only";
 import { randomBytes } from "node:crypto";
-import { connectNative, type NativeConnection, type NativeTable } from "../lance-native";
+import { connectNative, type NativeConnection, type NativeTable } from "@/server/lance/native";
 import { QuiverError, fromArrowWriteError, fromEngineError, invalidInput } from "../errors";
-import type { ArrowBody } from "../arrow-ipc";
+import type { ArrowBody } from "@/server/lance/arrow-ipc";
 import { datasetLocator, isPlainLocation } from "./dataset-locator";
 import { OutsideRootError, type ObjectInfo, type ObjectStore } from "./object-store";
 import { childUri, type DataRoot } from "./root";
@@ -98,12 +99,13 @@ export class Datasets {
     }
   }
 
-  manifest(): Promise<NativeTable> {
+  /** The catalog table: the root's `__manifest` dataset, one row per namespace and table. */
+  catalogTable(): Promise<NativeTable> {
     return this.open(MANIFEST_DIR);
   }
 
   /** A private handle on `__manifest` at one version. */
-  async manifestAt(version: number): Promise<NativeTable> {
+  async catalogTableAt(version: number): Promise<NativeTable> {
     const table = await this.openDetached(MANIFEST_DIR);
     await engineCall("read the catalog", () => table.checkout(version));
     return table;

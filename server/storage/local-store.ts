@@ -3,6 +3,7 @@
  * place, so readers in any process see an object whole or not at all. Symbolic links are never followed out of
  * the root: a key whose path passes through one is refused.
  */
+import "server-only";
 import { randomBytes } from "node:crypto";
 import { promises as fs, type BigIntStats, type Dirent } from "node:fs";
 import path from "node:path";

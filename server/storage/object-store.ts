@@ -5,6 +5,7 @@
  * may write at once is either written only where nothing exists yet, or is a fact of its own that the last writer
  * may set (a record's revocation is an object beside the record, never an edit of it).
  */
+import "server-only";
 import { QuiverError } from "../errors";
 import type { DataRoot } from "./root";
 

@@ -1,4 +1,5 @@
 /** Whether the data root's store answers: a read of one small object, bounded in time. */
+import "server-only";
 import { withDeadline } from "./deadline";
 import type { ObjectStore } from "./object-store";
 

@@ -3,6 +3,7 @@
  * it. Parsed once from the environment; anything wrong is one line naming the setting, so that the server refuses
  * to start instead of failing on its first request.
  */
+import "server-only";
 import path from "node:path";
 import { ConfigError } from "../config-error";
 

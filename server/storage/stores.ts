@@ -1,4 +1,5 @@
 /** The store of the data root, opened once per process, and the stores of roots inside it (databases). */
+import "server-only";
 import { config } from "../config";
 import { LocalStore } from "./local-store";
 import type { ObjectStore } from "./object-store";

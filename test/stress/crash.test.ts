@@ -80,7 +80,7 @@ async function killDuring(underWay: () => Promise<boolean>, write: () => Promise
     (reply) => ({ reply }),
     (error: Error) => ({ error }),
   );
-  pending.finally(() => (settled = true));
+  void pending.finally(() => (settled = true));
   const deadline = Date.now() + 60_000;
   while (!settled && !(await underWay())) {
     if (Date.now() > deadline) throw new Error("the write never got under way");

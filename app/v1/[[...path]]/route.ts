@@ -1,4 +1,4 @@
-import { dispatch } from "@/server/http/api";
+import { dispatch } from "@/server/http/dispatch";
 import { apiRoutes } from "../_routes";
 
 export const dynamic = "force-dynamic";

@@ -1,12 +1,13 @@
 import { z } from "zod";
 import { validateIdentifier } from "@/lib/identifiers";
-import { createDatabase, checkDatabaseName, listDatabases } from "@/server/catalogs";
+import { createDatabase, checkDatabaseName, listDatabases } from "@/server/catalog/databases";
 import { QuiverError, invalidInput } from "@/server/errors";
-import { json, pageQuery, qString, route } from "@/server/http/api";
+import { json, pageQuery, qString, route } from "@/server/http/route";
 import { publicKey } from "@/server/auth/api-keys";
-import { ROLES, type Principal, type Scope } from "@/server/auth/model";
-import { decodePageToken, encodePageToken } from "@/server/paging";
-import { context, requestBase } from "./common";
+import type { Principal, Scope } from "@/server/auth/model";
+import { apiKeyResponse, apiKeysResponse, auditPageResponse, createdApiKeyResponse, createdDatabaseResponse, databasesResponse, grantResponse, grantsResponse, role, whoAmIResponse } from "@/lib/contract/access";
+import { decodePageToken, encodePageToken } from "@/server/catalog/paging";
+import { context, requestBase } from "@/lib/contract/common";
 
 const globalAdmin = { need: "global-admin" } as const;
 
@@ -31,18 +32,6 @@ function toScope(input: z.output<typeof scopeInput>): Scope {
 
 const who = (p: Principal) => `${p.kind}:${p.name}`;
 
-const keyOut = z.object({
-  id: z.string(),
-  name: z.string(),
-  role: z.enum(ROLES),
-  scope: z.object({ database: z.string().nullable(), kind: z.string(), id: z.array(z.string()) }),
-  createdAt: z.string(),
-  createdBy: z.string(),
-  expiresAt: z.string().nullable(),
-  revokedAt: z.string().nullable(),
-  lastUsedAt: z.string().nullable(),
-});
-
 export const adminRoutes = [
   route({
     operationId: "WhoAmI",
@@ -51,7 +40,7 @@ export const adminRoutes = [
     methods: ["GET"],
     path: "/v1/whoami",
     access: { need: "authenticated" },
-    response: z.object({ principal: z.object({ kind: z.string(), id: z.string(), name: z.string() }), admin: z.boolean(), database: z.string(), context }),
+    response: whoAmIResponse,
     handler: async ({ principal, access, database }) =>
       json({ principal: { kind: principal.kind, id: principal.id, name: principal.name }, admin: await access.isGlobalAdmin(principal), database }),
   }),
@@ -62,7 +51,7 @@ export const adminRoutes = [
     methods: ["GET"],
     path: "/v1/admin/keys",
     access: globalAdmin,
-    response: z.object({ keys: z.array(keyOut), context }),
+    response: apiKeysResponse,
     handler: async ({ access }) => {
       const keys = (await access.keys.list()).map(publicKey).sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
       return json({ keys });
@@ -80,12 +69,12 @@ export const adminRoutes = [
       schema: z.object({
         ...requestBase,
         name: z.string().min(1).max(100),
-        role: z.enum(ROLES),
+        role,
         scope: scopeInput.optional(),
         expires_at: z.string().datetime({ offset: true }).nullish().describe("RFC 3339 time after which the key stops working"),
       }),
     },
-    response: z.object({ key: z.string(), record: keyOut, context }),
+    response: createdApiKeyResponse,
     handler: async ({ body, access, principal }) => {
       if (body.expires_at && Date.parse(body.expires_at) <= Date.now()) throw invalidInput("expires_at is in the past");
       const { key, record } = await access.keys.create({
@@ -106,7 +95,7 @@ export const adminRoutes = [
     path: "/v1/admin/keys/{key_id}/revoke",
     access: globalAdmin,
     body: { kind: "json", schema: z.object(requestBase) },
-    response: z.object({ record: keyOut, context }),
+    response: apiKeyResponse,
     handler: async ({ params, access }) => {
       const record = /^[0-9a-f]{16}$/.test(params.key_id) ? await access.keys.revoke(params.key_id) : null;
       if (!record) throw new QuiverError("InvalidInput", `API key '${params.key_id}' does not exist`, { status: 404 });
@@ -120,7 +109,7 @@ export const adminRoutes = [
     methods: ["GET"],
     path: "/v1/admin/grants",
     access: globalAdmin,
-    response: z.object({ grants: z.array(z.any()), context }),
+    response: grantsResponse,
     handler: async ({ access }) => json({ grants: (await access.grants.list()).sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1)) }),
   }),
   route({
@@ -135,11 +124,11 @@ export const adminRoutes = [
       schema: z.object({
         ...requestBase,
         principal: z.object({ type: z.enum(["user", "group", "key"]), name: z.string().min(1).max(200) }),
-        role: z.enum(ROLES),
+        role,
         scope: scopeInput,
       }),
     },
-    response: z.object({ grant: z.any(), context }),
+    response: grantResponse,
     handler: async ({ body, access, principal }) =>
       json({ grant: await access.grants.create({ principal: body.principal, role: body.role, scope: toScope(body.scope), createdBy: who(principal) }) }),
   }),
@@ -174,7 +163,7 @@ export const adminRoutes = [
       target: qString("Identifier prefix, parts joined by $"),
       database: qString("Database name"),
     }),
-    response: z.object({ entries: z.array(z.any()), page_token: z.string().optional(), context }),
+    response: auditPageResponse,
     handler: async ({ query, access }) => {
       const { entries, next } = await access.audit.query(
         { principal: query.principal, action: query.action, outcome: query.outcome, target: query.target, database: query.database },
@@ -191,7 +180,7 @@ export const adminRoutes = [
     methods: ["GET"],
     path: "/v1/admin/databases",
     access: globalAdmin,
-    response: z.object({ databases: z.array(z.string()), context }),
+    response: databasesResponse,
     handler: async () => json({ databases: await listDatabases() }),
   }),
   route({
@@ -202,7 +191,7 @@ export const adminRoutes = [
     path: "/v1/admin/databases/create",
     access: globalAdmin,
     body: { kind: "json", schema: z.object({ ...requestBase, name: z.string().min(1) }) },
-    response: z.object({ name: z.string(), created: z.boolean(), context }),
+    response: createdDatabaseResponse,
     handler: async ({ body }) => json({ name: body.name, ...(await createDatabase(body.name)) }),
   }),
 ];

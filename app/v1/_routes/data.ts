@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { parseDuration } from "@/lib/durations";
 import { invalidInput } from "@/server/errors";
-import { json, parseMode, qBool, qString, remoteDialect, route } from "@/server/http/api";
-import { alterColumns, analyzeQuery, countRows, explainQuery, insertRecords, mergeInsert, queryTable, restoreVersion, updateFieldMetadata } from "@/server/table-ops";
+import { json, parseMode, qBool, qString, remoteDialect, route } from "@/server/http/route";
+import { alterColumns, analyzeQuery, countRows, explainQuery, insertRecords, mergeInsert, queryTable, restoreVersion, updateFieldMetadata } from "@/server/tables/table-operations";
 import { queryFields, queryOptions } from "./query-request";
-import { branchField, branchQuery, delimiterQuery, requestBase, versionResponse } from "./common";
+import { branchField, branchQuery, delimiterQuery, requestBase, versionResponse } from "@/lib/contract/common";
 
 
 export const dataRoutes = [

@@ -1,19 +1,10 @@
 import { z } from "zod";
-import { json, pageLimit, pageQuery, qBool, remoteDialect, route } from "@/server/http/api";
-import { createBranch, createTag, deleteBranch, deleteTag, listBranches, listTags, tagVersion, updateTag } from "@/server/table-ops";
-import { createTableVersion, deleteTableVersions, describeTableVersion, listVersions } from "@/server/table-versions";
-import { branchField, branchQuery, context, delimiterQuery, pageToken, requestBase, versionResponse } from "./common";
+import { json, pageLimit, pageQuery, qBool, remoteDialect, route } from "@/server/http/route";
+import { createBranch, createTag, deleteBranch, deleteTag, listBranches, listTags, tagVersion, updateTag } from "@/server/tables/table-operations";
+import { createTableVersion, deleteTableVersions, describeTableVersion, listVersions } from "@/server/tables/versions";
+import { tableVersion, tagMap, tagsPage, versionsResponse } from "@/lib/contract/catalog";
+import { branchField, branchQuery, context, delimiterQuery, pageToken, requestBase, versionResponse } from "@/lib/contract/common";
 
-const tableVersion = z.object({
-  version: z.number().int(),
-  manifest_path: z.string(),
-  manifest_size: z.number().int(),
-  e_tag: z.string(),
-  timestamp_millis: z.number().int(),
-  timestamp: z.string().describe("RFC 3339, for LanceDB's clients"),
-  metadata: z.record(z.string(), z.string()),
-  operation: z.string().nullable().optional(),
-});
 
 const tagBody = { ...requestBase, tag: z.string().min(1), branch: z.string().nullish() };
 
@@ -33,11 +24,7 @@ export const historyRoutes = [
       include_operations: qBool("Quiver: add each version's operation (Append, Overwrite, Update, Project, Restore, ...)"),
     }),
     body: { kind: "json", schema: z.object(requestBase) },
-    response: z.object({
-      versions: z.array(tableVersion),
-      page_token: pageToken,
-      context,
-    }),
+    response: versionsResponse,
     handler: async ({ id, query, catalog }) =>
       json(
         await listVersions(catalog, id, {
@@ -130,15 +117,14 @@ export const historyRoutes = [
     access: { need: "viewer", on: "table" },
     query: z.object({ ...delimiterQuery, ...pageQuery }),
     body: { kind: "json", schema: z.object(requestBase) },
-    response: z.object({
-      tags: z.record(z.string(), z.object({ version: z.number().int(), manifestSize: z.number().int(), branch: z.string().nullable().describe("The branch the tagged version is on; null for main") })),
-      page_token: pageToken,
-      context,
-    }),
+    response: z.union([
+      tagsPage,
+      tagMap.describe("LanceDB's remote client (a path with a trailing slash) reads the bare map of tags"),
+    ]),
     handler: async ({ id, query, catalog, request }) => {
       const page = await listTags(catalog, id, { pageToken: query.page_token, limit: pageLimit(query.limit) });
       // LanceDB's remote client reads the tag list as a bare map of tags, with no other keys.
-      return remoteDialect(request) ? { kind: "json", body: page.tags, bare: true } : json(page);
+      return remoteDialect(request) ? { ...json(page.tags), bare: true } : json(page);
     },
   }),
   route({

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { route, type RouteDef } from "@/server/http/api";
+import { route, type RouteDef } from "@/server/http/route";
 import { openApiDocument } from "@/server/http/openapi";
 import { SERVICE_VERSION } from "@/lib/service";
 import { namespaceRoutes } from "./namespaces";

@@ -2,10 +2,10 @@
 import { z } from "zod";
 import { validateIdentifier } from "@/lib/identifiers";
 import { QuiverError, invalidInput } from "@/server/errors";
-import { json, pageLimit, pageQuery, route } from "@/server/http/api";
-import { pageOf } from "@/server/paging";
-import { addColumns, createIndex, deleteRows, dropColumns, dropIndex, indexStats, listIndices, tableStats, updateRows } from "@/server/table-ops";
-import { branchField, branchQuery, context, delimiterQuery, pageToken, requestBase, versionResponse } from "./common";
+import { json, pageLimit, pageQuery, route } from "@/server/http/route";
+import { pageOf } from "@/server/catalog/paging";
+import { addColumns, createIndex, deleteRows, dropColumns, dropIndex, indexStats, listIndices, tableStats, updateRows } from "@/server/tables/table-operations";
+import { branchField, branchQuery, context, delimiterQuery, pageToken, requestBase, versionResponse } from "@/lib/contract/common";
 
 
 /** CreateTableIndex and CreateTableScalarIndex: one request shape, the second refusing vector index types. */

@@ -1,6 +1,7 @@
 import { z } from "zod";
-import { json, pageLimit, pageQuery, parseMode, qBool, route } from "@/server/http/api";
-import { context, delimiterQuery, pageToken, properties, requestBase } from "./common";
+import { json, pageLimit, pageQuery, parseMode, qBool, route } from "@/server/http/route";
+import { context, delimiterQuery, pageToken, properties, requestBase } from "@/lib/contract/common";
+import { describeNamespaceResponse, entriesResponse, searchResponse } from "@/lib/contract/catalog";
 import { readableTables, visibleNamespaces } from "./visibility";
 
 export const namespaceRoutes = [
@@ -13,7 +14,7 @@ export const namespaceRoutes = [
     access: { need: "admin", on: "parent" },
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object({ ...requestBase, mode: z.string().optional(), properties: properties.nullish() }) },
-    response: z.object({ properties, context }),
+    response: describeNamespaceResponse,
     handler: async ({ id, body, catalog }) => {
       const mode = parseMode(body.mode ?? undefined, ["create", "exist_ok", "overwrite"] as const, "create", "mode");
       return json(await catalog.createNamespace(id, mode, body.properties ?? {}));
@@ -43,7 +44,7 @@ export const namespaceRoutes = [
     access: { need: "visible", on: "namespace" },
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object(requestBase) },
-    response: z.object({ properties, context }),
+    response: describeNamespaceResponse,
     handler: async ({ id, catalog }) => json(await catalog.describeNamespace(id)),
   }),
   route({
@@ -105,11 +106,7 @@ export const namespaceRoutes = [
       kind: z.enum(["namespace", "table"]).default("table").describe("namespace or table"),
       filter: z.string().max(200).default("").describe("Case-insensitive substring of the name"),
     }),
-    response: z.object({
-      entries: z.array(z.object({ name: z.string(), kind: z.string(), declared_only: z.boolean().optional() })),
-      page_token: pageToken,
-      context,
-    }),
+    response: entriesResponse,
     handler: async (ctx) => {
       const { id, query, catalog } = ctx;
       const visible = query.kind === "namespace" ? visibleNamespaces(ctx) : readableTables(ctx);
@@ -125,7 +122,7 @@ export const namespaceRoutes = [
     path: "/v1/search",
     access: { need: "authenticated" },
     query: z.object({ q: z.string().min(1).max(200), limit: z.coerce.number().int().min(1).max(100).default(20) }),
-    response: z.object({ namespaces: z.array(z.array(z.string())), tables: z.array(z.array(z.string())), context }),
+    response: searchResponse,
     handler: async (ctx) => json(await ctx.catalog.search(ctx.query.q, ctx.query.limit, visibleNamespaces(ctx), readableTables(ctx))),
   }),
 ];

@@ -6,8 +6,8 @@
 import { z } from "zod";
 import { config } from "@/server/config";
 import { invalidInput } from "@/server/errors";
-import { ftsQuery } from "@/server/fts-query";
-import type { QueryOptions } from "@/server/table-ops";
+import { ftsQuery } from "@/server/lance/fts-query";
+import type { QueryOptions } from "@/server/tables/table-operations";
 
 const stringQuery = z.object({ query: z.string(), columns: z.array(z.string()).nullish() });
 

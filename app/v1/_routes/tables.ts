@@ -1,13 +1,13 @@
 import { z } from "zod";
 import { formatIdentifier } from "@/lib/identifiers";
 import { QuiverError, invalidInput } from "@/server/errors";
-import { json, pageLimit, pageQuery, parseMode, qBool, qString, remoteDialect, route, type RouteContext } from "@/server/http/api";
-import type { ArrowBody } from "@/server/arrow-ipc";
+import { json, pageLimit, pageQuery, parseMode, qBool, qString, remoteDialect, route, type RouteContext } from "@/server/http/route";
+import type { ArrowBody } from "@/server/lance/arrow-ipc";
 import { vendedStorageOptions } from "@/server/http/vending";
 import { readableTables } from "./visibility";
-import { context, delimiterQuery, pageToken, properties, requestBase } from "./common";
+import { declaredTable, tableDescription } from "@/lib/contract/catalog";
+import { context, delimiterQuery, pageToken, properties, requestBase } from "@/lib/contract/common";
 
-const jsonSchema = z.object({ fields: z.array(z.any()), metadata: z.record(z.string(), z.string()).optional() }).describe("Lance JSON Arrow schema");
 
 const listAll = {
   query: z.object({ ...delimiterQuery, ...pageQuery, include_declared: qBool("Include declared-only tables (default true)") }),
@@ -77,13 +77,7 @@ function declareRoute(operationId: string, path: string, summary: string) {
       kind: "json",
       schema: z.object({ ...requestBase, location: z.string().nullish(), vend_credentials: z.boolean().nullish(), properties: properties.nullish() }),
     },
-    response: z.object({
-      location: z.string(),
-      storage_options: z.record(z.string(), z.string()),
-      properties,
-      managed_versioning: z.boolean(),
-      context,
-    }),
+    response: declaredTable,
     handler: async (ctx) => {
       const { id, body, catalog, access, principal, database } = ctx;
       const result = await catalog.declareTable(id, body.location ?? undefined, body.properties ?? {});
@@ -144,20 +138,7 @@ export const tableRoutes = [
         vend_credentials: z.boolean().nullish(),
       }),
     },
-    response: z.object({
-      table: z.string(),
-      namespace: z.array(z.string()),
-      location: z.string(),
-      table_uri: z.string(),
-      version: z.number().int().optional(),
-      schema: jsonSchema.optional(),
-      properties,
-      is_only_declared: z.boolean(),
-      storage_options: z.record(z.string(), z.string()),
-      managed_versioning: z.boolean(),
-      stats: z.object({ num_fragments: z.number(), num_deleted_rows: z.number(), num_rows: z.number(), total_bytes: z.number(), num_indices: z.number() }).optional(),
-      context,
-    }),
+    response: tableDescription,
     handler: async (ctx) => {
       const { id, body, catalog } = ctx;
       const d = await catalog.describeTable(id, { version: body.version ?? undefined, tag: body.tag ?? undefined, branch: body.branch ?? undefined });

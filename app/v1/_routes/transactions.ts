@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { QuiverError } from "@/server/errors";
-import { route } from "@/server/http/api";
-import { context, delimiterQuery, requestBase } from "./common";
+import { route } from "@/server/http/route";
+import { context, delimiterQuery, requestBase } from "@/lib/contract/common";
 
 /**
  * Every operation of this service finishes before it answers, so none hands out a transaction or job to follow up:

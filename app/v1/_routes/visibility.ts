@@ -1,5 +1,5 @@
-import type { Visible } from "@/server/catalog";
-import type { RouteContext } from "@/server/http/api";
+import type { Visible } from "@/server/catalog/catalog";
+import type { RouteContext } from "@/server/http/route";
 
 type Caller = Pick<RouteContext<unknown, unknown>, "access" | "principal" | "database">;
 

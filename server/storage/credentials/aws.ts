@@ -4,6 +4,7 @@
  * role is assumed with the service's own AWS credentials (the root's options, or the SDK's usual chain: environment,
  * profile, instance or pod role).
  */
+import "server-only";
 import type { STSClient, STSClientConfig } from "@aws-sdk/client-sts";
 import { ConfigError } from "../../config-error";
 import { openDalConfig } from "../cloud-store";

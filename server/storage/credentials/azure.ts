@@ -3,6 +3,7 @@
  * can name a directory (`sr=d`), so it reaches one table; on any other account (Azurite included) the narrowest a
  * SAS can name is the container.
  */
+import "server-only";
 import { createHmac } from "node:crypto";
 import { ConfigError } from "../../config-error";
 import { sharedKeyAuthorization } from "../azure-container";

@@ -3,6 +3,7 @@
  * only the table's prefix (objects below it, and listings of it). Google sets the token's lifetime: that of the
  * service's token, at most an hour, whatever QUIVER_VENDED_CREDENTIALS_TTL says; `expires_at_millis` tells clients.
  */
+import "server-only";
 import type { CredentialAccessBoundary, GoogleAuth } from "google-auth-library";
 import { ConfigError } from "../../config-error";
 import { openDalConfig } from "../cloud-store";

@@ -7,6 +7,7 @@
  * - `container`: an Azure SAS on the whole container, all a flat-namespace account can scope;
  * - `off` (the default): none; clients bring their own credentials for the store.
  */
+import "server-only";
 import { config } from "../../config";
 import { ConfigError } from "../../config-error";
 import { relativeTo, type DataRoot } from "../root";

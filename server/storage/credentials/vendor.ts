@@ -1,4 +1,5 @@
 /** What every cloud's way of vending credentials offers; see index.ts for which one a root uses. */
+import "server-only";
 export type Access = "read" | "write";
 
 export interface ScopedCredentials {

@@ -4,8 +4,9 @@
  * engine cannot honour, is refused by name; an option the remote client always sends is taken when it asks for what
  * the engine does anyway.
  */
+import "server-only";
 import * as lancedb from "@lancedb/lancedb";
-import { invalidInput, unsupported } from "./errors";
+import { invalidInput, unsupported } from "@/server/errors";
 
 export interface IndexOptions {
   distanceType?: string;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { Dictionary, Int32, Int64, Table, tableFromIPC, tableToIPC, Utf8, vectorFromArray } from "apache-arrow";
 import { AppendGroups } from "./append-groups";
-import { received, toIpcFile } from "./arrow-ipc";
-import { KeyedLock } from "./keyed-lock";
+import { received, toIpcFile } from "@/server/lance/arrow-ipc";
+import { KeyedLock } from "@/server/catalog/keyed-lock";
 
 const body = (ids: number[], dictionary = false) =>
   toIpcFile(

@@ -2,22 +2,23 @@
  * The catalog: namespaces and tables of one data root, and every operation on them. No HTTP here; callers pass
  * parsed identifiers and options and get plain values or a QuiverError.
  */
+import "server-only";
 import { nameProblem } from "@/lib/identifiers";
 import { tableFromIPC } from "apache-arrow";
 import { schemaToJson, type JsonSchema } from "@/lib/arrow-schema";
-import { QuiverError, invalidInput, unsupported } from "./errors";
-import { ID_SEPARATOR, Manifest, type CatalogIndex, type TableEntry } from "./manifest";
+import { QuiverError, invalidInput, unsupported } from "@/server/errors";
+import { ID_SEPARATOR, CatalogTable, type CatalogIndex, type TableEntry } from "./catalog-table";
 import { pageOf, type Page } from "./paging";
-import { Datasets, engineCall } from "./storage/datasets";
-import { toIpcFile, ArrowBodyError, type ArrowBody, type ReceivedBody } from "./arrow-ipc";
-import type { NativeTable } from "./lance-native";
+import { Datasets, engineCall } from "@/server/storage/datasets";
+import { toIpcFile, ArrowBodyError, type ArrowBody, type ReceivedBody } from "@/server/lance/arrow-ipc";
+import type { NativeTable } from "@/server/lance/native";
 import { KeyedLock } from "./keyed-lock";
-import { AppendGroups } from "./append-groups";
-import { versionSummary } from "./version-summary";
-import type { ObjectStore } from "./storage/object-store";
-import { relativeTo, type DataRoot } from "./storage/root";
-import { openStore } from "./storage/stores";
-import { isPlainLocation } from "./storage/dataset-locator";
+import { AppendGroups } from "@/server/tables/append-groups";
+import { versionSummary } from "@/server/lance/version-manifest";
+import type { ObjectStore } from "@/server/storage/object-store";
+import { relativeTo, type DataRoot } from "@/server/storage/root";
+import { openStore } from "@/server/storage/stores";
+import { isPlainLocation } from "@/server/storage/dataset-locator";
 
 export type Id = string[];
 
@@ -44,7 +45,7 @@ export function parseArrowBody(body: ReceivedBody): ArrowBody {
 
 export class Catalog {
   readonly datasets: Datasets;
-  readonly manifest: Manifest;
+  readonly catalogTable: CatalogTable;
   readonly store: ObjectStore;
   private readonly locks = new KeyedLock();
   private readonly writes = new KeyedLock();
@@ -54,7 +55,7 @@ export class Catalog {
   constructor(root: DataRoot, storageOptions: Record<string, string>) {
     this.store = openStore(root, storageOptions);
     this.datasets = new Datasets(root, this.store, storageOptions);
-    this.manifest = new Manifest(this.datasets, this.store);
+    this.catalogTable = new CatalogTable(this.datasets, this.store);
   }
 
   async init() {
@@ -62,7 +63,7 @@ export class Catalog {
   }
 
   index(): Promise<CatalogIndex> {
-    return this.manifest.index();
+    return this.catalogTable.index();
   }
 
   location(entry: TableEntry): string {
@@ -88,7 +89,7 @@ export class Catalog {
       if (existing) {
         if (mode === "create") throw new QuiverError("NamespaceAlreadyExists", `Namespace '${objectId}' already exists`);
         if (mode === "exist_ok") return { properties: existing.properties };
-        await this.manifest.setProperties(objectId, properties);
+        await this.catalogTable.setProperties(objectId, properties);
         return { properties };
       }
       const connection = await this.datasets.namespaces();
@@ -130,7 +131,7 @@ export class Catalog {
           `Namespace '${objectId}' is not empty: it holds ${childTables.length} table(s) and ${childNamespaces.length} namespace(s)`,
         );
       }
-      await this.manifest.remove([...childTables.map((t) => t.objectId), ...childNamespaces, objectId]);
+      await this.catalogTable.remove([...childTables.map((t) => t.objectId), ...childNamespaces, objectId]);
       for (const t of childTables) await this.writes.run(t.location, () => this.datasets.remove(t.location));
       // As Lance's directory namespace answers a drop: the namespace is gone, and so are its properties.
       return { properties: null };
@@ -249,7 +250,7 @@ export class Catalog {
    * request catalogued the name first, the location is released so that nothing of this request is left.
    */
   private async catalogueClaimed(objectId: string, location: string, properties: Record<string, string>) {
-    const inserted = await this.manifest.insert({ objectId, objectType: "table", location, properties }).catch(async (err) => {
+    const inserted = await this.catalogTable.insert({ objectId, objectType: "table", location, properties }).catch(async (err) => {
       await this.datasets.release(location);
       throw err;
     });
@@ -289,7 +290,7 @@ export class Catalog {
           return { entry: existing, version: await engineCall("read the version", () => table.version()) };
         }
         const table = await this.datasets.create(existing.location, body, declaredOnly ? "create" : "overwrite");
-        if (Object.keys(properties).length && existing.registered) await this.manifest.setProperties(objectId, properties);
+        if (Object.keys(properties).length && existing.registered) await this.catalogTable.setProperties(objectId, properties);
         return { entry: { ...existing, properties: Object.keys(properties).length ? properties : existing.properties }, version: await table.version() };
       }
       const location = Datasets.locationFor(objectId, id.length > 1);
@@ -316,7 +317,7 @@ export class Catalog {
           ? { objectId: id[0], id, location: `${id[0]}.lance`, properties: {}, registered: true }
           : await this.resolve(id, index);
       return this.writes.run(entry.location, async () => {
-        if (entry.registered) await this.manifest.remove([entry.objectId]);
+        if (entry.registered) await this.catalogTable.remove([entry.objectId]);
         await this.datasets.remove(entry.location);
         return { entry };
       });
@@ -353,8 +354,8 @@ export class Catalog {
       if (!(await this.datasets.hasData(location))) throw invalidInput(`location '${location}' holds no Lance dataset (no committed version under it)`);
       const ownDirectory = id.length === 1 && location === `${id[0]}.lance`;
       if (ownDirectory && index.deregistered.has(objectId)) {
-        await this.manifest.unhideRootTable(objectId, location, properties);
-      } else if (!(await this.manifest.insert({ objectId, objectType: "table", location, properties }))) {
+        await this.catalogTable.unhideRootTable(objectId, location, properties);
+      } else if (!(await this.catalogTable.insert({ objectId, objectType: "table", location, properties }))) {
         throw new QuiverError("TableAlreadyExists", `Table '${objectId}' already exists`);
       }
       // Another name for a deregistered root-level directory leaves that directory hidden from Lance's own listing.
@@ -377,8 +378,8 @@ export class Catalog {
     await this.writes.run(entry.location, async () => {
       await this.datasets.markDeregistered(entry.location);
       // A root-level directory of its own would be listed again as a table: its row becomes the one that hides it.
-      if (entry.id.length === 1 && entry.location === `${entry.objectId}.lance`) await this.manifest.hideRootTable(entry.objectId);
-      else if (entry.registered) await this.manifest.remove([entry.objectId]);
+      if (entry.id.length === 1 && entry.location === `${entry.objectId}.lance`) await this.catalogTable.hideRootTable(entry.objectId);
+      else if (entry.registered) await this.catalogTable.remove([entry.objectId]);
     });
   }
 
@@ -400,8 +401,8 @@ export class Catalog {
         await this.writes.run(entry.location, () => this.datasets.move(entry.location, location));
       }
       if (entry.registered || target.length > 1) {
-        await this.manifest.insert({ objectId: fmt(target), objectType: "table", location, properties: entry.properties });
-        if (entry.registered) await this.manifest.remove([entry.objectId]);
+        await this.catalogTable.insert({ objectId: fmt(target), objectType: "table", location, properties: entry.properties });
+        if (entry.registered) await this.catalogTable.remove([entry.objectId]);
       }
       this.datasets.forget(entry.location);
       return { id: target };

@@ -2,7 +2,8 @@
  * Paging by an opaque "start after" token over sorted keys: a page costs a binary search plus its own items,
  * whatever its position in the listing.
  */
-import { invalidInput } from "./errors";
+import "server-only";
+import { invalidInput } from "@/server/errors";
 
 export interface Page<T> {
   items: T[];
@@ -60,7 +61,7 @@ export async function pageOf(
   const items: string[] = [];
   while (i < keys.length && items.length < limit) {
     const batch = keys.slice(i, i + Math.min(limit - items.length, CONCURRENT_CHECKS));
-    const accepted = await Promise.all(batch.map((key) => accept(key)));
+    const accepted = await Promise.all(batch.map(async (key) => accept(key)));
     items.push(...batch.filter((_, j) => accepted[j]));
     i += batch.length;
   }

@@ -2,12 +2,13 @@
  * Databases: the default one is the data root itself; each other one is a separate data root inside it, under
  * `.quiver/databases/<name>/`. One initialised catalog per database per process.
  */
+import "server-only";
 import { Catalog } from "./catalog";
-import { config } from "./config";
-import { QuiverError, invalidInput } from "./errors";
-import { OutsideRootError } from "./storage/object-store";
-import { childUri, type DataRoot } from "./storage/root";
-import { rootStore } from "./storage/stores";
+import { config } from "@/server/config";
+import { QuiverError, invalidInput } from "@/server/errors";
+import { OutsideRootError } from "@/server/storage/object-store";
+import { childUri, type DataRoot } from "@/server/storage/root";
+import { rootStore } from "@/server/storage/stores";
 
 const DATABASE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const DATABASES = ".quiver/databases/";

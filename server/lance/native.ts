@@ -3,6 +3,7 @@
  * buffers, so request bodies reach the engine without a JavaScript decode, and Quiver never mixes its own
  * apache-arrow classes with the engine's CommonJS copy.
  */
+import "server-only";
 import * as lancedb from "@lancedb/lancedb";
 
 export interface NativeVersion {

@@ -3,7 +3,8 @@
  * file ends with the position of its protobuf `Manifest` (lance's table.proto), which lists the version's
  * fragments; row counts and sizes are summed from them. Manifests never change, so summaries are cached.
  */
-import type { ObjectInfo, ObjectStore } from "./storage/object-store";
+import "server-only";
+import type { ObjectInfo, ObjectStore } from "@/server/storage/object-store";
 
 export interface VersionSummary {
   version: number;

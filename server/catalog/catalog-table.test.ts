@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CatalogIndex } from "./manifest";
+import { CatalogIndex } from "./catalog-table";
 
 const row = (object_id: string, object_type: string, location: string | null = null) => ({ object_id, object_type, location, metadata: null });
 

@@ -3,7 +3,8 @@
  * together and are committed as one version: a burst of small inserts from many clients then costs one Lance commit
  * (a manifest write, and a conflict check against every other writer) instead of one each.
  */
-import { joinIpcFiles, type ArrowBody } from "./arrow-ipc";
+import "server-only";
+import { joinIpcFiles, type ArrowBody } from "@/server/lance/arrow-ipc";
 
 /** Bodies above this size are committed on their own: joining them would copy more than it saves. */
 const JOINED_BODY_LIMIT = 8 * 1024 * 1024;

@@ -3,7 +3,8 @@
  * The engine's JavaScript API leaves out fields of these files that clients of the REST interface read (a tag's
  * branch, a branch's creation time and metadata), so they are read here from the files themselves.
  */
-import type { ObjectStore } from "./object-store";
+import "server-only";
+import type { ObjectStore } from "@/server/storage/object-store";
 
 export interface TagRef {
   branch: string | null;

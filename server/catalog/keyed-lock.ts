@@ -1,4 +1,5 @@
 /** Serializes async work per key within this process (cross-process safety comes from atomic commits). */
+import "server-only";
 export class KeyedLock {
   private readonly tails = new Map<string, Promise<unknown>>();
 

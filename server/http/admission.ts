@@ -4,8 +4,9 @@
  * is turned away at once with "Slow down" rather than queued without bound, so an overload cannot exhaust memory
  * and the server recovers as soon as the load stops.
  */
-import { config } from "./config";
-import { QuiverError } from "./errors";
+import "server-only";
+import { config } from "@/server/config";
+import { QuiverError } from "@/server/errors";
 
 export const slowDown = (reason: string) => new QuiverError("ServiceUnavailable", `the service is busy: ${reason}; retry after a moment`);
 

@@ -4,6 +4,7 @@
  * So a body is only re-framed: its messages are scanned, validated and wrapped with a file footer, and the
  * record data never passes through JavaScript.
  */
+import "server-only";
 import * as flatbuffers from "flatbuffers";
 import { Message as FbMessage } from "apache-arrow/fb/message";
 import { MessageHeader } from "apache-arrow/fb/message-header";

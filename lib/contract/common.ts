@@ -1,4 +1,11 @@
+/**
+ * Schemas every operation of the API shares: the fields any JSON request may carry, the `context` every JSON
+ * object answer carries, paging and branch fields.
+ */
 import { z } from "zod";
+
+/** What a client reads from an answer that its schema describes. */
+export type Answer<S extends z.ZodType> = z.output<S>;
 
 export const properties = z.record(z.string(), z.string()).describe("Business properties kept by the catalog");
 

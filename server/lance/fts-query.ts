@@ -3,8 +3,9 @@
  * boolean, nested as deep as the client likes) as the engine's query object. The shape is checked here, level by
  * level, so that a key the engine would not use or a missing field is a 400 naming its path, never a dropped part.
  */
+import "server-only";
 import * as lancedb from "@lancedb/lancedb";
-import { invalidInput } from "./errors";
+import { invalidInput } from "@/server/errors";
 
 type Json = Record<string, unknown>;
 
@@ -17,7 +18,7 @@ function object(value: unknown, where: string, keys: readonly string[]): Json {
 
 function text(o: Json, key: string, where: string): string {
   if (typeof o[key] !== "string") throw invalidInput(`${where}.${key}: a string is required`);
-  return o[key] as string;
+  return o[key];
 }
 
 function optionalNumber(o: Json, key: string, where: string, integer = false): number | undefined {

@@ -3,16 +3,17 @@
  * branch's directory or of a branch's (`tree/<branch>/`), listed, described, committed from a staged manifest, and
  * deleted, as Lance's directory namespace does without a version store of its own.
  */
-import { QuiverError, invalidInput, unsupported } from "./errors";
-import type { Catalog, Id } from "./catalog";
-import type { TableEntry } from "./manifest";
-import { decodePageToken, encodePageToken } from "./paging";
-import { engineCall, manifestKey } from "./storage/datasets";
-import type { ObjectInfo } from "./storage/object-store";
-import { readTagRefs } from "./storage/refs";
-import { relativeTo } from "./storage/root";
-import { versionOperation } from "./version-operations";
-import { listVersionNumbers, parseManifest, versionSummary } from "./version-summary";
+import "server-only";
+import { QuiverError, invalidInput, unsupported } from "@/server/errors";
+import type { Catalog, Id } from "@/server/catalog/catalog";
+import type { TableEntry } from "@/server/catalog/catalog-table";
+import { decodePageToken, encodePageToken } from "@/server/catalog/paging";
+import { engineCall, manifestKey } from "@/server/storage/datasets";
+import type { ObjectInfo } from "@/server/storage/object-store";
+import { readTagRefs } from "@/server/lance/refs";
+import { relativeTo } from "@/server/storage/root";
+import { versionOperation } from "@/server/lance/version-operations";
+import { listVersionNumbers, parseManifest, versionSummary } from "@/server/lance/version-manifest";
 
 const isMain = (branch?: string) => !branch || branch === "main";
 

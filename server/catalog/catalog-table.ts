@@ -3,11 +3,12 @@
  * sorted in-memory indexes that are rebuilt only when the dataset's version changes, plus root-level `*.lance`
  * directories that other writers made without a manifest row (as Lance's own directory listing finds them).
  */
+import "server-only";
 import { makeData, RecordBatch, Struct, Table, tableFromIPC, tableToIPC, vectorFromArray, type Schema } from "apache-arrow";
-import { engineCall, type Datasets } from "./storage/datasets";
-import type { ObjectStore } from "./storage/object-store";
+import { engineCall, type Datasets } from "@/server/storage/datasets";
+import type { ObjectStore } from "@/server/storage/object-store";
 import { KeyedLock } from "./keyed-lock";
-import type { NativeTable } from "./lance-native";
+import type { NativeTable } from "@/server/lance/native";
 
 export const ID_SEPARATOR = "$";
 /**
@@ -179,7 +180,7 @@ function parseProperties(metadata: string | null): Record<string, string> {
  * Reads and writes `__manifest` rows. The parsed index is cached per dataset version; this process's own commits
  * patch it in place, so a write costs its own row rather than a re-read of the whole catalog.
  */
-export class Manifest {
+export class CatalogTable {
   /** `foreign` is the very list `rootDatasets` answered, which stays the same object until the root changes. */
   private cached?: { version: number; foreign: string[]; index: CatalogIndex };
   private loading?: { version: number; foreign: string[]; index: Promise<CatalogIndex> };
@@ -198,7 +199,7 @@ export class Manifest {
   ) {}
 
   async index(): Promise<CatalogIndex> {
-    const table = await this.datasets.manifest();
+    const table = await this.datasets.catalogTable();
     const [version, foreign] = await Promise.all([table.version(), this.rootDatasets()]);
     if (this.cached && this.cached.version === version) {
       // Only root-level datasets came or went (a root-level create or drop): no need to read the rows again.
@@ -227,7 +228,7 @@ export class Manifest {
       rows = await this.readRows(version);
     } catch (err) {
       // A compaction pruned this version while it was read, since commits have followed it: read the latest instead.
-      const latest = await (await this.datasets.manifest()).version();
+      const latest = await (await this.datasets.catalogTable()).version();
       if (latest === version) throw err;
       version = latest;
       rows = await this.readRows(version);
@@ -255,7 +256,7 @@ export class Manifest {
    */
   private compact() {
     this.compacting ??= this.datasets
-      .manifest()
+      .catalogTable()
       .then((table) => table.optimize(Date.now() - CATALOG_HISTORY_MS))
       .catch((err) => console.error("catalog compaction failed", err))
       .finally(() => (this.compacting = undefined));
@@ -276,7 +277,7 @@ export class Manifest {
 
   /** The rows at exactly one version, so the index built from them can be patched by the commits that follow it. */
   private async readRows(version: number): Promise<ManifestRow[]> {
-    const table = await this.datasets.manifestAt(version);
+    const table = await this.datasets.catalogTableAt(version);
     const query = table.query();
     query.selectColumns(["object_id", "object_type", "location", "metadata"]);
     const batches = await engineCall("read the catalog", async () => {
@@ -287,13 +288,13 @@ export class Manifest {
     });
     const rows: ManifestRow[] = [];
     for (const buffer of batches) {
-      for (const row of tableFromIPC(buffer)) rows.push(row.toJSON() as unknown as ManifestRow);
+      for (const row of tableFromIPC(buffer)) rows.push(row.toJSON());
     }
     return rows;
   }
 
   private async manifestSchema(): Promise<Schema> {
-    this.schema ??= tableFromIPC(await (await this.datasets.manifest()).schema()).schema;
+    this.schema ??= tableFromIPC(await (await this.datasets.catalogTable()).schema()).schema;
     return this.schema;
   }
 
@@ -354,7 +355,7 @@ export class Manifest {
 
   /** Commits one change to `__manifest`, then patches the cache with it, in this process's commit order. */
   private async commit<R extends { version: number }>(write: (table: NativeTable) => Promise<R>, change: (result: R) => (index: CatalogIndex) => void): Promise<R> {
-    const table = await this.datasets.manifest();
+    const table = await this.datasets.catalogTable();
     return this.writing.run("", async () => {
       const result = await engineCall("update the catalog", () => write(table));
       this.patch(result.version, change(result));

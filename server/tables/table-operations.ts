@@ -2,20 +2,21 @@
  * Data, schema and history operations on one table: insert, merge-insert, count, query, alter columns, restore,
  * versions and tags.
  */
+import "server-only";
 import type { Field } from "apache-arrow";
 import type { FullTextQuery } from "@lancedb/lancedb";
 import { normalizeDataType } from "@/lib/arrow-schema";
 import { formatFieldPath, parseFieldPath } from "@/lib/field-path";
-import { QuiverError, fromArrowWriteError, invalidInput, unsupported } from "./errors";
-import { joinIpcFiles, type ArrowBody } from "./arrow-ipc";
-import { engineCall } from "./storage/datasets";
-import { readBranchRefs, readTagRefs } from "./storage/refs";
+import { QuiverError, fromArrowWriteError, invalidInput, unsupported } from "@/server/errors";
+import { joinIpcFiles, type ArrowBody } from "@/server/lance/arrow-ipc";
+import { engineCall } from "@/server/storage/datasets";
+import { readBranchRefs, readTagRefs } from "@/server/lance/refs";
 import { checkWriteSchema } from "./schema-check";
-import { pageOf } from "./paging";
-import type { Catalog, Id, ReadAt } from "./catalog";
-import { compare, type TableEntry } from "./manifest";
-import type { NativeTable, NativeVectorQuery } from "./lance-native";
-import { indexConfig, type IndexOptions } from "./index-config";
+import { pageOf } from "@/server/catalog/paging";
+import type { Catalog, Id, ReadAt } from "@/server/catalog/catalog";
+import { compare, type TableEntry } from "@/server/catalog/catalog-table";
+import type { NativeTable, NativeVectorQuery } from "@/server/lance/native";
+import { indexConfig, type IndexOptions } from "@/server/lance/index-config";
 
 /** A field path from the request; a malformed one is the caller's error, named by `where`. */
 function requestedFieldPath(path: string, where: string): string[] {

@@ -2,8 +2,9 @@
  * What operation made a version. The engine's version list does not say, but each manifest names its transaction
  * file, and the transaction's protobuf carries the operation as a field number (lance's transaction.proto).
  */
-import type { ObjectStore } from "./storage/object-store";
-import { fields } from "./version-summary";
+import "server-only";
+import type { ObjectStore } from "@/server/storage/object-store";
+import { fields } from "./version-manifest";
 
 const OPERATIONS: Record<number, string> = {
   100: "Append",

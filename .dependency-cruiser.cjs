@@ -1,0 +1,52 @@
+/**
+ * The folder boundaries of ARCHITECTURE.md, checked by `npm run lint`: the console's code never reaches server
+ * code, shared code reaches nothing above it, and the server never renders React.
+ */
+const NODE_MODULES = "^node_modules/";
+module.exports = {
+  forbidden: [
+    {
+      name: "components-use-lib-only",
+      comment: "Console components build on lib/ (the typed client, queries, shared helpers), never on routes or server code.",
+      severity: "error",
+      from: { path: "^components/" },
+      to: { path: "^(app|server)/" },
+    },
+    {
+      name: "lib-uses-nothing-above-it",
+      comment: "lib/ is shared by the browser and the server: it imports neither.",
+      severity: "error",
+      from: { path: "^lib/" },
+      to: { path: "^(app|server|components)/" },
+    },
+    {
+      name: "server-never-imports-react",
+      comment: "The server answers data; pages and components render it.",
+      severity: "error",
+      from: { path: "^server/" },
+      to: { path: ["^(app|components)/", `${NODE_MODULES}(react|react-dom|@tanstack/react-query)/`] },
+    },
+    {
+      name: "no-circular",
+      comment: "A cycle between modules makes both load-order dependent and hard to change alone.",
+      severity: "error",
+      from: { path: "^(app|server|lib|components)/" },
+      to: { circular: true },
+    },
+  ],
+  required: [
+    {
+      name: "server-modules-are-server-only",
+      severity: "error",
+      comment: "A server module imported by browser code must fail the build, not ship: each one imports server-only.",
+      module: { path: "^server/", pathNot: "\\.test\\.ts$" },
+      to: { path: `${NODE_MODULES}server-only/` },
+    },
+  ],
+  options: {
+    doNotFollow: { path: NODE_MODULES },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    exclude: { path: "^(\\.next|scratch)/" },
+  },
+};

@@ -1,0 +1,78 @@
+/**
+ * The catalog operations' answers the console reads: namespace listings and search, a table's description, its
+ * versions and tags, and declared tables. Route handlers are held to these schemas by the type checker, the OpenAPI
+ * document publishes them, and the console's types are read from them.
+ */
+import { z } from "zod";
+import type { JsonField } from "../arrow-schema";
+import { context, pageToken, properties, versionResponse } from "./common";
+
+const jsonField: z.ZodType<JsonField> = z.lazy(() =>
+  z.object({
+    name: z.string(),
+    type: z.object({ type: z.string(), fields: z.array(jsonField).optional(), length: z.number().int().optional() }),
+    nullable: z.boolean(),
+    metadata: z.record(z.string(), z.string()).optional(),
+  }),
+);
+export const jsonArrowSchema = z
+  .object({ fields: z.array(jsonField), metadata: z.record(z.string(), z.string()).optional() })
+  .describe("Lance JSON Arrow schema");
+
+export const catalogEntry = z.object({
+  name: z.string(),
+  kind: z.enum(["namespace", "table"]),
+  declared_only: z.boolean().optional().describe("Tables only: declared, with no data written yet"),
+});
+export const entriesResponse = z.object({ entries: z.array(catalogEntry), page_token: pageToken, context });
+export const searchResponse = z.object({ namespaces: z.array(z.array(z.string())), tables: z.array(z.array(z.string())), context });
+export const describeNamespaceResponse = z.object({ properties, context });
+
+export const tableStats = z.object({ num_fragments: z.number(), num_deleted_rows: z.number(), num_rows: z.number(), total_bytes: z.number(), num_indices: z.number() });
+export const tableDescription = z.object({
+  table: z.string(),
+  namespace: z.array(z.string()),
+  location: z.string(),
+  table_uri: z.string(),
+  version: z.number().int().optional(),
+  schema: jsonArrowSchema.optional(),
+  properties,
+  is_only_declared: z.boolean(),
+  storage_options: z.record(z.string(), z.string()),
+  managed_versioning: z.boolean(),
+  stats: tableStats.optional(),
+  context,
+});
+
+export const declaredTable = z.object({
+  location: z.string(),
+  storage_options: z.record(z.string(), z.string()),
+  properties,
+  managed_versioning: z.boolean(),
+  context,
+});
+
+export const tableVersion = z.object({
+  version: z.number().int(),
+  manifest_path: z.string(),
+  manifest_size: z.number().int(),
+  e_tag: z.string(),
+  timestamp_millis: z.number().int(),
+  timestamp: z.string().describe("RFC 3339, for LanceDB's clients"),
+  metadata: z.record(z.string(), z.string()),
+  operation: z.string().nullable().optional(),
+});
+export const versionsResponse = z.object({ versions: z.array(tableVersion), page_token: pageToken, context });
+
+export const tagMap = z.record(
+  z.string(),
+  z.object({ version: z.number().int(), manifestSize: z.number().int(), branch: z.string().nullable().describe("The branch the tagged version is on; null for main") }),
+);
+export const tagsPage = z.object({ tags: tagMap, page_token: pageToken, context });
+
+/** The answer of a call whose result is a table version: the commit it made, or the version a tag names. */
+export const versionAnswer = z.object(versionResponse);
+
+export type CatalogEntry = z.output<typeof catalogEntry>;
+export type TableDescription = z.output<typeof tableDescription>;
+export type TableVersion = z.output<typeof tableVersion>;

@@ -1,0 +1,218 @@
+/**
+ * The one dispatcher of the API: matches a request to its route, reads who is calling, checks their role, parses
+ * and validates the inputs (refusing fields the route does not take), runs the handler under admission control and
+ * the request timeout, answers, and records mutating and refused calls in the audit log.
+ */
+import "server-only";
+import { randomUUID } from "node:crypto";
+import type { z } from "zod";
+import { DEFAULT_DELIMITER, formatIdentifier, IdentifierError, parseIdentifier, sameIdentifier, validateIdentifier } from "@/lib/identifiers";
+import { QuiverError, invalidInput } from "../errors";
+import { parseArrowBody } from "@/server/catalog/catalog";
+import { FILE_ROOM } from "@/server/lance/arrow-ipc";
+import { config } from "../config";
+import { heavyRequests } from "./admission";
+import { PhaseTimer } from "./phase-timer";
+import { catalogFor, checkDatabaseName, DEFAULT_DATABASE } from "@/server/catalog/databases";
+import { access } from "../auth/access";
+import { describePrincipal, roleRank, type Principal } from "../auth/model";
+import { credentialsOf } from "./authenticate";
+import { unknownFields } from "./unknown-fields";
+import { refusedOperation } from "./refused-operations";
+import { discardBody, readBody, readJsonBody, requestDeadline } from "./request-body";
+import { errorResponse, reply } from "./responses";
+import { findRoute } from "./router";
+import type { JsonBody, RouteDef } from "./route";
+
+function queryObject(url: URL): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const key of new Set(url.searchParams.keys())) {
+    const values = url.searchParams.getAll(key);
+    out[key] = values.length === 1 ? values[0] : values;
+  }
+  return out;
+}
+
+/** Query parameters the route does not take; `delimiter` is every route's. */
+function unknownQueryParameters(route: RouteDef, rawQuery: Record<string, unknown>): string[] {
+  const rest = Object.fromEntries(Object.entries(rawQuery).filter(([name]) => name !== "delimiter"));
+  if (!route.query) return Object.keys(rest).map((name) => `query.${name}`);
+  return unknownFields(route.query, rest, "query");
+}
+
+/** A field the service would not act on is refused by name, never dropped: the client would not know it was ignored. */
+function refuseUnknown(paths: string[]) {
+  if (paths.length === 0) return;
+  const shown = paths.slice(0, 5).join(", ") + (paths.length > 5 ? ` and ${paths.length - 5} more` : "");
+  throw invalidInput(`${shown}: not ${paths.length === 1 ? "a field" : "fields"} this operation takes; refused rather than ignored`);
+}
+
+function zodMessage(error: z.ZodError, where: string): string {
+  return error.issues
+    .slice(0, 5)
+    .map((i) => `${where}${i.path.length ? `.${i.path.join(".")}` : ""}: ${i.message}`)
+    .join("; ");
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+function parseId(params: Record<string, string>, delimiter: string): string[] {
+  try {
+    if (params.id !== undefined) return parseIdentifier(params.id, delimiter);
+    if (params.table_name !== undefined) return parseIdentifier(params.table_name, delimiter);
+    return [];
+  } catch (err) {
+    if (err instanceof IdentifierError) throw invalidInput(err.message);
+    throw err;
+  }
+}
+
+async function authorize(route: RouteDef, principal: Principal, database: string, id: string[]) {
+  const auth = access();
+  const { need, on } = route.access;
+  if (need === "authenticated") return;
+  if (need === "global-admin") {
+    if (!(await auth.isGlobalAdmin(principal))) throw new QuiverError("PermissionDenied", `${route.operationId} needs an administrator of the whole service`);
+    return;
+  }
+  const target = on === "parent" ? id.slice(0, -1) : id;
+  const what = `${on === "table" ? "table" : "namespace"} '${target.length ? target.join("$") : "(root)"}' of database '${database}'`;
+  if (need === "visible") {
+    if (!(await auth.canSeeNamespace(principal, database, target))) throw new QuiverError("PermissionDenied", `no access to ${what}`);
+    return;
+  }
+  const role = await auth.roleOn(principal, database, target);
+  if (roleRank(role) < roleRank(need)) {
+    throw new QuiverError("PermissionDenied", `${route.operationId} needs the ${need} role on ${what}${role ? `; the caller is ${role}` : ""}`);
+  }
+}
+
+/** Mutating calls are audited whatever their outcome; every refused call is audited too. */
+const mutating = (route: RouteDef) => ["editor", "admin", "global-admin"].includes(route.access.need) && !route.methods.includes("GET");
+
+/**
+ * A call that changes nothing answers 503 when it outruns the request timeout. A write is left to finish: its
+ * answer must say whether it happened.
+ */
+function withinTimeout<T>(route: RouteDef, work: Promise<T>): Promise<T> {
+  if (mutating(route)) return work;
+  const late = requestDeadline(() => new QuiverError("ServiceUnavailable", `${route.operationId} did not finish within ${config.requestTimeoutMs} ms`));
+  return Promise.race([work, late.expired]).finally(late.clear);
+}
+
+export async function dispatch(routes: RouteDef[], request: Request): Promise<Response> {
+  const url = new URL(request.url);
+  const given = request.headers.get("x-request-id");
+  const requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
+  const database = request.headers.get("x-quiver-database") || request.headers.get("x-lancedb-database") || DEFAULT_DATABASE;
+  let principal: Principal | null = null;
+  let matched: RouteDef | null = null;
+  let target: string | null = null;
+  let errorCode: number | null = null;
+  let response: Response;
+  const releases: Array<() => void> = [];
+  const timing = new PhaseTimer();
+  try {
+    const found = findRoute(routes, request.method, url.pathname);
+    if (!found) {
+      const refused = refusedOperation(url.pathname);
+      if (refused) throw new QuiverError("Unsupported", `${refused.operationId} is not supported by this service: ${refused.reason}`);
+      const action = /^\/v1\/table\/[^/]+\/(.+?)\/?$/.exec(url.pathname)?.[1];
+      if (action) throw new QuiverError("Unsupported", `table operation '${action}' is not supported by this service`);
+      throw new QuiverError("Unsupported", `no API operation at ${url.pathname}`, { status: 404 });
+    }
+    if ("allowed" in found) {
+      throw new QuiverError("Unsupported", `${request.method} is not allowed on ${url.pathname}; use ${[...new Set(found.allowed)].join(" or ")}`, {
+        status: 405,
+      });
+    }
+    const { route, params } = found;
+    matched = route;
+    const rawQuery = queryObject(url);
+    const delimiterRaw = rawQuery.delimiter;
+    if (Array.isArray(delimiterRaw)) throw invalidInput("delimiter is given more than once");
+    const delimiter = delimiterRaw ?? DEFAULT_DELIMITER;
+
+    let json: Awaited<ReturnType<typeof readJsonBody>> | undefined;
+    if (route.body?.kind === "json") json = await timing.time("body", readJsonBody(request));
+    const identity = json && "value" in json ? (json.value.identity as { api_key?: string; auth_token?: string } | null | undefined) : undefined;
+    const credentials = await credentialsOf(request, { apiKeyHeaderOnly: route.access.apiKeyHeaderOnly === true, identity });
+    if ("missing" in credentials) throw new QuiverError("Unauthenticated", credentials.missing);
+    if ("refused" in credentials) throw new QuiverError("Unauthenticated", credentials.refused);
+    if ("forbidden" in credentials) throw new QuiverError("PermissionDenied", credentials.forbidden);
+    principal = credentials.principal;
+
+    checkDatabaseName(database);
+    const keyDatabase = access().keyDatabase(principal);
+    if (keyDatabase !== null && keyDatabase !== database) {
+      throw new QuiverError("PermissionDenied", `this API key is limited to database '${keyDatabase}'`);
+    }
+    const id = parseId(params, delimiter);
+    target = id.length ? formatIdentifier(id, "$") : null;
+    await authorize(route, principal, database, id);
+    const catalog = await catalogFor(database);
+    timing.mark("auth");
+    if (route.heavy || route.body?.kind === "arrow") releases.push(await timing.time("queue", heavyRequests.enter()));
+
+    refuseUnknown(unknownQueryParameters(route, rawQuery));
+    let query: unknown = {};
+    if (route.query) {
+      const parsed = route.query.safeParse(rawQuery);
+      if (!parsed.success) throw invalidInput(zodMessage(parsed.error, "query"));
+      query = parsed.data;
+    }
+    let body: unknown = undefined;
+    if (json) {
+      if ("error" in json) throw json.error;
+      refuseUnknown(unknownFields((route.body as JsonBody).schema, json.value, "body"));
+      const parsed = (route.body as JsonBody).schema.safeParse(json.value);
+      if (!parsed.success) throw invalidInput(zodMessage(parsed.error, "body"));
+      body = parsed.data;
+      const bodyId = (body as { id?: unknown }).id;
+      if (bodyId !== undefined && bodyId !== null && (params.id !== undefined || params.table_name !== undefined)) {
+        let parts: string[];
+        try {
+          parts = validateIdentifier(bodyId);
+        } catch (err) {
+          throw invalidInput(`body.id: ${(err as Error).message}`);
+        }
+        if (!sameIdentifier(parts, id)) throw invalidInput("the id in the body does not match the id in the path");
+      }
+    } else if (route.body?.kind === "arrow") {
+      const held = await timing.time("body", readBody(request, config.maxArrowBodyBytes, true, FILE_ROOM));
+      releases.push(held.release);
+      body = parseArrowBody(held.body);
+    }
+    const work = route.handler({ request, requestId, principal, database, catalog, access: access(), id, params, delimiter, query, body });
+    // The work owns the admission from here: it is given back when the work ends, even if a timeout answered first.
+    const owned = releases.splice(0);
+    const done = work.finally(() => owned.forEach((release) => release()));
+    const result = await timing.time("work", withinTimeout(route, done));
+    response = reply(result, requestId);
+  } catch (err) {
+    errorCode = err instanceof QuiverError ? err.code : 18;
+    if (err instanceof QuiverError && err.status === 503) await discardBody(request);
+    response = errorResponse(err, url.pathname, requestId);
+  }
+  releases.splice(0).forEach((release) => release());
+  if (matched && (mutating(matched) || response.status === 401 || response.status === 403)) {
+    await access()
+      .audit.record({
+        time: new Date().toISOString(),
+        requestId,
+        principal: principal ? describePrincipal(principal) : null,
+        action: matched.operationId,
+        method: request.method,
+        path: url.pathname,
+        database,
+        target,
+        status: response.status,
+        code: errorCode,
+        outcome: response.status < 400 ? "ok" : response.status === 401 || response.status === 403 ? "refused" : "failed",
+      })
+      .catch((err) => console.error(`[${requestId}] audit log write failed`, err));
+  }
+  // Only a caller who proved who they are learns how long each phase took.
+  if (principal) response.headers.set("server-timing", timing.header());
+  return response;
+}

@@ -1,0 +1,170 @@
+/**
+ * What a route of the API is: its operation, path, inputs, who may call it, its answer, and the handler that
+ * makes the answer. The query parameter types every route shares are here too.
+ */
+import "server-only";
+import { z } from "zod";
+import type { Catalog } from "@/server/catalog/catalog";
+import type { ArrowBody } from "@/server/lance/arrow-ipc";
+import { invalidInput } from "../errors";
+import { config } from "../config";
+import type { Access } from "../auth/access";
+import type { Principal, Role } from "../auth/model";
+
+export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+export type JsonBody = { kind: "json"; schema: z.ZodType };
+export type ArrowBodySpec = { kind: "arrow" };
+
+export interface JsonReply<T = unknown> {
+  kind: "json";
+  body: T;
+  status?: number;
+  /** Answered as it is, without the `context` entries every other JSON object answer carries. */
+  bare?: boolean;
+}
+export interface ArrowFileReply {
+  kind: "arrow-file";
+  body: Buffer;
+}
+export interface IntegerReply {
+  kind: "integer";
+  value: number;
+}
+export type Reply = JsonReply | ArrowFileReply | IntegerReply;
+
+/** The special answers a route can declare instead of a JSON schema. */
+export type ResponseForm = "arrow-file" | "integer" | "empty";
+export type ResponseSpec = z.ZodType | ResponseForm;
+
+/** The body a JSON answer's schema describes, less the `context` the dispatcher adds to every object answer. */
+type Answered<T> = T extends readonly unknown[] ? T : T extends object ? Omit<T, "context"> : T;
+
+/**
+ * What a handler must answer for a route that declares `RS`: so the type checker holds every handler to the
+ * response schema the OpenAPI document publishes and the console's types are derived from.
+ */
+export type ReplyFor<RS extends ResponseSpec> = RS extends "arrow-file"
+  ? ArrowFileReply
+  : RS extends "integer"
+    ? IntegerReply
+    : RS extends "empty"
+      ? JsonReply<Record<string, never>>
+      : RS extends z.ZodType
+        ? JsonReply<Answered<z.input<RS>>>
+        : never;
+
+export interface RouteContext<Q, B> {
+  request: Request;
+  requestId: string;
+  principal: Principal;
+  database: string;
+  /** The catalog of the request's database. */
+  catalog: Catalog;
+  access: Access;
+  /** The parsed `{id}` (namespace or table identifier), when the route has one. */
+  id: string[];
+  /** Other path parameters, percent-decoded. */
+  params: Record<string, string>;
+  delimiter: string;
+  query: Q;
+  body: B;
+}
+
+export interface RouteDef<
+  QS extends z.ZodType = z.ZodType,
+  BS extends JsonBody | ArrowBodySpec | undefined = JsonBody | ArrowBodySpec | undefined,
+  RS extends ResponseSpec = ResponseSpec,
+> {
+  operationId: string;
+  summary: string;
+  group: string;
+  methods: Method[];
+  path: string;
+  query?: QS;
+  body?: BS;
+  /**
+   * Who may call: a role on the table or namespace the path names (or its parent), only being able to see the
+   * namespace (listings then filter what they show), any signed-in caller, or a global admin.
+   */
+  access: {
+    need: Role | "visible" | "authenticated" | "global-admin";
+    on?: "table" | "namespace" | "parent";
+    /** Enterprise endpoints accept only the x-api-key header. */
+    apiKeyHeaderOnly?: boolean;
+  };
+  /** Runs under admission control (Arrow bodies always do): queries, rewrites, index builds. */
+  heavy?: boolean;
+  /** JSON schema of a successful response, or the special forms. */
+  response: RS;
+  handler: (
+    ctx: RouteContext<z.output<QS>, BS extends JsonBody ? z.output<BS["schema"]> : BS extends ArrowBodySpec ? ArrowBody : undefined>,
+  ) => Promise<ReplyFor<RS>>;
+}
+
+export function route<QS extends z.ZodType, BS extends JsonBody | ArrowBodySpec | undefined, RS extends ResponseSpec>(def: RouteDef<QS, BS, RS>): RouteDef {
+  return def;
+}
+
+export const json = <T>(body: T, status?: number): JsonReply<T> => ({ kind: "json", body, status });
+
+/**
+ * LanceDB's remote client (the enterprise dialect) calls paths with a trailing slash, and a few of its expectations
+ * differ from the Lance Namespace spec: a duplicate create is a 400, the tag list is a bare map.
+ */
+export const remoteDialect = (request: Request) => new URL(request.url).pathname.endsWith("/");
+
+// ---------------------------------------------------------------- query parameter types
+
+const truthy = new Set(["true", "1", "yes", "on", ""]);
+const falsy = new Set(["false", "0", "no", "off"]);
+
+export const qBool = (description: string) =>
+  z
+    .string()
+    .optional()
+    .describe(description)
+    .transform((v, ctx) => {
+      if (v === undefined) return undefined;
+      const lower = v.toLowerCase();
+      if (truthy.has(lower)) return true;
+      if (falsy.has(lower)) return false;
+      ctx.addIssue({ code: "custom", message: `'${v}' is not a boolean (use true or false)` });
+      return z.NEVER;
+    });
+
+export const qInt = (description: string, min = 0) =>
+  z
+    .string()
+    .optional()
+    .describe(description)
+    .transform((v, ctx) => {
+      if (v === undefined || v === "") return undefined;
+      if (!/^-?\d+$/.test(v) || !Number.isSafeInteger(Number(v)) || Number(v) < min) {
+        ctx.addIssue({ code: "custom", message: `'${v}' is not an integer of at least ${min}` });
+        return z.NEVER;
+      }
+      return Number(v);
+    });
+
+export const qString = (description: string) => z.string().optional().describe(description);
+
+export const pageQuery = {
+  page_token: qString("Token from the previous response's page_token"),
+  limit: qInt("Inclusive upper bound on the number of items returned", 1),
+};
+
+/** Mode strings are case-insensitive and accept PascalCase or snake_case. */
+export function parseMode<T extends string>(value: string | undefined, allowed: readonly T[], fallback: T, what: string): T {
+  if (value === undefined || value === "") return fallback;
+  const normalized = value.replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase();
+  const found = allowed.find((a) => a === normalized);
+  if (!found) throw invalidInput(`${what} '${value}' is not one of ${allowed.join(", ")}`);
+  return found;
+}
+
+export function pageLimit(limit: number | undefined): number {
+  if (limit === undefined) return config.maxPageSize;
+  if (limit > config.maxPageSize) throw invalidInput(`limit ${limit} is above the maximum page size ${config.maxPageSize}`);
+  return limit;
+}
