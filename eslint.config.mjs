@@ -4,7 +4,19 @@ import reactHooks from "eslint-plugin-react-hooks";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: [".next/**", "node_modules/**", "data/**", "next-env.d.ts", "test-results/**", "playwright-report/**", "bench/results/**", "bench/.build/**", "scratch/**"] },
+  {
+    ignores: [
+      ".next/**",
+      "node_modules/**",
+      "data/**",
+      "next-env.d.ts",
+      "test-results/**",
+      "playwright-report/**",
+      "bench/results/**",
+      "bench/.build/**",
+      "scratch/**",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   reactHooks.configs.flat.recommended,
@@ -26,8 +38,15 @@ export default tseslint.config(
   {
     languageOptions: {
       globals: {
-        process: "readonly", console: "readonly", Buffer: "readonly", URL: "readonly", fetch: "readonly",
-        setTimeout: "readonly", setInterval: "readonly", clearInterval: "readonly", clearTimeout: "readonly",
+        process: "readonly",
+        console: "readonly",
+        Buffer: "readonly",
+        URL: "readonly",
+        fetch: "readonly",
+        setTimeout: "readonly",
+        setInterval: "readonly",
+        clearInterval: "readonly",
+        clearTimeout: "readonly",
       },
     },
     rules: {
@@ -51,5 +70,9 @@ export default tseslint.config(
       ],
     },
   },
-  { files: ["**/*.cjs", "next.config.js"], rules: { "@typescript-eslint/no-require-imports": "off" }, languageOptions: { globals: { module: "writable", require: "readonly" } } },
+  {
+    files: ["**/*.cjs", "next.config.js"],
+    rules: { "@typescript-eslint/no-require-imports": "off" },
+    languageOptions: { globals: { module: "writable", require: "readonly" } },
+  },
 );

@@ -14,7 +14,8 @@ export async function register() {
   try {
     await start();
   } catch (err) {
-    const line = err instanceof Error && err.name === "ConfigError" ? err.message : `cannot start: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`;
+    const line =
+      err instanceof Error && err.name === "ConfigError" ? err.message : `cannot start: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`;
     console.error(`quiver: ${line}`);
     process.exit(1);
   }

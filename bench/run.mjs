@@ -38,15 +38,23 @@ function record(caseName, metric, unit, quiver, baseline, target) {
   if (target) row.target = target;
   results.push(row);
   const b = row.baseline ? `  baseline ${fmt(row.baseline.median)} ${unit}  ratio ${row.ratio.toFixed(2)}` : "";
-  console.log(`  ${caseName} / ${metric}: ${fmt(row.quiver.median)} ${unit} (${fmt(row.quiver.min)}-${fmt(row.quiver.max)})${b}${target ? `  target ${target}` : ""}`);
+  console.log(
+    `  ${caseName} / ${metric}: ${fmt(row.quiver.median)} ${unit} (${fmt(row.quiver.min)}-${fmt(row.quiver.max)})${b}${target ? `  target ${target}` : ""}`,
+  );
 }
 
 function rowsTable(from, count, arrow = { Table, vectorFromArray, Int64, Float64, Utf8 }) {
   const ids = Array.from({ length: count }, (_, i) => BigInt(from + i));
   return new arrow.Table({
     id: arrow.vectorFromArray(ids, new arrow.Int64()),
-    x: arrow.vectorFromArray(Float64Array.from({ length: count }, (_, i) => (from + i) * 0.5), new arrow.Float64()),
-    s: arrow.vectorFromArray(Array.from({ length: count }, (_, i) => `s${String(from + i).padStart(15, "0")}`), new arrow.Utf8()),
+    x: arrow.vectorFromArray(
+      Float64Array.from({ length: count }, (_, i) => (from + i) * 0.5),
+      new arrow.Float64(),
+    ),
+    s: arrow.vectorFromArray(
+      Array.from({ length: count }, (_, i) => `s${String(from + i).padStart(15, "0")}`),
+      new arrow.Utf8(),
+    ),
   });
 }
 
@@ -93,7 +101,13 @@ const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
 /** `Server-Timing: body;dur=1.2, work;dur=3.4` as `{ body: 1.2, work: 3.4 }`. */
 function serverTiming(header = "") {
-  return Object.fromEntries(header.split(",").map((part) => /^\s*([\w-]+);dur=([\d.]+)/.exec(part)).filter(Boolean).map((m) => [m[1], Number(m[2])]));
+  return Object.fromEntries(
+    header
+      .split(",")
+      .map((part) => /^\s*([\w-]+);dur=([\d.]+)/.exec(part))
+      .filter(Boolean)
+      .map((m) => [m[1], Number(m[2])]),
+  );
 }
 
 /**
@@ -138,9 +152,22 @@ async function remoteClientInsertBody(base, table) {
 
 /** Azurite, in memory, with the development account; its storage options for Quiver and the engine alike. */
 async function startAzurite(port) {
-  const child = spawn("node_modules/.bin/azurite-blob", ["--blobHost", "127.0.0.1", "--blobPort", String(port), "--inMemoryPersistence", "--disableTelemetry", "--silent", "--skipApiVersionCheck", "--loose"], { stdio: "ignore" });
+  const child = spawn(
+    "node_modules/.bin/azurite-blob",
+    ["--blobHost", "127.0.0.1", "--blobPort", String(port), "--inMemoryPersistence", "--disableTelemetry", "--silent", "--skipApiVersionCheck", "--loose"],
+    { stdio: "ignore" },
+  );
   const endpoint = `http://127.0.0.1:${port}/devstoreaccount1`;
-  for (let i = 0; i < 300 && !(await fetch(`${endpoint}?comp=list`).then(() => true, () => false)); i++) await new Promise((r) => setTimeout(r, 100));
+  for (
+    let i = 0;
+    i < 300 &&
+    !(await fetch(`${endpoint}?comp=list`).then(
+      () => true,
+      () => false,
+    ));
+    i++
+  )
+    await new Promise((r) => setTimeout(r, 100));
   const storageOptions = {
     azure_storage_account_name: "devstoreaccount1",
     azure_storage_account_key: "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==",
@@ -167,7 +194,13 @@ async function startQuiver(root, port, storageOptions) {
   child.stderr.on("data", (d) => (log += d));
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 300; i++) {
-    if ((await fetch(`${base}/v1/table`).then((r) => r.status, () => 0)) === 401) return { child, base, log: () => log };
+    if (
+      (await fetch(`${base}/v1/table`).then(
+        (r) => r.status,
+        () => 0,
+      )) === 401
+    )
+      return { child, base, log: () => log };
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`server did not start:\n${log}`);
@@ -215,9 +248,11 @@ async function withRss(rss, work) {
 
 async function pool(count, clients, work) {
   let next = 0;
-  await Promise.all(Array.from({ length: clients }, async () => {
-    for (let i = next++; i < count; i = next++) await work(i);
-  }));
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      for (let i = next++; i < count; i = next++) await work(i);
+    }),
+  );
 }
 
 // ---------------------------------------------------------------- main
@@ -247,9 +282,18 @@ try {
     const body = streamOf(0, 1_000_000);
     const engineTable = rowsTable(0, 1_000_000, arrowCjs);
     const lz4 = await remoteClientInsertBody(base, engineTable);
-    console.log(`  (the LanceDB client's LZ4 body: ${(lz4.body.length / 2 ** 20).toFixed(1)} MiB, against ${(body.length / 2 ** 20).toFixed(1)} MiB uncompressed)`);
+    console.log(
+      `  (the LanceDB client's LZ4 body: ${(lz4.body.length / 2 ** 20).toFixed(1)} MiB, against ${(body.length / 2 ** 20).toFixed(1)} MiB uncompressed)`,
+    );
     const engineFile = Buffer.from(arrowCjs.tableToIPC(engineTable, "file"));
-    const quiverMs = [], lz4Ms = [], remoteMs = [], engineMs = [], rss = [], engineRss = [], bodyMs = [], workMs = [];
+    const quiverMs = [],
+      lz4Ms = [],
+      remoteMs = [],
+      engineMs = [],
+      rss = [],
+      engineRss = [],
+      bodyMs = [],
+      workMs = [];
     for (let run = 0; run <= RUNS; run++) {
       await api(base, `/v1/table/ins${run}/create`, { body: streamOf(0, 1) });
       await api(base, `/v1/table/lzb${run}/create`, { body: streamOf(0, 1) });
@@ -258,7 +302,11 @@ try {
       const e = await engine.createTable(`ins${run}`, rowsTable(0, 1, arrowCjs));
       settle();
       let phases;
-      const q = await withRss(() => processTreeRss(quiver.child.pid), () => api(base, `/v1/table/ins${run}/insert`, { body, headers: { "content-type": "application/vnd.apache.arrow.stream" }, phases: (p) => (phases = p) }));
+      const q = await withRss(
+        () => processTreeRss(quiver.child.pid),
+        () =>
+          api(base, `/v1/table/ins${run}/insert`, { body, headers: { "content-type": "application/vnd.apache.arrow.stream" }, phases: (p) => (phases = p) }),
+      );
       settle();
       const b0 = performance.now();
       await api(base, `/v1/table/lzb${run}/insert`, { body: lz4.body, headers: { "content-type": lz4.type } });
@@ -274,7 +322,10 @@ try {
       // The engine's own memory for the same write: its native add of the IPC bytes, in this process.
       const native = (await engine.createTable(`rss${run}`, rowsTable(0, 1, arrowCjs))).inner;
       settle();
-      const own = await withRss(() => process.memoryUsage.rss(), () => native.add(engineFile, "append"));
+      const own = await withRss(
+        () => process.memoryUsage.rss(),
+        () => native.add(engineFile, "append"),
+      );
       if (run === 0) continue;
       quiverMs.push(q.ms);
       rss.push(q.growth / body.length);
@@ -288,7 +339,13 @@ try {
     record("insert 1M", "wall time, uncompressed stream", "ms", quiverMs, engineMs, "≤ 1.25× engine");
     record("insert 1M", "wall time, LZ4 stream (the LanceDB client's bytes)", "ms", lz4Ms, engineMs, "≤ 1.25× engine");
     record("insert 1M", "wall time, LanceDB remote client end to end (its LZ4 encoding included)", "ms", remoteMs, engineMs);
-    record("insert 1M", "rows/s, uncompressed", "rows/s", quiverMs.map((m) => 1e9 / m), engineMs.map((m) => 1e9 / m));
+    record(
+      "insert 1M",
+      "rows/s, uncompressed",
+      "rows/s",
+      quiverMs.map((m) => 1e9 / m),
+      engineMs.map((m) => 1e9 / m),
+    );
     record("insert 1M", "server: reading the body (Server-Timing)", "ms", bodyMs, null);
     record("insert 1M", "server: catalog and engine work (Server-Timing)", "ms", workMs, null);
     record("insert 1M", "server peak RSS growth / body size (baseline: the engine's native add in-process)", "×", rss, engineRss, "≤ 2×");
@@ -299,7 +356,9 @@ try {
     const big = streamOf(0, 1_000_000);
     const source = streamOf(950_000, 100_000);
     const sourceTable = rowsTable(950_000, 100_000, arrowCjs);
-    const quiverMs = [], engineMs = [], workMs = [];
+    const quiverMs = [],
+      engineMs = [],
+      workMs = [];
     let counts;
     for (let run = 0; run <= RUNS; run++) {
       await api(base, `/v1/table/m${run}/create`, { body: big });
@@ -307,7 +366,10 @@ try {
       settle();
       let phases;
       const q0 = performance.now();
-      counts = await api(base, `/v1/table/m${run}/merge_insert?on=id&when_matched_update_all=true&when_not_matched_insert_all=true`, { body: source, phases: (p) => (phases = p) });
+      counts = await api(base, `/v1/table/m${run}/merge_insert?on=id&when_matched_update_all=true&when_not_matched_insert_all=true`, {
+        body: source,
+        phases: (p) => (phases = p),
+      });
       const qm = performance.now() - q0;
       settle();
       const e0 = performance.now();
@@ -327,7 +389,8 @@ try {
     console.log("1,000 inserts of 100 rows, 8 clients, one table");
     const bodies = Array.from({ length: 1000 }, (_, i) => streamOf(i * 100, 100));
     const tables = Array.from({ length: 1000 }, (_, i) => rowsTable(i * 100, 100, arrowCjs));
-    const quiverRate = [], engineRate = [];
+    const quiverRate = [],
+      engineRate = [];
     for (let run = 0; run <= Math.min(RUNS, 2); run++) {
       await api(base, `/v1/table/par${run}/create`, { body: streamOf(10_000_000, 1) });
       const q0 = performance.now();
@@ -361,7 +424,8 @@ try {
     await pool(TABLES, 16, (i) => listed.createEmptyTable(`t${String(i).padStart(5, "0")}`, schema));
     console.log(`  (the engine created ${TABLES} empty tables in ${((performance.now() - e0) / 1000).toFixed(1)} s)`);
     settle();
-    const first = [], engineFirst = [];
+    const first = [],
+      engineFirst = [];
     for (let i = 0; i < 30; i++) {
       const s = performance.now();
       await api(base, "/v1/table?limit=100");
@@ -370,8 +434,10 @@ try {
       await listed.tableNames({ limit: 100 });
       engineFirst.push(performance.now() - s2);
     }
-    const all = [], engineAll = [];
-    const firstPages = [], lastPages = [];
+    const all = [],
+      engineAll = [];
+    const firstPages = [],
+      lastPages = [];
     for (let run = 0; run < RUNS; run++) {
       const pageTimes = [];
       const s = performance.now();
@@ -402,7 +468,14 @@ try {
     record(name, "first page of 100, p50", "ms", first, engineFirst, onAzurite ? "≤ 1.25× engine" : "≤ 20 ms");
     record(name, "first page of 100, p99", "ms", [pct(first, 0.99)], [pct(engineFirst, 0.99)]);
     record(name, `all ${pages} pages`, "ms", all, engineAll, onAzurite ? "≤ 1.25× engine" : "≤ 2000 ms");
-    record(name, `page time, last ${Math.min(10, pages)} pages / first ${Math.min(10, pages)} pages of each listing`, "×", [median(lastPages) / median(firstPages)], null, "independent of position");
+    record(
+      name,
+      `page time, last ${Math.min(10, pages)} pages / first ${Math.min(10, pages)} pages of each listing`,
+      "×",
+      [median(lastPages) / median(firstPages)],
+      null,
+      "independent of position",
+    );
   }
 
   if (want("versions")) {
@@ -415,7 +488,8 @@ try {
     if (version !== VERSIONS) throw new Error(`the history table has ${version} versions, not ${VERSIONS}`);
     const e = await engine.createTable("hist", rowsTable(0, 1, arrowCjs));
     for (let i = 1; i < VERSIONS; i++) await e.add(rowsTable(i, 1, arrowCjs));
-    const first = [], engineAll = [];
+    const first = [],
+      engineAll = [];
     for (let i = 0; i < 30; i++) {
       const s = performance.now();
       await api(base, "/v1/table/hist/version/list?descending=true&limit=100", { method: "POST" });
@@ -445,11 +519,31 @@ try {
 
   if (want("load")) {
     console.log("describe and namespace list under 32 concurrent connections");
-    spawnSync("node_modules/.bin/esbuild", ["bench/bare-server.ts", "--bundle", "--platform=node", "--format=esm", "--outfile=bench/.build/bare-server.mjs", "--external:@lancedb/lancedb", "--external:apache-arrow", "--external:flatbuffers", "--conditions=react-server", "--log-level=error"], { stdio: "inherit" });
+    spawnSync(
+      "node_modules/.bin/esbuild",
+      [
+        "bench/bare-server.ts",
+        "--bundle",
+        "--platform=node",
+        "--format=esm",
+        "--outfile=bench/.build/bare-server.mjs",
+        "--external:@lancedb/lancedb",
+        "--external:apache-arrow",
+        "--external:flatbuffers",
+        "--conditions=react-server",
+        "--log-level=error",
+      ],
+      { stdio: "inherit" },
+    );
     await api(base, "/v1/table/loadt/create", { body: streamOf(0, 1000) });
     const barePort = 3990 + Math.floor(Math.random() * 9);
     const bare = spawn("node", ["bench/.build/bare-server.mjs"], {
-      env: { ...process.env, QUIVER_ROOT: root, ...(azurite ? { QUIVER_STORAGE_OPTIONS: JSON.stringify(azurite.storageOptions) } : {}), PORT: String(barePort) },
+      env: {
+        ...process.env,
+        QUIVER_ROOT: root,
+        ...(azurite ? { QUIVER_STORAGE_OPTIONS: JSON.stringify(azurite.storageOptions) } : {}),
+        PORT: String(barePort),
+      },
       stdio: ["ignore", "pipe", "inherit"],
     });
     await new Promise((resolve) => bare.stdout.on("data", (d) => String(d).includes("ready") && resolve()));
@@ -458,16 +552,23 @@ try {
       const cpu0 = pid ? processCpuMs(pid) : 0;
       const latencies = [];
       const end = performance.now() + seconds * 1000;
-      await Promise.all(Array.from({ length: 32 }, async () => {
-        while (performance.now() < end) {
-          const s = performance.now();
-          const res = await fetch(url, init);
-          await res.arrayBuffer();
-          if (!res.ok) throw new Error(`${url}: ${res.status}`);
-          latencies.push(performance.now() - s);
-        }
-      }));
-      return { rps: latencies.length / seconds, p50: pct(latencies, 0.5), p99: pct(latencies, 0.99), cpuMs: pid ? (processCpuMs(pid) - cpu0) / latencies.length : 0 };
+      await Promise.all(
+        Array.from({ length: 32 }, async () => {
+          while (performance.now() < end) {
+            const s = performance.now();
+            const res = await fetch(url, init);
+            await res.arrayBuffer();
+            if (!res.ok) throw new Error(`${url}: ${res.status}`);
+            latencies.push(performance.now() - s);
+          }
+        }),
+      );
+      return {
+        rps: latencies.length / seconds,
+        p50: pct(latencies, 0.5),
+        p99: pct(latencies, 0.99),
+        cpuMs: pid ? (processCpuMs(pid) - cpu0) / latencies.length : 0,
+      };
     };
     let floorBaseline;
     for (const [name, quiverReq, bareUrl] of [
@@ -497,14 +598,23 @@ try {
     console.log("query 1,000 rows with a filter from 1M rows");
     await api(base, "/v1/table/q/create", { body: streamOf(0, 1_000_000) });
     const e = await engine.createTable("q", rowsTable(0, 1_000_000, arrowCjs));
-    const quiverMs = [], engineMs = [];
+    const quiverMs = [],
+      engineMs = [];
     for (let i = 0; i <= 20; i++) {
       const from = 1000 * i * 37;
       const s = performance.now();
-      await fetch(`${base}/v1/table/q/query`, { method: "POST", headers: { "x-api-key": KEY, "content-type": "application/json" }, body: JSON.stringify({ filter: `id >= ${from} AND id < ${from + 1000}`, limit: 1000 }) }).then((r) => r.arrayBuffer());
+      await fetch(`${base}/v1/table/q/query`, {
+        method: "POST",
+        headers: { "x-api-key": KEY, "content-type": "application/json" },
+        body: JSON.stringify({ filter: `id >= ${from} AND id < ${from + 1000}`, limit: 1000 }),
+      }).then((r) => r.arrayBuffer());
       const qm = performance.now() - s;
       const s2 = performance.now();
-      await e.query().where(`id >= ${from} AND id < ${from + 1000}`).limit(1000).toArrow();
+      await e
+        .query()
+        .where(`id >= ${from} AND id < ${from + 1000}`)
+        .limit(1000)
+        .toArrow();
       const em = performance.now() - s2;
       if (i === 0) continue;
       quiverMs.push(qm);
@@ -522,13 +632,19 @@ const stamp = new Date().toISOString();
 mkdirSync("bench/results", { recursive: true });
 const resultFile = `bench/results/latest${azurite ? "-azurite" : ""}`;
 const store = azurite ? "both roots on one in-memory Azurite" : "local roots";
-writeFileSync(`${resultFile}.json`, JSON.stringify({ date: stamp, runs: RUNS, store, machine: `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB`, results }, null, 2));
+writeFileSync(
+  `${resultFile}.json`,
+  JSON.stringify({ date: stamp, runs: RUNS, store, machine: `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB`, results }, null, 2),
+);
 const md = [
   `Benchmarks of ${stamp.slice(0, 10)} (${os.cpus().length} cores, ${store}, ${RUNS} runs after a warm-up; medians, min-max):`,
   "",
   "| case | metric | Quiver | baseline | ratio | target |",
   "|---|---|---|---|---|---|",
-  ...results.map((r) => `| ${r.case} | ${r.metric} | ${fmt(r.quiver.median)} ${r.unit} (${fmt(r.quiver.min)}-${fmt(r.quiver.max)}) | ${r.baseline ? `${fmt(r.baseline.median)} ${r.unit}` : "—"} | ${r.ratio ? r.ratio.toFixed(2) : "—"} | ${r.target ?? ""} |`),
+  ...results.map(
+    (r) =>
+      `| ${r.case} | ${r.metric} | ${fmt(r.quiver.median)} ${r.unit} (${fmt(r.quiver.min)}-${fmt(r.quiver.max)}) | ${r.baseline ? `${fmt(r.baseline.median)} ${r.unit}` : "—"} | ${r.ratio ? r.ratio.toFixed(2) : "—"} | ${r.target ?? ""} |`,
+  ),
 ].join("\n");
 writeFileSync(`${resultFile}.md`, md + "\n");
 console.log(`\n${md}`);

@@ -31,7 +31,10 @@ export function rows(from: number, to: number, label = (i: number) => `item-${i}
     new Table({
       id: vectorFromArray(ids.map(BigInt), new Int64()),
       name: vectorFromArray(ids.map(label), new Utf8()),
-      score: vectorFromArray(ids.map((i) => i / 2), new Float64()),
+      score: vectorFromArray(
+        ids.map((i) => i / 2),
+        new Float64(),
+      ),
     }),
     "stream",
   );

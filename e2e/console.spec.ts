@@ -6,15 +6,16 @@ import { tableToIPC, Table, vectorFromArray, Int64, Utf8, Float64 } from "apache
 import { hydrated, signInWithKey } from "./helpers";
 import { call, rows } from "./api";
 
-const shots = (page: Page, name: string) => Promise.all([]).then(async () => {
-  for (const theme of ["light", "dark"] as const) {
-    await page.evaluate((t) => {
-      document.documentElement.classList.remove("light", "dark", "system");
-      document.documentElement.classList.add(t);
-    }, theme);
-    await page.screenshot({ path: `test-results/screens/${name}-${theme}.png`, fullPage: true });
-  }
-});
+const shots = (page: Page, name: string) =>
+  Promise.all([]).then(async () => {
+    for (const theme of ["light", "dark"] as const) {
+      await page.evaluate((t) => {
+        document.documentElement.classList.remove("light", "dark", "system");
+        document.documentElement.classList.add(t);
+      }, theme);
+      await page.screenshot({ path: `test-results/screens/${name}-${theme}.png`, fullPage: true });
+    }
+  });
 
 test.describe.configure({ mode: "serial" });
 
@@ -114,7 +115,9 @@ test("alter columns with a preview, then see the new version", async ({ page }) 
   await expect(page.getByRole("status")).toContainText("version 2");
   const described = await call("/v1/table/shop$cols/describe", { json: {} });
   expect(described.version).toBe(2);
-  expect((described.schema as { fields: Array<{ name: string; type: { type: string }; nullable: boolean }> }).fields.map((f) => [f.name, f.type.type, f.nullable])).toEqual([
+  expect(
+    (described.schema as { fields: Array<{ name: string; type: { type: string }; nullable: boolean }> }).fields.map((f) => [f.name, f.type.type, f.nullable]),
+  ).toEqual([
     ["id", "int64", true],
     ["label", "string", true],
     ["score", "float", true],
@@ -172,7 +175,11 @@ test("upload a CSV with bad rows, then merge an Arrow file", async ({ page }) =>
   writeFileSync(
     arrowPath,
     tableToIPC(
-      new Table({ id: vectorFromArray([0n, 1n, 500n], new Int64()), name: vectorFromArray(["a", "b", "new"], new Utf8()), score: vectorFromArray([9, 9, 9], new Float64()) }),
+      new Table({
+        id: vectorFromArray([0n, 1n, 500n], new Int64()),
+        name: vectorFromArray(["a", "b", "new"], new Utf8()),
+        score: vectorFromArray([9, 9, 9], new Float64()),
+      }),
       "file",
     ),
   );
@@ -235,7 +242,10 @@ test("switch databases from the header, and every link keeps the database", asyn
   const tree = page.getByRole("navigation", { name: "Namespaces" });
   await expect(tree.getByRole("link", { name: "metrics" })).toBeVisible();
   await expect(tree.getByRole("link", { name: "shop" })).toHaveCount(0);
-  await page.getByRole("list", { name: "Child namespaces" }).getByRole("link", { name: /metrics/ }).click();
+  await page
+    .getByRole("list", { name: "Child namespaces" })
+    .getByRole("link", { name: /metrics/ })
+    .click();
   await expect(page).toHaveURL(/\/browse\/metrics\?db=analytics$/);
   await page.getByRole("main").getByRole("link", { name: /daily/ }).first().click();
   await expect(page).toHaveURL(/\/tables\/metrics\/daily\?db=analytics$/);

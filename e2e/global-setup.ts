@@ -25,7 +25,10 @@ export default async function globalSetup() {
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (server.exitCode !== null) throw new Error(`Quiver exited:\n${log}`);
-    const ok = await fetch(`${origin}/signin`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${origin}/signin`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     if (Date.now() > deadline) throw new Error(`Quiver did not start:\n${log}`);
     await new Promise((r) => setTimeout(r, 200));

@@ -11,9 +11,11 @@ test.describe.configure({ mode: "serial" });
 
 async function inParallel(count: number, clients: number, work: (i: number) => Promise<unknown>) {
   let next = 0;
-  await Promise.all(Array.from({ length: clients }, async () => {
-    for (let i = next++; i < count; i = next++) await work(i);
-  }));
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      for (let i = next++; i < count; i = next++) await work(i);
+    }),
+  );
 }
 
 interface Fetched {
@@ -29,7 +31,8 @@ function recordFetches(page: Page, apiPath: string, itemsOf: (body: Record<strin
   const pending: Array<Promise<Fetched>> = [];
   page.on("response", (response) => {
     const url = new URL(response.url());
-    if (decodeURIComponent(url.pathname) === apiPath && response.ok()) pending.push(response.json().then((body) => ({ params: url.searchParams, items: itemsOf(body).length })));
+    if (decodeURIComponent(url.pathname) === apiPath && response.ok())
+      pending.push(response.json().then((body) => ({ params: url.searchParams, items: itemsOf(body).length })));
   });
   return { settled: () => Promise.all(pending) };
 }

@@ -10,7 +10,10 @@ export interface AlterationDraft {
 }
 
 export function flattenFields(fields: JsonField[], prefix: string[] = []): Array<{ path: string[]; field: JsonField }> {
-  return fields.flatMap((f) => [{ path: [...prefix, f.name], field: f }, ...(f.type.type === "struct" ? flattenFields(f.type.fields ?? [], [...prefix, f.name]) : [])]);
+  return fields.flatMap((f) => [
+    { path: [...prefix, f.name], field: f },
+    ...(f.type.type === "struct" ? flattenFields(f.type.fields ?? [], [...prefix, f.name]) : []),
+  ]);
 }
 
 function applyOne(fields: JsonField[], draft: AlterationDraft, depth = 0): JsonField[] {

@@ -122,8 +122,24 @@ const TYPE_ALIASES: Record<string, string> = {
 
 /** Scalar type names the engine understands in alter_columns. */
 export const SCALAR_TYPES = [
-  "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-  "halffloat", "float", "double", "string", "large_string", "binary", "large_binary", "date32:day", "date64:ms",
+  "bool",
+  "int8",
+  "int16",
+  "int32",
+  "int64",
+  "uint8",
+  "uint16",
+  "uint32",
+  "uint64",
+  "halffloat",
+  "float",
+  "double",
+  "string",
+  "large_string",
+  "binary",
+  "large_binary",
+  "date32:day",
+  "date64:ms",
 ];
 
 /** Translates a data type from either JSON vocabulary into the engine's. Throws on a malformed object. */

@@ -3,8 +3,32 @@
  * of rows into record batches, with the rows that will not convert reported instead of sent.
  */
 import {
-  Bool, DateDay, Float16, Float32, Float64, Int16, Int32, Int64, Int8, LargeUtf8, makeData, RecordBatch, Schema, Field, Struct,
-  TimestampMicrosecond, TimestampMillisecond, TimestampNanosecond, TimestampSecond, Uint16, Uint32, Uint64, Uint8, Utf8, vectorFromArray, type DataType,
+  Bool,
+  DateDay,
+  Float16,
+  Float32,
+  Float64,
+  Int16,
+  Int32,
+  Int64,
+  Int8,
+  LargeUtf8,
+  makeData,
+  RecordBatch,
+  Schema,
+  Field,
+  Struct,
+  TimestampMicrosecond,
+  TimestampMillisecond,
+  TimestampNanosecond,
+  TimestampSecond,
+  Uint16,
+  Uint32,
+  Uint64,
+  Uint8,
+  Utf8,
+  vectorFromArray,
+  type DataType,
 } from "apache-arrow";
 import type { JsonSchema } from "./arrow-schema";
 
@@ -44,14 +68,30 @@ export function inferColumns(header: string[], sample: string[][]): TargetColumn
   });
 }
 
-const UNIT_TYPES: Record<string, () => DataType> = { s: () => new TimestampSecond(), ms: () => new TimestampMillisecond(), us: () => new TimestampMicrosecond(), ns: () => new TimestampNanosecond() };
+const UNIT_TYPES: Record<string, () => DataType> = {
+  s: () => new TimestampSecond(),
+  ms: () => new TimestampMillisecond(),
+  us: () => new TimestampMicrosecond(),
+  ns: () => new TimestampNanosecond(),
+};
 
 export function arrowType(type: string): DataType {
   const simple: Record<string, () => DataType> = {
-    int8: () => new Int8(), int16: () => new Int16(), int32: () => new Int32(), int64: () => new Int64(),
-    uint8: () => new Uint8(), uint16: () => new Uint16(), uint32: () => new Uint32(), uint64: () => new Uint64(),
-    halffloat: () => new Float16(), float: () => new Float32(), double: () => new Float64(),
-    string: () => new Utf8(), large_string: () => new LargeUtf8(), bool: () => new Bool(), "date32:day": () => new DateDay(),
+    int8: () => new Int8(),
+    int16: () => new Int16(),
+    int32: () => new Int32(),
+    int64: () => new Int64(),
+    uint8: () => new Uint8(),
+    uint16: () => new Uint16(),
+    uint32: () => new Uint32(),
+    uint64: () => new Uint64(),
+    halffloat: () => new Float16(),
+    float: () => new Float32(),
+    double: () => new Float64(),
+    string: () => new Utf8(),
+    large_string: () => new LargeUtf8(),
+    bool: () => new Bool(),
+    "date32:day": () => new DateDay(),
   };
   if (simple[type]) return simple[type]();
   const ts = /^timestamp:(s|ms|us|ns)(?::(.+))?$/.exec(type);
@@ -146,7 +186,12 @@ export function mapColumns(header: string[], table: JsonSchema): { columns: Targ
 }
 
 /** Converts rows to one record batch; rows with any bad cell are left out and reported. */
-export function rowsToBatch(rows: string[][], columns: TargetColumn[], indexes: number[], firstLine: number): { batch: RecordBatch; bad: BadRow[]; good: number } {
+export function rowsToBatch(
+  rows: string[][],
+  columns: TargetColumn[],
+  indexes: number[],
+  firstLine: number,
+): { batch: RecordBatch; bad: BadRow[]; good: number } {
   const values: unknown[][] = columns.map(() => []);
   const bad: BadRow[] = [];
   let good = 0;

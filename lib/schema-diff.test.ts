@@ -8,7 +8,12 @@ describe("diffSchemas", () => {
   it("marks additions, removals, renames, type and nullability changes, nested too", () => {
     const before = { fields: [f("id", "int32", false), f("name", "string"), f("gone", "double"), f("k", "struct", true, [f("a", "int32"), f("b", "string")])] };
     const after = { fields: [f("id", "int64", true), f("label", "string"), f("k", "struct", true, [f("a", "int64"), f("bb", "string")]), f("extra", "bool")] };
-    const changes = diffSchemas(before, after).map((c) => ({ kind: c.kind, path: c.path.join("."), ...(c.kind === "renamed" ? { from: c.from } : {}), ...(c.kind === "changed" ? { what: c.what } : {}) }));
+    const changes = diffSchemas(before, after).map((c) => ({
+      kind: c.kind,
+      path: c.path.join("."),
+      ...(c.kind === "renamed" ? { from: c.from } : {}),
+      ...(c.kind === "changed" ? { what: c.what } : {}),
+    }));
     expect(changes).toEqual([
       { kind: "changed", path: "id", what: ["type int32 → int64", "now nullable"] },
       { kind: "renamed", path: "label", from: "name" },

@@ -40,7 +40,8 @@ function diffFields(before: JsonField[], after: JsonField[], prefix: string[]): 
       continue;
     }
     const what: string[] = [];
-    if (!sameType(old.type, field.type) && !(old.type.type === "struct" && field.type.type === "struct")) what.push(`type ${typeLabel(old.type)} → ${typeLabel(field.type)}`);
+    if (!sameType(old.type, field.type) && !(old.type.type === "struct" && field.type.type === "struct"))
+      what.push(`type ${typeLabel(old.type)} → ${typeLabel(field.type)}`);
     if (old.nullable !== field.nullable) what.push(field.nullable ? "now nullable" : "now required");
     if (from) changes.push({ kind: "renamed", path, from, field });
     if (what.length) changes.push({ kind: "changed", path, before: old, field, what });

@@ -55,7 +55,16 @@ export function sendArrow(
         // keep the status line
       }
       if (xhr.status >= 200 && xhr.status < 300) resolve(payload as unknown as WriteResult);
-      else reject(new ApiError(xhr.status, String(payload.title ?? xhr.statusText), String(payload.detail ?? ""), (payload.code as number) ?? null, xhr.getResponseHeader("x-request-id")));
+      else
+        reject(
+          new ApiError(
+            xhr.status,
+            String(payload.title ?? xhr.statusText),
+            String(payload.detail ?? ""),
+            (payload.code as number) ?? null,
+            xhr.getResponseHeader("x-request-id"),
+          ),
+        );
     };
     xhr.onerror = () => reject(new Error("the upload failed: the connection was lost"));
     xhr.onabort = () => reject(new DOMException("the upload was cancelled", "AbortError"));

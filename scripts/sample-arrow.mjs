@@ -7,7 +7,13 @@ const [from = "0", to = "10", offset = "0"] = process.argv.slice(2);
 const ids = Array.from({ length: Number(to) - Number(from) }, (_, i) => Number(from) + i);
 const table = new Table({
   id: vectorFromArray(ids.map(BigInt), new Int64()),
-  name: vectorFromArray(ids.map((i) => `item-${i}`), new Utf8()),
-  score: vectorFromArray(ids.map((i) => i * 0.5 + Number(offset)), new Float64()),
+  name: vectorFromArray(
+    ids.map((i) => `item-${i}`),
+    new Utf8(),
+  ),
+  score: vectorFromArray(
+    ids.map((i) => i * 0.5 + Number(offset)),
+    new Float64(),
+  ),
 });
 process.stdout.write(tableToIPC(table, "stream"));

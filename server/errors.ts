@@ -35,8 +35,30 @@ export type ErrorCodeName = keyof typeof ErrorCode;
 export type ErrorCodeValue = (typeof ErrorCode)[ErrorCodeName];
 
 const STATUS_BY_CODE: Record<ErrorCodeValue, number> = {
-  0: 406, 1: 404, 2: 409, 3: 409, 4: 404, 5: 409, 6: 404, 7: 409, 8: 404, 9: 409, 10: 404, 11: 404, 12: 404,
-  13: 400, 14: 409, 15: 403, 16: 401, 17: 503, 18: 500, 19: 409, 20: 400, 21: 429, 22: 404, 23: 409,
+  0: 406,
+  1: 404,
+  2: 409,
+  3: 409,
+  4: 404,
+  5: 409,
+  6: 404,
+  7: 409,
+  8: 404,
+  9: 409,
+  10: 404,
+  11: 404,
+  12: 404,
+  13: 400,
+  14: 409,
+  15: 403,
+  16: 401,
+  17: 503,
+  18: 500,
+  19: 409,
+  20: 400,
+  21: 429,
+  22: 404,
+  23: 409,
 };
 
 /** The seed's `type` and `title` per status; statuses the seed does not name follow the same pattern. */
@@ -94,7 +116,8 @@ export function engineMessage(err: unknown): string {
 }
 
 /** The store behind the data root did not answer: the caller may retry, and nothing was committed. */
-const STORE_UNAVAILABLE = /timed out|timeout|error sending request|connection refused|connect error|connection reset|broken pipe|dns error|service unavailable|server busy/;
+const STORE_UNAVAILABLE =
+  /timed out|timeout|error sending request|connection refused|connect error|connection reset|broken pipe|dns error|service unavailable|server busy/;
 
 /** A failure of the store that reached the edge unclassified: still the caller's 503, not the service's 500. */
 export function unavailableStore(err: unknown): QuiverError | null {
@@ -121,7 +144,10 @@ export function fromEngineError(err: unknown, what: string): QuiverError {
     [/not found.*version/, "TableVersionNotFound"],
     [/column .* does not exist|no field named|does not exist in schema|field .* not found|not found in schema/, "TableColumnNotFound"],
     [/cannot cast|cast .* not supported|unsupported cast/, "InvalidInput"],
-    [/append with different schema|found field not in schema|schema mismatch|schema error|lanceerror\(schema\)|cannot contain `\.`|missing=|not nullable|contains null values/, "TableSchemaValidationError"],
+    [
+      /append with different schema|found field not in schema|schema mismatch|schema error|lanceerror\(schema\)|cannot contain `\.`|missing=|not nullable|contains null values/,
+      "TableSchemaValidationError",
+    ],
     [/already exists/, "TableAlreadyExists"],
     // The engine's refusal of the request itself, even where its reason says something is "not found".
     [/\binvalid input\b/, "InvalidInput"],

@@ -84,7 +84,15 @@ describe("merge_insert", () => {
   const merge = (query: string, body: Table) => api.arrow(`/v1/table/${table}/merge_insert?${query}`, body);
 
   it("updates matched rows only", async () => {
-    const r = await merge("on=id&when_matched_update_all=true", rows(5, 15, (i) => i, () => "new"));
+    const r = await merge(
+      "on=id&when_matched_update_all=true",
+      rows(
+        5,
+        15,
+        (i) => i,
+        () => "new",
+      ),
+    );
     expect(r.body).toMatchObject({ version: 2, num_updated_rows: 5, num_inserted_rows: 0, num_deleted_rows: 0 });
     expect(await count(table)).toBe(10);
     expect(await valueOf(table, 7)).toBe("new");
@@ -92,7 +100,15 @@ describe("merge_insert", () => {
   });
 
   it("inserts unmatched rows only", async () => {
-    const r = await merge("on=id&when_not_matched_insert_all=true", rows(5, 15, (i) => i, () => "new"));
+    const r = await merge(
+      "on=id&when_not_matched_insert_all=true",
+      rows(
+        5,
+        15,
+        (i) => i,
+        () => "new",
+      ),
+    );
     expect(r.body).toMatchObject({ num_updated_rows: 0, num_inserted_rows: 5, num_deleted_rows: 0 });
     expect(await count(table)).toBe(15);
     expect(await valueOf(table, 7)).toBe("s7");
@@ -101,7 +117,12 @@ describe("merge_insert", () => {
   it("upserts, and deletes target rows missing from the source", async () => {
     const r = await merge(
       "on=id&when_matched_update_all=true&when_not_matched_insert_all=true&when_not_matched_by_source_delete=true",
-      rows(5, 15, (i) => i, () => "new"),
+      rows(
+        5,
+        15,
+        (i) => i,
+        () => "new",
+      ),
     );
     expect(r.body).toMatchObject({ num_updated_rows: 5, num_inserted_rows: 5, num_deleted_rows: 5 });
     expect(await ids(table)).toEqual([5, 6, 7, 8, 9, 10, 11, 12, 13, 14]);
@@ -110,7 +131,12 @@ describe("merge_insert", () => {
   it("applies conditional update and conditional delete filters, which enable their actions", async () => {
     const r = await merge(
       `on=id&when_matched_update_all_filt=${encodeURIComponent("target.id < 7")}&when_not_matched_by_source_delete_filt=${encodeURIComponent("id < 2")}`,
-      rows(5, 10, (i) => i, () => "new"),
+      rows(
+        5,
+        10,
+        (i) => i,
+        () => "new",
+      ),
     );
     expect(r.body).toMatchObject({ num_updated_rows: 2, num_inserted_rows: 0, num_deleted_rows: 2 });
     expect(await valueOf(table, 5)).toBe("new");
@@ -119,14 +145,27 @@ describe("merge_insert", () => {
   });
 
   it("matches on a composite key given as repeated 'on'", async () => {
-    const source = rows(0, 4, (i) => i, (i) => (i % 2 ? `s${i}` : "other"));
+    const source = rows(
+      0,
+      4,
+      (i) => i,
+      (i) => (i % 2 ? `s${i}` : "other"),
+    );
     const r = await merge("on=id&on=s&when_matched_update_all=true&when_not_matched_insert_all=true", source);
     expect(r.body).toMatchObject({ num_updated_rows: 2, num_inserted_rows: 2 });
     expect(await count(table)).toBe(12);
   });
 
   it("accepts backtick-quoted key names, timeouts and use_index", async () => {
-    const r = await merge("on=%60id%60&when_matched_update_all=true&timeout=30s&use_index=false", rows(0, 3, (i) => i, () => "q"));
+    const r = await merge(
+      "on=%60id%60&when_matched_update_all=true&timeout=30s&use_index=false",
+      rows(
+        0,
+        3,
+        (i) => i,
+        () => "q",
+      ),
+    );
     expect(r.body).toMatchObject({ num_updated_rows: 3 });
     expect((await merge("on=id&when_matched_update_all=true&timeout=500ms&use_index=true", rows(0, 1))).status).toBe(200);
   });
@@ -156,7 +195,10 @@ describe("merge_insert", () => {
           ids.map((i) => ({ a: i, "x.y": i })),
           new Struct([new Field("a", new Int32()), new Field("x.y", new Int32())]),
         ),
-        tag: vectorFromArray(ids.map(() => tag), new Utf8()),
+        tag: vectorFromArray(
+          ids.map(() => tag),
+          new Utf8(),
+        ),
       });
     await api.arrow("/v1/table/d$nested/create", nested([1, 2, 3], "a"));
     expectError(await api.arrow("/v1/table/d$nested/merge_insert?on=k.a&when_matched_update_all=true", nested([3], "b")), 406, 0);
@@ -199,13 +241,25 @@ describe("count and query", () => {
 describe("alter_columns", () => {
   it("renames, changes types in both vocabularies and nullability, returning the new version", async () => {
     await api.arrow("/v1/table/d$alt/create", rows(0, 3));
-    const renamed = await api.post("/v1/table/d$alt/alter_columns", { alterations: [{ path: "s", rename: "label" }, { path: "x", nullable: true }] });
+    const renamed = await api.post("/v1/table/d$alt/alter_columns", {
+      alterations: [
+        { path: "s", rename: "label" },
+        { path: "x", nullable: true },
+      ],
+    });
     expect(renamed.body.version).toBe(2);
     const typed = await api.post("/v1/table/d$alt/alter_columns", { alterations: [{ path: "id", data_type: { type: "int32" } }] });
     expect(typed.body.version).toBe(3);
-    const back = await api.post("/v1/table/d$alt/alter_columns", { alterations: [{ path: "label", data_type: { type: "large_utf8" } }, { path: "x", data_type: { type: "float32" } }] });
+    const back = await api.post("/v1/table/d$alt/alter_columns", {
+      alterations: [
+        { path: "label", data_type: { type: "large_utf8" } },
+        { path: "x", data_type: { type: "float32" } },
+      ],
+    });
     expect(back.body.version).toBe(4);
-    const fields = ((await api.post("/v1/table/d$alt/describe", {})).body.schema as { fields: Array<{ name: string; type: { type: string }; nullable: boolean }> }).fields;
+    const fields = (
+      (await api.post("/v1/table/d$alt/describe", {})).body.schema as { fields: Array<{ name: string; type: { type: string }; nullable: boolean }> }
+    ).fields;
     expect(fields.map((f) => [f.name, f.type.type, f.nullable])).toEqual([
       ["id", "int32", true],
       ["x", "float", true],
@@ -229,7 +283,11 @@ describe("alter_columns", () => {
     expect((await api.post("/v1/table/d$nest/alter_columns", { alterations: [{ path: "k.a", data_type: { type: "int64" } }] })).status).toBe(200);
     const renamed = await api.post("/v1/table/d$nest/alter_columns", { alterations: [{ path: "k.`x.y`", rename: "xy" }] });
     expect(renamed.status).toBe(200);
-    const k = ((await api.post("/v1/table/d$nest/describe", {})).body.schema as { fields: Array<{ name: string; type: { fields: Array<{ name: string; type: { type: string } }> } }> }).fields[1];
+    const k = (
+      (await api.post("/v1/table/d$nest/describe", {})).body.schema as {
+        fields: Array<{ name: string; type: { fields: Array<{ name: string; type: { type: string } }> } }>;
+      }
+    ).fields[1];
     expect(k.type.fields.map((f) => [f.name, f.type.type])).toEqual([
       ["a", "int64"],
       ["xy", "int32"],
@@ -252,7 +310,14 @@ describe("restore", () => {
 describe("compressed Arrow bodies", () => {
   it("accepts ZSTD-compressed record batches", async () => {
     const { zstdStream } = await import("./zstd-arrow");
-    const body = await zstdStream(rows(0, 2000, (i) => i / 4, (i) => `zstd-${i}`));
+    const body = await zstdStream(
+      rows(
+        0,
+        2000,
+        (i) => i / 4,
+        (i) => `zstd-${i}`,
+      ),
+    );
     const created = await api.raw("POST", "/v1/table/d$zstd/create", body, { "content-type": "application/vnd.apache.arrow.stream" });
     expect(created.status).toBe(200);
     expect(await count("d$zstd")).toBe(2000);

@@ -141,7 +141,15 @@ describe("branches", () => {
     const inserted = await api.arrow("/v1/table/h$b/insert?branch=dev", rows(10, 15));
     expect(inserted.status).toBe(200);
     expect(inserted.body.num_inserted_rows).toBe(5);
-    const merged = await api.arrow("/v1/table/h$b/merge_insert?branch=dev&on=id&when_matched_update_all=true", rows(0, 2, (i) => i, () => "dev"));
+    const merged = await api.arrow(
+      "/v1/table/h$b/merge_insert?branch=dev&on=id&when_matched_update_all=true",
+      rows(
+        0,
+        2,
+        (i) => i,
+        () => "dev",
+      ),
+    );
     expect(merged.body).toMatchObject({ num_updated_rows: 2 });
     expect((await api.post("/v1/table/h$b/count_rows", { branch: "dev" })).body).toBe(15);
     expect((await api.post("/v1/table/h$b/count_rows", {})).body).toBe(10);
@@ -152,7 +160,9 @@ describe("branches", () => {
     const altered = await api.post("/v1/table/h$b/alter_columns", { branch: "dev", alterations: [{ path: "s", rename: "label" }] });
     expect(altered.status).toBe(200);
     const mainFields = ((await api.post("/v1/table/h$b/describe", {})).body.schema as { fields: Array<{ name: string }> }).fields.map((f) => f.name);
-    const devFields = ((await api.post("/v1/table/h$b/describe", { branch: "dev" })).body.schema as { fields: Array<{ name: string }> }).fields.map((f) => f.name);
+    const devFields = ((await api.post("/v1/table/h$b/describe", { branch: "dev" })).body.schema as { fields: Array<{ name: string }> }).fields.map(
+      (f) => f.name,
+    );
     expect(mainFields).toEqual(["id", "x", "s"]);
     expect(devFields).toEqual(["id", "x", "label"]);
 

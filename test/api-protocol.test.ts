@@ -8,7 +8,12 @@ let server: TestServer;
 let api: ReturnType<typeof client>;
 
 beforeAll(async () => {
-  server = await startServer({ QUIVER_MAX_JSON_BODY_BYTES: "2048", QUIVER_MAX_ARROW_BODY_BYTES: "100000", QUIVER_MAX_PAGE_SIZE: "50", QUIVER_MAX_QUERY_ROWS: "2" });
+  server = await startServer({
+    QUIVER_MAX_JSON_BODY_BYTES: "2048",
+    QUIVER_MAX_ARROW_BODY_BYTES: "100000",
+    QUIVER_MAX_PAGE_SIZE: "50",
+    QUIVER_MAX_QUERY_ROWS: "2",
+  });
   api = client(server.url, server.auth);
   await api.post("/v1/namespace/p/create", {});
   await api.arrow("/v1/table/p$t/create", rows(0, 3));

@@ -17,7 +17,10 @@ const storageOptions = () => (onObjectStore ? azuriteStorageOptions(inject("azur
 /** A dataset written by the engine itself at a key under the server's root, as another tool would leave one. */
 async function engineDataset(parent: string, name: string, count: number): Promise<lancedb.Table> {
   const db = await lancedb.connect(uriOf(server, parent), { storageOptions: storageOptions() });
-  return db.createTable(name, Array.from({ length: count }, (_, i) => ({ id: BigInt(i), x: i * 1.5, s: `s${i}` })));
+  return db.createTable(
+    name,
+    Array.from({ length: count }, (_, i) => ({ id: BigInt(i), x: i * 1.5, s: `s${i}` })),
+  );
 }
 
 async function engineRows(key: string): Promise<number> {

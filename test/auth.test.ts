@@ -41,11 +41,7 @@ afterAll(async () => {
 /** A concrete request for every route of the router, so a new route cannot escape the matrix. */
 function requestFor(route: RouteDef): { method: string; path: string } {
   const id = route.access.on === "parent" ? "m$new" : route.access.on === "namespace" ? "m" : "m$t";
-  const path = route.path
-    .replace("{id}", id)
-    .replace("{table_name}", "t2")
-    .replace("{key_id}", "0123456789abcdef")
-    .replace("{grant_id}", "0123456789abcdef");
+  const path = route.path.replace("{id}", id).replace("{table_name}", "t2").replace("{key_id}", "0123456789abcdef").replace("{grant_id}", "0123456789abcdef");
   return { method: route.methods[0], path };
 }
 
@@ -68,7 +64,11 @@ describe("401/403 matrix over every route", () => {
   });
 
   it("refuses every route with bad credentials", async () => {
-    const bad: Array<Record<string, string>> = [{ "x-api-key": "qvr_0000000000000000_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" }, { authorization: "Bearer not-a-token" }, { "x-api-key": "nope" }];
+    const bad: Array<Record<string, string>> = [
+      { "x-api-key": "qvr_0000000000000000_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" },
+      { authorization: "Bearer not-a-token" },
+      { "x-api-key": "nope" },
+    ];
     for (const headers of bad) {
       for (const route of apiRoutes) expect((await call(route, headers)).status, `${route.operationId} ${JSON.stringify(headers)}`).toBe(401);
     }
@@ -112,7 +112,9 @@ describe("API keys", () => {
 
   it("stores only a hash, lists without secrets, records last use, and stops working when revoked or expired", async () => {
     const authDir = path.join(server.root, ".quiver", "auth", "keys");
-    const stored = readdirSync(authDir).map((f) => readFileSync(path.join(authDir, f), "utf8")).join("\n");
+    const stored = readdirSync(authDir)
+      .map((f) => readFileSync(path.join(authDir, f), "utf8"))
+      .join("\n");
     // The secret is everything after the id; base64url may itself contain "_".
     for (const key of Object.values(keys)) expect(stored).not.toContain(key.split("_").slice(2).join("_"));
     const listed = await admin.get<{ keys: Array<{ id: string; name: string; lastUsedAt: string | null; hash?: string }> }>("/v1/admin/keys");
@@ -152,10 +154,18 @@ describe("API keys", () => {
   it("makes the declaring principal admin of the declared table, visibly", async () => {
     const scoped = client(server.url, { "x-api-key": keys.scoped });
     expect((await scoped.post("/v1/table/m$mine/declare", {})).status).toBe(200);
-    const grants = await admin.get<{ grants: Array<{ principal: { type: string; name: string }; role: string; scope: { id: string[]; kind: string } }> }>("/v1/admin/grants");
+    const grants = await admin.get<{ grants: Array<{ principal: { type: string; name: string }; role: string; scope: { id: string[]; kind: string } }> }>(
+      "/v1/admin/grants",
+    );
     const keyId = keys.scoped.split("_")[1];
     expect(grants.body.grants).toEqual(
-      expect.arrayContaining([expect.objectContaining({ principal: { type: "key", name: keyId }, role: "admin", scope: expect.objectContaining({ kind: "table", id: ["m", "mine"] }) })]),
+      expect.arrayContaining([
+        expect.objectContaining({
+          principal: { type: "key", name: keyId },
+          role: "admin",
+          scope: expect.objectContaining({ kind: "table", id: ["m", "mine"] }),
+        }),
+      ]),
     );
     expectError(await scoped.post("/v1/table/m$t/drop"), 403, 15);
     expect((await scoped.post("/v1/table/m$mine/drop")).status).toBe(200);
@@ -215,7 +225,11 @@ describe("OAuth access tokens", () => {
     expect((await user.post("/v1/table/m$t/count_rows", {})).body).toBe(6);
     expectError(await user.arrow("/v1/table/m$t/insert", rows(0, 1)), 403, 15);
     expect((await user.get<{ tables: string[] }>("/v1/table")).body.tables).toEqual(["m$t"]);
-    await admin.post("/v1/admin/grants/create", { principal: { type: "user", name: "analyst-1@example.com" }, role: "editor", scope: { kind: "table", id: ["m", "t"] } });
+    await admin.post("/v1/admin/grants/create", {
+      principal: { type: "user", name: "analyst-1@example.com" },
+      role: "editor",
+      scope: { kind: "table", id: ["m", "t"] },
+    });
     expect((await user.arrow("/v1/table/m$t/insert", rows(100, 101))).status).toBe(200);
     expectError(await user.post("/v1/admin/keys/create", { name: "x", role: "admin" }), 403, 15);
   });

@@ -72,4 +72,3 @@ export async function startAzurite(options: { port?: number; location?: string }
     },
   };
 }
-

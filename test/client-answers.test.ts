@@ -39,7 +39,12 @@ const rowsOf = (from: number, to: number, vec?: number[]) =>
 async function both<T>(call: (t: lancedb.Table) => Promise<T>): Promise<[T, T]> {
   return [await call(remote), await call(local)];
 }
-const plain = (rows: Array<Record<string, unknown>>) => rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === "object" && v !== null && "toArray" in v ? Array.from((v as { toArray(): number[] }).toArray()) : v])));
+const plain = (rows: Array<Record<string, unknown>>) =>
+  rows.map((r) =>
+    Object.fromEntries(
+      Object.entries(r).map(([k, v]) => [k, typeof v === "object" && v !== null && "toArray" in v ? Array.from((v as { toArray(): number[] }).toArray()) : v]),
+    ),
+  );
 
 beforeAll(async () => {
   server = await startServer();
@@ -67,7 +72,16 @@ describe("the remote client gets the engine's answers", () => {
   });
 
   it("orderBy sorts", async () => {
-    const [q, e] = await both((t) => t.query().orderBy([{ columnName: "x", ascending: false }, { columnName: "id", ascending: true }]).limit(20).toArray());
+    const [q, e] = await both((t) =>
+      t
+        .query()
+        .orderBy([
+          { columnName: "x", ascending: false },
+          { columnName: "id", ascending: true },
+        ])
+        .limit(20)
+        .toArray(),
+    );
     expect(q.map((r) => r.id)).toEqual(e.map((r) => r.id));
     expect(q[0].x).toBe(16);
   });
@@ -78,7 +92,13 @@ describe("the remote client gets the engine's answers", () => {
     expect(q.length).toBe(10);
     expect(q.every((r) => String(r.text).startsWith("banana"))).toBe(true);
     expect(q.map((r) => [r.id, r._score])).toEqual(e.map((r) => [r.id, r._score]));
-    const [c, ce] = await both((t) => t.query().fullTextSearch("split", { columns: ["text"] }).limit(5).toArray());
+    const [c, ce] = await both((t) =>
+      t
+        .query()
+        .fullTextSearch("split", { columns: ["text"] })
+        .limit(5)
+        .toArray(),
+    );
     expect(c.map((r) => r.id)).toEqual(ce.map((r) => r.id));
     expect(c.every((r) => String(r.text).startsWith("banana split"))).toBe(true);
   });
@@ -92,8 +112,11 @@ describe("the remote client gets the engine's answers", () => {
   });
 
   it("hybrid search (a vector and a full-text query in one) answers the engine's reranked rows", async () => {
-    const [q, e] = await both((t) => t.query().nearestTo([0.5, 0.5, 0.5, 1]).distanceType("cosine").nprobes(2).fullTextSearch("banana").select(["id", "text"]).limit(8).toArray());
-    const ranked = (rows: Array<Record<string, unknown>>) => rows.map((r) => [r.id, r._relevance_score]).sort((a, b) => Number(b[1]) - Number(a[1]) || Number(a[0]) - Number(b[0]));
+    const [q, e] = await both((t) =>
+      t.query().nearestTo([0.5, 0.5, 0.5, 1]).distanceType("cosine").nprobes(2).fullTextSearch("banana").select(["id", "text"]).limit(8).toArray(),
+    );
+    const ranked = (rows: Array<Record<string, unknown>>) =>
+      rows.map((r) => [r.id, r._relevance_score]).sort((a, b) => Number(b[1]) - Number(a[1]) || Number(a[0]) - Number(b[0]));
     expect(q.length).toBe(8);
     expect(q.every((r) => typeof r._relevance_score === "number" && r._relevance_score > 0)).toBe(true);
     expect(ranked(q)).toEqual(ranked(e));
@@ -180,7 +203,12 @@ describe("the remote client gets the engine's answers", () => {
   it("structured full-text queries on the namespace path answer the engine's rows and scores", async () => {
     const api = client(server.url, server.auth);
     const structured = async (query: unknown) => {
-      const reply = await api.post<import("apache-arrow").Table>("/v1/table/fruit/query", { k: 1000, vector: null, columns: ["id"], full_text_query: { structured_query: { query } } });
+      const reply = await api.post<import("apache-arrow").Table>("/v1/table/fruit/query", {
+        k: 1000,
+        vector: null,
+        columns: ["id"],
+        full_text_query: { structured_query: { query } },
+      });
       expect(reply.status, JSON.stringify(reply.body)).toBe(200);
       return byScore(reply.body.toArray());
     };
@@ -188,7 +216,10 @@ describe("the remote client gets the engine's answers", () => {
     const byScore = (rows: Array<{ id: number; _score: number }>) => rows.map((r) => [r.id, r._score]).sort((a, b) => b[1] - a[1] || a[0] - b[0]);
     const engine = async (query: lancedb.FullTextQuery) => byScore(await local.query().fullTextSearch(query).select(["id"]).limit(1000).toArray());
     const cases: Array<[unknown, lancedb.FullTextQuery]> = [
-      [{ match: { terms: "banana split", column: "text", operator: "And" } }, new lancedb.MatchQuery("banana split", "text", { operator: lancedb.Operator.And })],
+      [
+        { match: { terms: "banana split", column: "text", operator: "And" } },
+        new lancedb.MatchQuery("banana split", "text", { operator: lancedb.Operator.And }),
+      ],
       [{ match: { terms: "banan", column: "text", fuzziness: 1 } }, new lancedb.MatchQuery("banan", "text", { fuzziness: 1 })],
       [
         { boost: { positive: { match: { terms: "banana", column: "text" } }, negative: { match: { terms: "split", column: "text" } }, negative_boost: 0.2 } },
@@ -209,8 +240,20 @@ describe("the remote client gets the engine's answers", () => {
       expect(q, JSON.stringify(wire)).toEqual(e);
     }
     // The index has no positions: a phrase query is the caller's mistake, as the engine says, not a missing table.
-    expectError(await api.post("/v1/table/fruit/query", { k: 10, vector: null, full_text_query: { structured_query: { query: { phrase: { terms: "banana bread", column: "text" } } } } }), 400, 13);
-    const refused = await api.post("/v1/table/fruit/query", { k: 10, vector: null, full_text_query: { structured_query: { query: { match: { terms: "x", column: "text", fuzzy: 2 } } } } });
+    expectError(
+      await api.post("/v1/table/fruit/query", {
+        k: 10,
+        vector: null,
+        full_text_query: { structured_query: { query: { phrase: { terms: "banana bread", column: "text" } } } },
+      }),
+      400,
+      13,
+    );
+    const refused = await api.post("/v1/table/fruit/query", {
+      k: 10,
+      vector: null,
+      full_text_query: { structured_query: { query: { match: { terms: "x", column: "text", fuzzy: 2 } } } },
+    });
     expectError(refused, 400, 13);
     expect(refused.body.detail).toContain("match.fuzzy");
   });
@@ -258,7 +301,10 @@ describe("the remote client gets the engine's answers", () => {
     const api = client(server.url, server.auth);
     const appended = await api.arrow<{ version: number; num_inserted_rows: number }>("/v1/table/fruit/insert", empty);
     expect(appended.body).toMatchObject({ version: before, num_inserted_rows: 0 });
-    const merged = await api.arrow<{ version: number; num_inserted_rows: number }>("/v1/table/fruit/merge_insert?on=id&when_not_matched_insert_all=true", empty);
+    const merged = await api.arrow<{ version: number; num_inserted_rows: number }>(
+      "/v1/table/fruit/merge_insert?on=id&when_not_matched_insert_all=true",
+      empty,
+    );
     expect(merged.body).toMatchObject({ version: before, num_inserted_rows: 0, num_updated_rows: 0 });
     expect(await remote.version()).toBe(before);
     expect(await remote.countRows()).toBe(610);
@@ -346,12 +392,23 @@ describe("branches through the remote client are the engine's branches", () => {
     const tags = await api.post<{ tags: Record<string, { version: number; branch: string | null }> }>("/v1/table/fruit/tags/list", {});
     expect(tags.body.tags["on-dev"]).toMatchObject({ version, branch: "dev" });
     expect((await api.post("/v1/table/fruit/tags/version", { tag: "on-dev" })).body).toMatchObject({ version, branch: "dev" });
-    const described = await api.post<{ version: number; schema: { fields: Array<{ name: string }> } }>("/v1/table/fruit/describe", { tag: "on-dev", load_detailed_metadata: true });
+    const described = await api.post<{ version: number; schema: { fields: Array<{ name: string }> } }>("/v1/table/fruit/describe", {
+      tag: "on-dev",
+      load_detailed_metadata: true,
+    });
     expect(described.body.version).toBe(version);
     expect(described.body.schema.fields.map((f) => f.name)).toContain("x2");
 
     // A branch that a tag points into stays until the tag goes, on both.
-    const refusals = await both((t) => t.branches().then((b) => b.delete("dev")).then(() => "deleted", (err: Error) => err.message));
+    const refusals = await both((t) =>
+      t
+        .branches()
+        .then((b) => b.delete("dev"))
+        .then(
+          () => "deleted",
+          (err: Error) => err.message,
+        ),
+    );
     expect(refusals[1]).toContain("referenced by tags");
     expect(refusals[0]).toContain("409");
     expect(refusals[0]).toContain("referenced by tags");

@@ -64,7 +64,11 @@ describe("LanceDB remote client", () => {
 
   it("merge-inserts with every clause and a composite key", async () => {
     const t = await db.createTable("merge", data(0, 10));
-    const upsert = await t.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data(5, 15, () => "new"));
+    const upsert = await t
+      .mergeInsert("id")
+      .whenMatchedUpdateAll()
+      .whenNotMatchedInsertAll()
+      .execute(data(5, 15, () => "new"));
     expect(upsert).toMatchObject({ numUpdatedRows: 5, numInsertedRows: 5, numDeletedRows: 0 });
     expect(upsert.version).toBe(2);
     const conditional = await t
@@ -107,7 +111,10 @@ describe("LanceDB remote client", () => {
 
   it("alters, adds and drops columns; updates and deletes rows", async () => {
     const t = await db.createTable("schema_ops", data(0, 10));
-    await t.alterColumns([{ path: "s", rename: "label" }, { path: "x", nullable: true }]);
+    await t.alterColumns([
+      { path: "s", rename: "label" },
+      { path: "x", nullable: true },
+    ]);
     await t.alterColumns([{ path: "id", dataType: "int32" }]);
     await t.addColumns([{ name: "double_x", valueSql: "x * 2" }]);
     await t.dropColumns(["vec"]);

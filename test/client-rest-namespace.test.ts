@@ -17,7 +17,10 @@ let ns: lancedb.Connection;
 
 const schema = new arrow.Schema([new arrow.Field("id", new arrow.Int64(), false), new arrow.Field("s", new arrow.Utf8(), true)]);
 const data = (from: number, to: number, s = (i: number) => `s${i}`) =>
-  lancedb.makeArrowTable(Array.from({ length: to - from }, (_, k) => ({ id: BigInt(from + k), s: s(from + k) })), { schema });
+  lancedb.makeArrowTable(
+    Array.from({ length: to - from }, (_, k) => ({ id: BigInt(from + k), s: s(from + k) })),
+    { schema },
+  );
 
 beforeAll(async () => {
   const port = await freePort();
@@ -48,7 +51,11 @@ describe("Lance REST namespace client", () => {
     const t = await ns.createTable("events", data(0, 10), ["lake", "raw"]);
     expect(await t.countRows()).toBe(10);
     await t.add(data(10, 15));
-    const merged = await t.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data(12, 20, () => "merged"));
+    const merged = await t
+      .mergeInsert("id")
+      .whenMatchedUpdateAll()
+      .whenNotMatchedInsertAll()
+      .execute(data(12, 20, () => "merged"));
     expect(merged).toMatchObject({ numUpdatedRows: 3, numInsertedRows: 5 });
     const tags = await t.tags();
     await tags.create("start", 1);
@@ -59,7 +66,9 @@ describe("Lance REST namespace client", () => {
     expect(described.body).toMatchObject({ version: 3, is_only_declared: false });
     expect((described.body.schema as { fields: Array<{ name: string }> }).fields.map((f) => f.name)).toEqual(["id", "s"]);
     expect((await api.post("/v1/table/lake$raw$events/count_rows", { predicate: "s = 'merged'" })).body).toBe(8);
-    const versions = await api.post<{ versions: Array<{ version: number; operation: string }> }>("/v1/table/lake$raw$events/version/list?include_operations=true");
+    const versions = await api.post<{ versions: Array<{ version: number; operation: string }> }>(
+      "/v1/table/lake$raw$events/version/list?include_operations=true",
+    );
     expect(versions.body.versions.map((v) => [v.version, v.operation])).toEqual([
       [1, "Overwrite"],
       [2, "Append"],
@@ -109,7 +118,9 @@ describe("Lance REST namespace client", () => {
     await expect(table.add(data(100, 101))).rejects.toThrow(/403|permission|authoriz/i);
     expect(await (await ns.openTable("events", ["lake", "raw"])).countRows()).toBe(20);
 
-    const audit = await api.get<{ entries: Array<{ principal: { name: string }; target: string; detail: string }> }>("/v1/admin/audit?action=VendCredentials&target=lake$raw$events");
+    const audit = await api.get<{ entries: Array<{ principal: { name: string }; target: string; detail: string }> }>(
+      "/v1/admin/audit?action=VendCredentials&target=lake$raw$events",
+    );
     const details = audit.body.entries.map((e) => `${e.principal.name}: ${e.detail.split(" until ")[0]}`);
     expect(details).toContain("reader: read");
     expect(details).toContain("QUIVER_ADMIN_API_KEY: write");

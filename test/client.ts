@@ -65,7 +65,10 @@ export const expectError = (reply: Reply, status: number, code: number) => {
 export async function postAccessKey(base: string, key: string): Promise<Response> {
   const csrf = await fetch(`${base}/api/auth/csrf`);
   const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-  const cookie = csrf.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  const cookie = csrf.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
   return fetch(`${base}/api/auth/callback/access-key`, {
     method: "POST",
     redirect: "manual",

@@ -36,7 +36,11 @@ describe("a root the server cannot use", () => {
       // Nothing listens there: the store is unreachable, and the server says so instead of waiting for it.
       {
         QUIVER_ROOT: "az://quiver/data",
-        QUIVER_STORAGE_OPTIONS: JSON.stringify({ azure_storage_account_name: "devstoreaccount1", azure_storage_account_key: "a2V5", azure_storage_endpoint: "http://127.0.0.1:9/devstoreaccount1" }),
+        QUIVER_STORAGE_OPTIONS: JSON.stringify({
+          azure_storage_account_name: "devstoreaccount1",
+          azure_storage_account_key: "a2V5",
+          azure_storage_endpoint: "http://127.0.0.1:9/devstoreaccount1",
+        }),
       },
       /^quiver: cannot start: the data root az:\/\/quiver\/data cannot be reached: .*\(check QUIVER_ROOT and QUIVER_STORAGE_OPTIONS\)$/m,
     ],
@@ -62,7 +66,9 @@ describe("vending on an Azure account without a hierarchical namespace", () => {
     const { env } = await newAzuriteRoot(azurite.endpoint);
     const { code, output } = await startFailing({ ...env, QUIVER_VEND_CREDENTIALS: "table" });
     expect(code).toBe(1);
-    expect(output).toMatch(/^quiver: QUIVER_VEND_CREDENTIALS=table: account 'devstoreaccount1' has no hierarchical namespace, so a SAS cannot be limited to one table's directory; use 'container'/m);
+    expect(output).toMatch(
+      /^quiver: QUIVER_VEND_CREDENTIALS=table: account 'devstoreaccount1' has no hierarchical namespace, so a SAS cannot be limited to one table's directory; use 'container'/m,
+    );
     const server = await startServer({ ...env, QUIVER_VEND_CREDENTIALS: "container" }, { root: env.QUIVER_ROOT });
     servers.push(server);
     expect((await fetch(`${server.url}/readyz`)).status).toBe(200);

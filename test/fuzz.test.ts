@@ -72,7 +72,8 @@ const operationOf = async (created: string) => {
 };
 
 async function backgroundCompaction(changed: string[]): Promise<boolean> {
-  const requestOwn = async (c: string) => !/ __manifest\//.test(c) || (c.startsWith("created ") && c.endsWith(".txn") && !COMPACTION.includes((await operationOf(c)) ?? ""));
+  const requestOwn = async (c: string) =>
+    !/ __manifest\//.test(c) || (c.startsWith("created ") && c.endsWith(".txn") && !COMPACTION.includes((await operationOf(c)) ?? ""));
   return !(await Promise.all(changed.map(requestOwn))).some(Boolean);
 }
 
@@ -100,7 +101,9 @@ async function check(req: RawRequest): Promise<{ reply: RawReply; problem: strin
   if (reply.status >= 400) {
     const changed = changes(before, await rootSnapshot(server));
     if (changed.length && !(await backgroundCompaction(changed))) {
-      const named = await Promise.all(changed.slice(0, 20).map(async (c) => (c.endsWith(".txn") && c.startsWith("created ") ? `${c} (${await operationOf(c)})` : c)));
+      const named = await Promise.all(
+        changed.slice(0, 20).map(async (c) => (c.endsWith(".txn") && c.startsWith("created ") ? `${c} (${await operationOf(c)})` : c)),
+      );
       return { reply, problem: `${show(req)}\n  -> ${reply.status} ${reply.text.slice(0, 200)}\n  but changed the data root:\n    ${named.join("\n    ")}` };
     }
   }
@@ -213,11 +216,7 @@ const NASTY = [
 const ESCAPES = [`../${path.basename(canary)}`, canary, `..%2f${path.basename(canary)}`, `%2e%2e%2f${path.basename(canary)}`];
 
 const fragment = () =>
-  fc.oneof(
-    fc.constantFrom(...NASTY, ...ESCAPES),
-    fc.string({ unit: "grapheme", maxLength: 6 }),
-    fc.stringMatching(/^[A-Za-z0-9_.-]{1,8}$/),
-  );
+  fc.oneof(fc.constantFrom(...NASTY, ...ESCAPES), fc.string({ unit: "grapheme", maxLength: 6 }), fc.stringMatching(/^[A-Za-z0-9_.-]{1,8}$/));
 const nastyString = () => fc.array(fragment(), { maxLength: 5 }).map((parts) => parts.join(""));
 
 /**
@@ -404,7 +403,11 @@ describe("fuzzed identifiers", () => {
         const target = /^\/v1\/(?:table|namespace)\/([^/]*)\//.exec(new URL(p, "http://x").pathname)?.[1];
         if (op.protect && target !== undefined && FIXTURES.has(decodesTo(target) ?? "")) return;
         const req =
-          op.body === "arrow" ? arrowRequest(p, VALID) : op.body === "json" ? jsonRequest(op.method, p, op.json ? op.json(raw) : {}) : { method: op.method, path: p, headers: authed() };
+          op.body === "arrow"
+            ? arrowRequest(p, VALID)
+            : op.body === "json"
+              ? jsonRequest(op.method, p, op.json ? op.json(raw) : {})
+              : { method: op.method, path: p, headers: authed() };
         await hostile(req);
       }),
       { seed: SEED, numRuns: RUNS },
@@ -414,7 +417,10 @@ describe("fuzzed identifiers", () => {
 
 describe("fuzzed delimiters", () => {
   it("resolve exactly the identifier they delimit, or are refused in the documented shape", async () => {
-    const delimiter = fc.oneof(fc.string({ unit: "binary", maxLength: 20 }).filter(wellFormed), fc.constantFrom("", "$", ".", "/", "%", "%24", "..", "\u0000", "\n", "ns", "t", "$$", "\u2215", "a".repeat(17)));
+    const delimiter = fc.oneof(
+      fc.string({ unit: "binary", maxLength: 20 }).filter(wellFormed),
+      fc.constantFrom("", "$", ".", "/", "%", "%24", "..", "\u0000", "\n", "ns", "t", "$$", "\u2215", "a".repeat(17)),
+    );
     await fc.assert(
       fc.asyncProperty(delimiter, fc.boolean(), async (d, twice) => {
         const parts = ["ns", "t"];
@@ -475,19 +481,25 @@ describe("fuzzed query parameters", () => {
       },
     );
     // Mostly the operation's own parameters, which it parses; now and then another's, or a made-up one.
-    const request = fc.constantFrom(...QUERY_TARGETS).chain((target) =>
-      fc.tuple(
-        fc.constant(target),
-        fc.array(
-          fc.tuple(
-            fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...ownQueryKeys(target.operationId)) }, { weight: 1, arbitrary: fc.constantFrom(...QUERY_KEYS) }, { weight: 1, arbitrary: nastyString() }),
-            value,
-            fc.boolean(),
+    const request = fc
+      .constantFrom(...QUERY_TARGETS)
+      .chain((target) =>
+        fc.tuple(
+          fc.constant(target),
+          fc.array(
+            fc.tuple(
+              fc.oneof(
+                { weight: 4, arbitrary: fc.constantFrom(...ownQueryKeys(target.operationId)) },
+                { weight: 1, arbitrary: fc.constantFrom(...QUERY_KEYS) },
+                { weight: 1, arbitrary: nastyString() },
+              ),
+              value,
+              fc.boolean(),
+            ),
+            { maxLength: 5 },
           ),
-          { maxLength: 5 },
         ),
-      ),
-    );
+      );
     await fc.assert(
       fc.asyncProperty(request, async ([target, pairs]) => {
         const query = pairs.map(([k, v, asIs]) => `${segment(k, asIs)}=${segment(v, asIs)}`).join("&");
@@ -568,23 +580,32 @@ describe("fuzzed JSON bodies", () => {
       {
         weight: 1,
         arbitrary: fc
-          .oneof(fc.string({ unit: "binary" }), fc.json().map((j) => j.slice(0, Math.max(1, j.length - 1))), fc.constantFrom("[]", "1", '"x"', "null", "true", "{}}", "\u0000"))
+          .oneof(
+            fc.string({ unit: "binary" }),
+            fc.json().map((j) => j.slice(0, Math.max(1, j.length - 1))),
+            fc.constantFrom("[]", "1", '"x"', "null", "true", "{}}", "\u0000"),
+          )
           .map((text) => ({ mutations: [], text })),
       },
     );
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...JSON_ROUTES.map((r) => r.operationId)), damaged, fc.constantFrom("application/json", "text/plain", "application/json; charset=latin1", ""), async (operationId, d, type) => {
-        const route = JSON_ROUTES.find((r) => r.operationId === operationId)!;
-        const body: Record<string, unknown> = { ...(BASE_BODIES[route.operationId] ?? {}) };
-        const own = fieldsOf((route.body as { schema: unknown }).schema);
-        for (const m of d.mutations) {
-          const key = m.own !== null && own.length ? own[m.own % own.length] : m.key;
-          if (m.kind === "set") body[key] = m.value;
-          else delete body[key];
-        }
-        const headers: Record<string, string> = type ? { "content-type": type } : {};
-        await hostile({ method: "POST", path: pathFor(route), headers: authed(headers), body: d.text ?? JSON.stringify(body) });
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...JSON_ROUTES.map((r) => r.operationId)),
+        damaged,
+        fc.constantFrom("application/json", "text/plain", "application/json; charset=latin1", ""),
+        async (operationId, d, type) => {
+          const route = JSON_ROUTES.find((r) => r.operationId === operationId)!;
+          const body: Record<string, unknown> = { ...(BASE_BODIES[route.operationId] ?? {}) };
+          const own = fieldsOf((route.body as { schema: unknown }).schema);
+          for (const m of d.mutations) {
+            const key = m.own !== null && own.length ? own[m.own % own.length] : m.key;
+            if (m.kind === "set") body[key] = m.value;
+            else delete body[key];
+          }
+          const headers: Record<string, string> = type ? { "content-type": type } : {};
+          await hostile({ method: "POST", path: pathFor(route), headers: authed(headers), body: d.text ?? JSON.stringify(body) });
+        },
+      ),
       { seed: SEED, numRuns: RUNS },
     );
   });
@@ -681,7 +702,10 @@ const ARROW_TARGETS = [
 describe("fuzzed Arrow streams", () => {
   it("truncated, corrupted, of the wrong schema or without batches: refused or written, never half-written", async () => {
     const bodies = fc.oneof(
-      { weight: 3, arbitrary: fc.tuple(fc.constantFrom(...BASE_STREAMS), fc.array(byteMutation, { minLength: 1, maxLength: 3 })).map(([b, m]) => damage(b, m)) },
+      {
+        weight: 3,
+        arbitrary: fc.tuple(fc.constantFrom(...BASE_STREAMS), fc.array(byteMutation, { minLength: 1, maxLength: 3 })).map(([b, m]) => damage(b, m)),
+      },
       { weight: 2, arbitrary: wrongSchema },
       { weight: 1, arbitrary: fc.uint8Array({ maxLength: 64 }) },
     );
@@ -724,10 +748,19 @@ describe("fuzzed Arrow streams", () => {
 
 /** Cookies, tokens and names made of the pieces that trip up decoding and parsing. */
 const percentJunk = fc
-  .array(fc.constantFrom("%", "%zz", "%E0%A4%A", "%C0%AE", "%25", "=", "; ", ".", "/", "a", "Bearer ", "qvr_", "next-auth.session-token"), { minLength: 1, maxLength: 6 })
+  .array(fc.constantFrom("%", "%zz", "%E0%A4%A", "%C0%AE", "%25", "=", "; ", ".", "/", "a", "Bearer ", "qvr_", "next-auth.session-token"), {
+    minLength: 1,
+    maxLength: 6,
+  })
   .map((parts) => parts.join(""));
 const headerValue = fc.oneof(
-  fc.string({ unit: fc.integer({ min: 0x20, max: 0xff }).filter((c) => c !== 0x7f).map((c) => String.fromCharCode(c)), maxLength: 40 }),
+  fc.string({
+    unit: fc
+      .integer({ min: 0x20, max: 0xff })
+      .filter((c) => c !== 0x7f)
+      .map((c) => String.fromCharCode(c)),
+    maxLength: 40,
+  }),
   fc.constantFrom("", "..", "../..", "default", "a".repeat(64), "a".repeat(65), "application/vnd.apache.arrow.stream", "gzip"),
   percentJunk,
 );
@@ -827,20 +860,24 @@ const CONTEXT_TARGETS: Array<(context: unknown) => RawRequest> = [
 describe("fuzzed context entries", () => {
   it("never become response headers", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.nat({ max: CONTEXT_TARGETS.length - 1 }), fc.oneof(fc.dictionary(contextKey, contextValue, { maxKeys: 6 }), jsonValue()), async (t, context) => {
-        const reply = await hostile(CONTEXT_TARGETS[t](context));
-        const raw = reply.rawHeaders.join("\n");
-        expect(raw).not.toContain(INJECTED);
-        expect(reply.headers["set-cookie"]).toBeUndefined();
-        expect(reply.headers["x-request-id"]).toMatch(/^[0-9a-f-]{36}$/);
-        if (String(reply.headers["content-type"]).startsWith("application/json")) {
-          const body = JSON.parse(reply.text) as { context?: Record<string, string> };
-          if (body.context) {
-            expect(JSON.stringify(body.context)).not.toContain(INJECTED);
-            for (const key of Object.keys(body.context)) expect(reply.headers[key.slice("header.".length)], key).toBeDefined();
+      fc.asyncProperty(
+        fc.nat({ max: CONTEXT_TARGETS.length - 1 }),
+        fc.oneof(fc.dictionary(contextKey, contextValue, { maxKeys: 6 }), jsonValue()),
+        async (t, context) => {
+          const reply = await hostile(CONTEXT_TARGETS[t](context));
+          const raw = reply.rawHeaders.join("\n");
+          expect(raw).not.toContain(INJECTED);
+          expect(reply.headers["set-cookie"]).toBeUndefined();
+          expect(reply.headers["x-request-id"]).toMatch(/^[0-9a-f-]{36}$/);
+          if (String(reply.headers["content-type"]).startsWith("application/json")) {
+            const body = JSON.parse(reply.text) as { context?: Record<string, string> };
+            if (body.context) {
+              expect(JSON.stringify(body.context)).not.toContain(INJECTED);
+              for (const key of Object.keys(body.context)) expect(reply.headers[key.slice("header.".length)], key).toBeDefined();
+            }
           }
-        }
-      }),
+        },
+      ),
       { seed: SEED, numRuns: RUNS },
     );
   });

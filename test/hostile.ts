@@ -128,7 +128,8 @@ export function contractProblem(req: RawRequest, reply: RawReply): string | null
     if (!OWN_HEADERS.has(name) && !redirect && name !== REWRITE_HEADER) return `unexpected response header '${name}'`;
   }
   if (reply.status < 400) return null;
-  if (!String(reply.headers["content-type"]).startsWith("application/json")) return `error with content type ${reply.headers["content-type"]}: ${reply.text.slice(0, 200)}`;
+  if (!String(reply.headers["content-type"]).startsWith("application/json"))
+    return `error with content type ${reply.headers["content-type"]}: ${reply.text.slice(0, 200)}`;
   let body: Record<string, unknown>;
   try {
     body = JSON.parse(reply.text);
@@ -142,4 +143,3 @@ export function contractProblem(req: RawRequest, reply: RawReply): string | null
   if (!(body.type as string).startsWith("/errors/")) return `error type '${body.type}' is not an /errors/ path`;
   return null;
 }
-

@@ -55,7 +55,13 @@ describe("directory namespace interoperability", () => {
     const dir = await lancedb.connectNamespace("dir", { root: server.root });
     await dir.createNamespace(["external"]);
     const schema = new arrowCjs.Schema([new arrowCjs.Field("id", new arrowCjs.Int64(), false), new arrowCjs.Field("s", new arrowCjs.Utf8(), true)]);
-    const data = lancedb.makeArrowTable([{ id: 1n, s: "a" }, { id: 2n, s: "b" }], { schema });
+    const data = lancedb.makeArrowTable(
+      [
+        { id: 1n, s: "a" },
+        { id: 2n, s: "b" },
+      ],
+      { schema },
+    );
     await dir.createTable("fromlance", data, ["external"]);
     const plain = await lancedb.connect(server.root);
     await plain.createTable("plainroot", data);
@@ -74,10 +80,7 @@ describe("directory namespace interoperability", () => {
 describe("LanceDB remote client", () => {
   it("creates and appends with LZ4-compressed Arrow bodies", async () => {
     const db = await lancedb.connect("db://default", { apiKey: server.adminKey, hostOverride: server.url });
-    const schema = new arrowCjs.Schema([
-      new arrowCjs.Field("id", new arrowCjs.Int64(), false),
-      new arrowCjs.Field("s", new arrowCjs.Utf8(), true),
-    ]);
+    const schema = new arrowCjs.Schema([new arrowCjs.Field("id", new arrowCjs.Int64(), false), new arrowCjs.Field("s", new arrowCjs.Utf8(), true)]);
     const make = (from: number, to: number) =>
       lancedb.makeArrowTable(
         Array.from({ length: to - from }, (_, i) => ({ id: BigInt(from + i), s: `value-${from + i}-${"x".repeat(20)}` })),

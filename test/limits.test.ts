@@ -66,7 +66,15 @@ describe("heavy requests past the bound", () => {
   it("keep memory bounded under sustained overload by refusing bodies past the budget", async () => {
     const budget = 48 * 1024 * 1024;
     const { server, api } = await serve({ QUIVER_MAX_BUFFERED_BODY_BYTES: String(budget), QUIVER_MAX_HEAVY_REQUESTS: "64", QUIVER_MAX_QUEUED_REQUESTS: "64" });
-    const body = tableToIPC(rows(0, 1_000_000, (i) => i, (i) => `value-${i.toString().padStart(10, "0")}`), "stream");
+    const body = tableToIPC(
+      rows(
+        0,
+        1_000_000,
+        (i) => i,
+        (i) => `value-${i.toString().padStart(10, "0")}`,
+      ),
+      "stream",
+    );
     expect(body.byteLength).toBeGreaterThan(30 * 1024 * 1024);
     expect((await api.arrow("/v1/table/big/create", rows(0, 1))).status).toBe(200);
     const baseline = rssBytes(server.pid);
@@ -109,11 +117,15 @@ describe("a body that does not arrive in time", () => {
     // The client never sends the rest of the body, so only the configured timeout can answer (and the detail names it).
     const reply = await new Promise<{ status: number; body: Record<string, unknown> }>((resolve, reject) => {
       const url = new URL("/v1/table/slow/insert", server.url);
-      const req = http.request(url, { method: "POST", headers: { ...server.auth, "content-type": "application/vnd.apache.arrow.stream", "content-length": String(full.byteLength) } }, (res) => {
-        let text = "";
-        res.on("data", (d) => (text += d));
-        res.on("end", () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
-      });
+      const req = http.request(
+        url,
+        { method: "POST", headers: { ...server.auth, "content-type": "application/vnd.apache.arrow.stream", "content-length": String(full.byteLength) } },
+        (res) => {
+          let text = "";
+          res.on("data", (d) => (text += d));
+          res.on("end", () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+        },
+      );
       req.on("error", reject);
       req.write(full.subarray(0, 64));
     });

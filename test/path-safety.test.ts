@@ -141,7 +141,10 @@ describe("locations", () => {
   });
 
   it("takes only the location the catalog would choose, and keeps it inside the root", async () => {
-    const reply = await api.post<{ location: string }>("/v1/table/chosen/declare", { location: path.join(server.root, "chosen.lance"), properties: { location: "/etc" } });
+    const reply = await api.post<{ location: string }>("/v1/table/chosen/declare", {
+      location: path.join(server.root, "chosen.lance"),
+      properties: { location: "/etc" },
+    });
     expect(reply.status).toBe(200);
     expect(reply.body.location).toBe(path.join(server.root, "chosen.lance"));
     expect(readdirSync(path.join(server.root, "chosen.lance"))).toEqual([".lance-reserved"]);

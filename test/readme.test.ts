@@ -18,7 +18,10 @@ it("runs the README walk-through and gets the values it describes", () => {
     env: { ...process.env, BASE: server.url, QUIVER_KEY: server.adminKey },
     encoding: "utf8",
   });
-  const lines = output.trim().split("\n").map((l) => JSON.parse(l));
+  const lines = output
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
   expect(lines[0]).toMatchObject({ properties: { owner: "data-team" } });
   expect(lines[1]).toMatchObject({ properties: { tier: "gold" }, managed_versioning: false });
   expect(lines[2]).toMatchObject({ version: 1, num_inserted_rows: 5 });

@@ -19,7 +19,11 @@ afterAll(async () => {
 
 describe("response headers", () => {
   it("API answers, successes and errors alike, forbid sniffing, rendering and framing", async () => {
-    for (const res of [await fetch(`${plain.url}/v1/namespace/list`, { headers: plain.auth }), await fetch(`${plain.url}/v1/table`), await fetch(`${plain.url}/v1/nowhere`)]) {
+    for (const res of [
+      await fetch(`${plain.url}/v1/namespace/list`, { headers: plain.auth }),
+      await fetch(`${plain.url}/v1/table`),
+      await fetch(`${plain.url}/v1/nowhere`),
+    ]) {
       expect(res.headers.get("x-content-type-options")).toBe("nosniff");
       expect(res.headers.get("x-frame-options")).toBe("DENY");
       expect(res.headers.get("content-security-policy")).toBe("default-src 'none'; frame-ancestors 'none'");
@@ -41,7 +45,11 @@ describe("response headers", () => {
 });
 
 describe("session cookies", () => {
-  const attributes = (cookie: string) => cookie.split(";").slice(1).map((a) => a.trim().toLowerCase());
+  const attributes = (cookie: string) =>
+    cookie
+      .split(";")
+      .slice(1)
+      .map((a) => a.trim().toLowerCase());
 
   it("are HttpOnly and SameSite=Lax, and not Secure over plain HTTP", async () => {
     const cookies = (await postAccessKey(plain.url, plain.adminKey)).headers.getSetCookie();

@@ -28,7 +28,6 @@ export interface TestServer {
   kill: () => Promise<void>;
 }
 
-
 export const TEST_ADMIN_KEY = "test-admin-key-0123456789";
 /** How long a stopped server may take to finish its open requests and connections before it is killed. */
 const STOP_GRACE_MS = 30_000;
@@ -66,7 +65,11 @@ export function storeOf(server: TestServer): ObjectStore {
  */
 export async function rootSnapshot(server: TestServer, skip: readonly string[] = [".quiver/auth/audit/"]): Promise<Map<string, string>> {
   const root = parseRoot(server.root);
-  if (root.kind === "local") return snapshot(root.uri, skip.map((prefix) => prefix.replace(/\/$/, "")));
+  if (root.kind === "local")
+    return snapshot(
+      root.uri,
+      skip.map((prefix) => prefix.replace(/\/$/, "")),
+    );
   const listed = await storeOf(server).listInfo("");
   const kept = [...listed].filter(([key]) => !skip.some((prefix) => key.startsWith(prefix))).map(([key, info]) => [key, info.etag] as const);
   return new Map(kept);

@@ -60,7 +60,12 @@ function CreateKeyForm() {
             <Button
               type="button"
               variant="secondary"
-              onClick={() => navigator.clipboard?.writeText(create.data.key).then(() => setCopied(true), () => setCopied(false))}
+              onClick={() =>
+                navigator.clipboard?.writeText(create.data.key).then(
+                  () => setCopied(true),
+                  () => setCopied(false),
+                )
+              }
             >
               {copied ? "Copied" : "Copy"}
             </Button>

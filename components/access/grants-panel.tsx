@@ -83,7 +83,12 @@ export function GrantsPanel() {
                     {new Date(g.createdAt).toLocaleString()} by {g.createdBy}
                   </td>
                   <td className="text-right">
-                    <Button variant="danger" onClick={() => remove.mutate(g.id)} disabled={remove.isPending} aria-label={`Remove grant for ${g.principal.name}`}>
+                    <Button
+                      variant="danger"
+                      onClick={() => remove.mutate(g.id)}
+                      disabled={remove.isPending}
+                      aria-label={`Remove grant for ${g.principal.name}`}
+                    >
                       Remove
                     </Button>
                   </td>

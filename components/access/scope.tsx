@@ -30,7 +30,12 @@ export function ScopeFields({ value, onChange, prefix }: { value: ScopeDraft; on
         </Select>
       </Field>
       <Field label={value.kind === "table" ? "Table (parts joined by $)" : "Namespace (empty = everything)"} htmlFor={`${prefix}-id`}>
-        <TextInput id={`${prefix}-id`} value={value.id} onChange={(e) => onChange({ ...value, id: e.target.value })} placeholder={value.kind === "table" ? "sales$orders" : "sales"} />
+        <TextInput
+          id={`${prefix}-id`}
+          value={value.id}
+          onChange={(e) => onChange({ ...value, id: e.target.value })}
+          placeholder={value.kind === "table" ? "sales$orders" : "sales"}
+        />
       </Field>
       <Field label="Database (empty = all)" htmlFor={`${prefix}-db`}>
         <TextInput id={`${prefix}-db`} value={value.database} onChange={(e) => onChange({ ...value, database: e.target.value })} placeholder="all databases" />

@@ -30,7 +30,10 @@ export function SignInForm({ oidcEnabled, callbackUrl, error }: { oidcEnabled: b
   return (
     <div className="mt-8 flex flex-col gap-6" data-hydrated={hydrated}>
       {failure && (
-        <p role="alert" className="rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-100">
+        <p
+          role="alert"
+          className="rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-100"
+        >
           {failure}
         </p>
       )}

@@ -22,7 +22,11 @@ export function Breadcrumbs({ database, namespace, table }: { database: string; 
         {table && (
           <li className="flex items-center gap-1">
             <span aria-hidden>/</span>
-            <Link aria-current="page" className="font-medium text-slate-800 hover:underline dark:text-slate-100" href={tableHref(database, [...namespace, table])}>
+            <Link
+              aria-current="page"
+              className="font-medium text-slate-800 hover:underline dark:text-slate-100"
+              href={tableHref(database, [...namespace, table])}
+            >
               {table}
             </Link>
           </li>

@@ -69,7 +69,11 @@ export function GlobalSearch() {
         className="w-64 rounded-md border border-slate-300 bg-white px-2 py-1 text-sm dark:border-slate-600 dark:bg-slate-900 focus-visible:outline-2 focus-visible:outline-indigo-500"
       />
       {open && q && (
-        <ul id="global-search-results" role="listbox" className="absolute z-20 mt-1 max-h-80 w-96 overflow-auto rounded-md border border-slate-200 bg-white shadow-lg dark:border-slate-700 dark:bg-slate-900">
+        <ul
+          id="global-search-results"
+          role="listbox"
+          className="absolute z-20 mt-1 max-h-80 w-96 overflow-auto rounded-md border border-slate-200 bg-white shadow-lg dark:border-slate-700 dark:bg-slate-900"
+        >
           {items.length === 0 && <li className="px-3 py-2 text-sm text-slate-500">{results.isFetching ? "Searching…" : "Nothing matches"}</li>}
           {items.map((item, i) => (
             <li

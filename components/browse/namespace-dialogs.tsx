@@ -31,7 +31,11 @@ function CreateForm({ kind, database, namespace, onDone }: { kind: "namespace" |
   }
   return (
     <form onSubmit={submit} className="flex flex-col gap-4">
-      <Field label={kind === "namespace" ? "Namespace name" : "Table name"} htmlFor={`${kind}-name`} hint={problem || (kind === "table" ? "Declaring records the table and reserves its location; the first insert writes its data." : undefined)}>
+      <Field
+        label={kind === "namespace" ? "Namespace name" : "Table name"}
+        htmlFor={`${kind}-name`}
+        hint={problem || (kind === "table" ? "Declaring records the table and reserves its location; the first insert writes its data." : undefined)}
+      >
         <TextInput id={`${kind}-name`} value={name} onChange={(e) => setName(e.target.value)} autoFocus required aria-invalid={Boolean(problem)} />
       </Field>
       <PropertiesEditor rows={rows} onChange={setRows} idPrefix={`${kind}-prop`} />
@@ -62,7 +66,23 @@ export function CreateDialog({ kind, database, namespace }: { kind: "namespace" 
   );
 }
 
-function TypeToConfirm({ name, children, pending, error, onConfirm, onCancel, action }: { name: string; children: React.ReactNode; pending: boolean; error: unknown; onConfirm: () => void; onCancel: () => void; action: string }) {
+function TypeToConfirm({
+  name,
+  children,
+  pending,
+  error,
+  onConfirm,
+  onCancel,
+  action,
+}: {
+  name: string;
+  children: React.ReactNode;
+  pending: boolean;
+  error: unknown;
+  onConfirm: () => void;
+  onCancel: () => void;
+  action: string;
+}) {
   const [typed, setTyped] = useState("");
   return (
     <form
@@ -111,7 +131,12 @@ export function DropNamespaceDialog({ database, namespace }: { database: string;
           pending={drop.isPending}
           error={drop.error}
           onCancel={() => setOpen(false)}
-          onConfirm={() => drop.mutateAsync(namespaceNames.length + tableNames.length > 0).then(() => router.push(namespaceHref(database, namespace.slice(0, -1))), () => undefined)}
+          onConfirm={() =>
+            drop.mutateAsync(namespaceNames.length + tableNames.length > 0).then(
+              () => router.push(namespaceHref(database, namespace.slice(0, -1))),
+              () => undefined,
+            )
+          }
         >
           {namespaceNames.length + tableNames.length === 0 ? (
             <p>The namespace is empty. Nothing else is deleted.</p>
@@ -156,7 +181,12 @@ export function DropTableDialog({ database, table }: { database: string; table: 
           pending={drop.isPending}
           error={drop.error}
           onCancel={() => setOpen(false)}
-          onConfirm={() => drop.mutateAsync().then(() => router.push(namespaceHref(database, table.slice(0, -1))), () => undefined)}
+          onConfirm={() =>
+            drop.mutateAsync().then(
+              () => router.push(namespaceHref(database, table.slice(0, -1))),
+              () => undefined,
+            )
+          }
         >
           <p className="font-medium text-red-700 dark:text-red-300" data-testid="drop-preview">
             {described.data?.is_only_declared

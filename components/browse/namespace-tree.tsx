@@ -11,7 +11,9 @@ function Node({ database, id, current }: { database: string; id: string[]; curre
   const active = onPath && id.length === current.length;
   return (
     <li>
-      <div className={`flex items-center gap-1 rounded px-1 ${active ? "bg-indigo-50 font-medium text-indigo-800 dark:bg-indigo-950 dark:text-indigo-200" : ""}`}>
+      <div
+        className={`flex items-center gap-1 rounded px-1 ${active ? "bg-indigo-50 font-medium text-indigo-800 dark:bg-indigo-950 dark:text-indigo-200" : ""}`}
+      >
         <button
           type="button"
           aria-label={`${open ? "Collapse" : "Expand"} ${id[id.length - 1]}`}

@@ -34,20 +34,39 @@ function TableList({ database, namespace, filter }: { database: string; namespac
 
   if (entries.isPending) return <Loading label="Loading tables…" />;
   if (entries.isError) return <ErrorBanner error={entries.error} />;
-  if (rows.length === 0) return <Empty title={filter ? `No table matches “${filter}”` : "No tables here yet"}>{!filter && "Declare one, or create it by writing data through the API."}</Empty>;
+  if (rows.length === 0)
+    return (
+      <Empty title={filter ? `No table matches “${filter}”` : "No tables here yet"}>
+        {!filter && "Declare one, or create it by writing data through the API."}
+      </Empty>
+    );
   return (
     <div>
       <p className="mb-1 text-xs text-slate-500" data-testid="table-count">
         {rows.length}
         {entries.hasNextPage ? "+" : ""} {rows.length === 1 && !entries.hasNextPage ? "table" : "tables"}
       </p>
-      <div ref={parent} style={{ height: Math.min(28 * 16, rows.length * 36 + 2) }} className="overflow-auto rounded-md border border-slate-200 dark:border-slate-800" role="list" aria-label="Tables">
+      <div
+        ref={parent}
+        style={{ height: Math.min(28 * 16, rows.length * 36 + 2) }}
+        className="overflow-auto rounded-md border border-slate-200 dark:border-slate-800"
+        role="list"
+        aria-label="Tables"
+      >
         <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
           {items.map((item) => {
             const row = rows[item.index];
             return (
-              <div key={row.name} role="listitem" className="absolute left-0 flex w-full items-center justify-between border-b border-slate-100 px-3 dark:border-slate-800" style={{ top: item.start, height: item.size }}>
-                <Link href={tableHref(database, [...namespace, row.name])} className="truncate font-mono text-sm text-indigo-700 hover:underline dark:text-indigo-300">
+              <div
+                key={row.name}
+                role="listitem"
+                className="absolute left-0 flex w-full items-center justify-between border-b border-slate-100 px-3 dark:border-slate-800"
+                style={{ top: item.start, height: item.size }}
+              >
+                <Link
+                  href={tableHref(database, [...namespace, row.name])}
+                  className="truncate font-mono text-sm text-indigo-700 hover:underline dark:text-indigo-300"
+                >
                   {row.name}
                 </Link>
                 {row.declared_only ? <Badge tone="amber">declared only</Badge> : <Badge tone="green">created</Badge>}
@@ -77,7 +96,10 @@ function ChildNamespaces({ database, namespace }: { database: string; namespace:
     <ul className="flex flex-wrap gap-2" aria-label="Child namespaces">
       {names.map((n) => (
         <li key={n}>
-          <Link href={namespaceHref(database, [...namespace, n])} className="inline-flex items-center gap-1.5 rounded-md border border-slate-200 px-3 py-1.5 text-sm hover:bg-slate-50 dark:border-slate-700 dark:hover:bg-slate-800">
+          <Link
+            href={namespaceHref(database, [...namespace, n])}
+            className="inline-flex items-center gap-1.5 rounded-md border border-slate-200 px-3 py-1.5 text-sm hover:bg-slate-50 dark:border-slate-700 dark:hover:bg-slate-800"
+          >
             <FolderIcon />
             {n}
           </Link>
@@ -105,7 +127,9 @@ export function NamespaceView({ database, namespace }: { database: string; names
       <div className="mb-5 flex flex-wrap items-start justify-between gap-3">
         <div>
           <h1 className="text-2xl font-semibold tracking-tight">{title}</h1>
-          <p className="text-sm text-slate-500">namespace {namespace.length ? namespace.join("$") : "(root)"} in database {database}</p>
+          <p className="text-sm text-slate-500">
+            namespace {namespace.length ? namespace.join("$") : "(root)"} in database {database}
+          </p>
         </div>
         <div className="flex flex-wrap gap-2">
           <CreateDialog kind="table" database={database} namespace={namespace} />
@@ -129,7 +153,14 @@ export function NamespaceView({ database, namespace }: { database: string; names
                 <h2 id="ns-tables" className="font-semibold">
                   Tables
                 </h2>
-                <TextInput type="search" aria-label="Filter tables" placeholder="Filter tables by name" value={filter} onChange={(e) => setFilter(e.target.value)} className="w-64" />
+                <TextInput
+                  type="search"
+                  aria-label="Filter tables"
+                  placeholder="Filter tables by name"
+                  value={filter}
+                  onChange={(e) => setFilter(e.target.value)}
+                  className="w-64"
+                />
               </div>
               <TableList database={database} namespace={namespace} filter={debounced} />
             </section>

@@ -15,16 +15,12 @@ interface Document {
 }
 
 function Schema({ value }: { value: unknown }) {
-  return (
-    <pre className="mt-1 max-h-72 overflow-auto rounded bg-slate-100 p-2 text-xs dark:bg-slate-900">{JSON.stringify(value, null, 2)}</pre>
-  );
+  return <pre className="mt-1 max-h-72 overflow-auto rounded bg-slate-100 p-2 text-xs dark:bg-slate-900">{JSON.stringify(value, null, 2)}</pre>;
 }
 
 export function ApiReference({ document }: { document: unknown }) {
   const doc = document as Document;
-  const operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
-    Object.entries(methods).map(([method, op]) => ({ path, method, op })),
-  );
+  const operations = Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method, op })));
   const groups = [...new Set(operations.map((o) => o.op.tags[0]))];
   return (
     <main className="mx-auto max-w-5xl px-6 py-10">

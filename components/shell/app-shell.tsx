@@ -60,7 +60,9 @@ export function AppShell({ children, theme, userName }: { children: ReactNode; t
                 href={withDatabase(n.href, database)}
                 aria-current={active ? "page" : undefined}
                 className={`rounded-md px-2 py-1 text-sm focus-visible:outline-2 focus-visible:outline-indigo-500 ${
-                  active ? "bg-slate-100 font-medium text-slate-900 dark:bg-slate-800 dark:text-white" : "text-slate-600 hover:text-slate-900 dark:text-slate-300 dark:hover:text-white"
+                  active
+                    ? "bg-slate-100 font-medium text-slate-900 dark:bg-slate-800 dark:text-white"
+                    : "text-slate-600 hover:text-slate-900 dark:text-slate-300 dark:hover:text-white"
                 }`}
               >
                 {n.label}

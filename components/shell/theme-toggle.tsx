@@ -20,7 +20,9 @@ export function ThemeToggle({ initial }: { initial: Theme }) {
           aria-checked={theme === t}
           onClick={() => choose(t)}
           className={`px-2 py-1 capitalize first:rounded-l-md last:rounded-r-md focus-visible:outline-2 focus-visible:outline-indigo-500 ${
-            theme === t ? "bg-slate-800 text-white dark:bg-slate-200 dark:text-slate-900" : "text-slate-600 hover:bg-slate-100 dark:text-slate-300 dark:hover:bg-slate-800"
+            theme === t
+              ? "bg-slate-800 text-white dark:bg-slate-200 dark:text-slate-900"
+              : "text-slate-600 hover:bg-slate-100 dark:text-slate-300 dark:hover:bg-slate-800"
           }`}
         >
           {t}

@@ -54,7 +54,13 @@ export function ColumnsTab({ database, table }: { database: string; table: strin
                 </td>
                 <td className="pr-3 font-mono text-indigo-700 dark:text-indigo-300">{typeLabel(field.type)}</td>
                 <td className="pr-3">
-                  <TextInput aria-label={`Rename ${label}`} value={d.rename ?? ""} placeholder={field.name} onChange={(e) => update(path, { rename: e.target.value || undefined })} className="w-40" />
+                  <TextInput
+                    aria-label={`Rename ${label}`}
+                    value={d.rename ?? ""}
+                    placeholder={field.name}
+                    onChange={(e) => update(path, { rename: e.target.value || undefined })}
+                    className="w-40"
+                  />
                 </td>
                 <td className="pr-3">
                   {targets.length ? (
@@ -88,13 +94,23 @@ export function ColumnsTab({ database, table }: { database: string; table: strin
           Preview {list.length ? `(${list.length} alteration${list.length > 1 ? "s" : ""})` : ""}
         </h2>
         {list.length === 0 ? (
-          <p className="text-sm text-slate-500">Rename a column, change its type within its family, or make it nullable; the resulting schema shows here before anything is applied.</p>
+          <p className="text-sm text-slate-500">
+            Rename a column, change its type within its family, or make it nullable; the resulting schema shows here before anything is applied.
+          </p>
         ) : (
           <div className="flex flex-col gap-4">
             <SchemaDiff changes={diffSchemas(schema, preview)} />
             <SchemaTree fields={preview.fields} />
             <div className="flex gap-2">
-              <Button onClick={() => alter.mutateAsync(toRequest(list)).then(() => setDrafts({}), () => undefined)} disabled={alter.isPending}>
+              <Button
+                onClick={() =>
+                  alter.mutateAsync(toRequest(list)).then(
+                    () => setDrafts({}),
+                    () => undefined,
+                  )
+                }
+                disabled={alter.isPending}
+              >
                 {alter.isPending ? "Applying…" : "Apply alterations"}
               </Button>
               <Button variant="secondary" onClick={() => setDrafts({})}>

@@ -60,7 +60,10 @@ function encode(request: Extract<WorkerRequest, { kind: "encode" }>) {
     },
     complete: () => {
       parts.push(new Uint8Array([0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0]));
-      post({ kind: "encoded", parts, rows, badCount, bad }, parts.map((p) => p.buffer));
+      post(
+        { kind: "encoded", parts, rows, badCount, bad },
+        parts.map((p) => p.buffer),
+      );
     },
     error: (err) => post({ kind: "failed", message: err.message }),
   });

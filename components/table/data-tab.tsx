@@ -41,7 +41,14 @@ export function DataTab({ database, table }: { database: string; table: string[]
   return (
     <div className="flex flex-col gap-3">
       <div className="flex flex-wrap items-end gap-4">
-        <VersionPicker database={database} table={table} id="data-at" label="Rows at" value={pickerValue(address.get("version"), address.get("tag"))} onChange={(v) => address.set({ ...fromPicker(v), offset: undefined })} />
+        <VersionPicker
+          database={database}
+          table={table}
+          id="data-at"
+          label="Rows at"
+          value={pickerValue(address.get("version"), address.get("tag"))}
+          onChange={(v) => address.set({ ...fromPicker(v), offset: undefined })}
+        />
         <form
           className="flex items-center gap-2"
           onSubmit={(e) => {
@@ -49,7 +56,13 @@ export function DataTab({ database, table }: { database: string; table: string[]
             address.set({ filter: draftFilter, offset: undefined });
           }}
         >
-          <TextInput aria-label="Filter expression" placeholder="SQL filter, e.g. id > 10 AND name LIKE 'a%'" value={draftFilter} onChange={(e) => setDraftFilter(e.target.value)} className="w-96" />
+          <TextInput
+            aria-label="Filter expression"
+            placeholder="SQL filter, e.g. id > 10 AND name LIKE 'a%'"
+            value={draftFilter}
+            onChange={(e) => setDraftFilter(e.target.value)}
+            className="w-96"
+          />
           <Button type="submit" variant="secondary">
             Apply
           </Button>
@@ -122,7 +135,11 @@ export function DataTab({ database, table }: { database: string; table: string[]
               <Button variant="secondary" disabled={offset === 0} onClick={() => address.set({ offset: Math.max(0, offset - PAGE) || undefined })}>
                 Previous
               </Button>
-              <Button variant="secondary" disabled={count.data !== undefined ? offset + PAGE >= count.data : data.numRows < PAGE} onClick={() => address.set({ offset: offset + PAGE })}>
+              <Button
+                variant="secondary"
+                disabled={count.data !== undefined ? offset + PAGE >= count.data : data.numRows < PAGE}
+                onClick={() => address.set({ offset: offset + PAGE })}
+              >
                 Next
               </Button>
             </div>
@@ -130,7 +147,9 @@ export function DataTab({ database, table }: { database: string; table: string[]
         </>
       ) : null}
       <Dialog open={expanded !== null} onClose={() => setExpanded(null)} title={`Value of ${expanded?.column ?? ""}`}>
-        <pre className="max-h-96 overflow-auto whitespace-pre-wrap break-all rounded bg-slate-100 p-3 font-mono text-xs dark:bg-slate-800">{expanded?.value}</pre>
+        <pre className="max-h-96 overflow-auto whitespace-pre-wrap break-all rounded bg-slate-100 p-3 font-mono text-xs dark:bg-slate-800">
+          {expanded?.value}
+        </pre>
         <div className="mt-3 flex justify-end">
           <Button variant="secondary" onClick={() => setExpanded(null)}>
             Close

@@ -53,7 +53,10 @@ export function OverviewTab({ database, table }: { database: string; table: stri
           <ol className="flex flex-col gap-2 text-sm">
             {recent.map((v) => (
               <li key={v.version} className="flex items-center justify-between gap-3">
-                <Link href={tableHref(database, table, "versions", { version: v.version })} className="font-mono text-indigo-700 hover:underline dark:text-indigo-300">
+                <Link
+                  href={tableHref(database, table, "versions", { version: v.version })}
+                  className="font-mono text-indigo-700 hover:underline dark:text-indigo-300"
+                >
                   v{v.version}
                 </Link>
                 <span className="flex-1">{v.operation ?? "commit"}</span>

@@ -57,8 +57,22 @@ export function SchemaTab({ database, table }: { database: string; table: string
   return (
     <div className="flex flex-col gap-4">
       <div className="flex flex-wrap items-center gap-4">
-        <VersionPicker database={database} table={table} id="schema-at" label="Schema at" value={pickerValue(address.get("version"), address.get("tag"))} onChange={(v) => address.set({ version: fromPicker(v).version, tag: fromPicker(v).tag })} />
-        <VersionPicker database={database} table={table} id="schema-compare" label="Compare with" value={compare ?? ""} onChange={(v) => address.set({ compare: v || undefined })} />
+        <VersionPicker
+          database={database}
+          table={table}
+          id="schema-at"
+          label="Schema at"
+          value={pickerValue(address.get("version"), address.get("tag"))}
+          onChange={(v) => address.set({ version: fromPicker(v).version, tag: fromPicker(v).tag })}
+        />
+        <VersionPicker
+          database={database}
+          table={table}
+          id="schema-compare"
+          label="Compare with"
+          value={compare ?? ""}
+          onChange={(v) => address.set({ compare: v || undefined })}
+        />
       </div>
       <ErrorBanner error={current.error ?? (compare ? other.error : null)} />
       {current.isPending ? (
@@ -68,7 +82,8 @@ export function SchemaTab({ database, table }: { database: string; table: string
       ) : compare && other.data?.schema ? (
         <div className="flex flex-col gap-4">
           <p className="text-sm text-slate-600 dark:text-slate-300">
-            Changes from {compare.startsWith("tag:") ? `tag ${compare.slice(4)}` : `version ${compare.slice(2)}`} (v{other.data.version}) to version {current.data.version}:
+            Changes from {compare.startsWith("tag:") ? `tag ${compare.slice(4)}` : `version ${compare.slice(2)}`} (v{other.data.version}) to version{" "}
+            {current.data.version}:
           </p>
           <SchemaDiff changes={diffSchemas(other.data.schema, current.data.schema)} />
           <div className="grid gap-4 lg:grid-cols-2">

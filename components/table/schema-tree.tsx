@@ -4,7 +4,8 @@ import { typeLabel } from "@/lib/schema-diff";
 import { Badge } from "../ui/controls";
 
 function FieldRow({ field, depth }: { field: JsonField; depth: number }) {
-  const children = field.type.type === "struct" ? (field.type.fields ?? []) : field.type.fields?.[0]?.type.type === "struct" ? (field.type.fields[0].type.fields ?? []) : [];
+  const children =
+    field.type.type === "struct" ? (field.type.fields ?? []) : field.type.fields?.[0]?.type.type === "struct" ? (field.type.fields[0].type.fields ?? []) : [];
   return (
     <>
       <tr className="border-t border-slate-100 dark:border-slate-800" data-testid="schema-field">
@@ -14,7 +15,13 @@ function FieldRow({ field, depth }: { field: JsonField; depth: number }) {
         </td>
         <td className="pr-4 font-mono text-sm text-indigo-700 dark:text-indigo-300">{typeLabel(field.type)}</td>
         <td className="pr-4">{field.nullable ? <Badge>nullable</Badge> : <Badge tone="indigo">required</Badge>}</td>
-        <td className="font-mono text-xs text-slate-500">{field.metadata ? Object.entries(field.metadata).map(([k, v]) => `${k}=${v}`).join(", ") : ""}</td>
+        <td className="font-mono text-xs text-slate-500">
+          {field.metadata
+            ? Object.entries(field.metadata)
+                .map(([k, v]) => `${k}=${v}`)
+                .join(", ")
+            : ""}
+        </td>
       </tr>
       {children.map((c) => (
         <FieldRow key={c.name} field={c} depth={depth + 1} />

@@ -42,7 +42,8 @@ export function TableView({ table }: { table: string[] }) {
           <div>
             <h1 className="flex items-center gap-3 text-2xl font-semibold tracking-tight">
               {table[table.length - 1]}
-              {described.data && (described.data.is_only_declared ? <Badge tone="amber">declared only</Badge> : <Badge tone="green">v{described.data.version}</Badge>)}
+              {described.data &&
+                (described.data.is_only_declared ? <Badge tone="amber">declared only</Badge> : <Badge tone="green">v{described.data.version}</Badge>)}
             </h1>
             <p className="font-mono text-xs text-slate-500">{table.join("$")}</p>
           </div>
@@ -59,7 +60,9 @@ export function TableView({ table }: { table: string[] }) {
                   href={tableHref(database, table, id)}
                   aria-current={tab[0] === id ? "page" : undefined}
                   className={`-mb-px border-b-2 px-3 py-2 text-sm focus-visible:outline-2 focus-visible:outline-indigo-500 ${
-                    tab[0] === id ? "border-indigo-600 font-medium text-indigo-700 dark:text-indigo-300" : "border-transparent text-slate-600 hover:text-slate-900 dark:text-slate-300 dark:hover:text-white"
+                    tab[0] === id
+                      ? "border-indigo-600 font-medium text-indigo-700 dark:text-indigo-300"
+                      : "border-transparent text-slate-600 hover:text-slate-900 dark:text-slate-300 dark:hover:text-white"
                   }`}
                 >
                   {label}

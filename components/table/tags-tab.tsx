@@ -52,7 +52,10 @@ export function TagsTab({ database, table }: { database: string; table: string[]
         className="flex flex-wrap items-end gap-3"
         onSubmit={(e) => {
           e.preventDefault();
-          create.mutateAsync({ tag: name, version: Number(version) }).then(() => setName(""), () => undefined);
+          create.mutateAsync({ tag: name, version: Number(version) }).then(
+            () => setName(""),
+            () => undefined,
+          );
         }}
       >
         <Field label="New tag" htmlFor="tag-name">
@@ -146,10 +149,13 @@ export function TagsTab({ database, table }: { database: string; table: string[]
                   variant="danger"
                   disabled={update.isPending}
                   onClick={() =>
-                    update.mutateAsync({ tag: moving.tag, version: Number(moving.to) }).then(() => {
-                      setMoving(null);
-                      setConfirming(false);
-                    }, () => undefined)
+                    update.mutateAsync({ tag: moving.tag, version: Number(moving.to) }).then(
+                      () => {
+                        setMoving(null);
+                        setConfirming(false);
+                      },
+                      () => undefined,
+                    )
                   }
                 >
                   Confirm move {moving.from} → {moving.to}

@@ -62,17 +62,29 @@ async function previewArrow(file: File, tableSchema: JsonSchema | undefined): Pr
       await reader.open();
       const first = await reader.next();
       const fields = reader.schema.fields.map(fieldToJson);
-      const rows = first.done ? [] : first.value.toArray().slice(0, 10).map((r) => r.toJSON());
+      const rows = first.done
+        ? []
+        : first.value
+            .toArray()
+            .slice(0, 10)
+            .map((r) => r.toJSON());
       await reader.cancel();
       return compat(fields, tableSchema, { schema: fields.map((f) => `${f.name}: ${f.type.type}`), rows });
     }
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    if (/compression/i.test(message)) return { preview: { schema: [], rows: [], note: "Compressed Arrow buffers: no preview in the browser; the server decompresses them." } };
+    if (/compression/i.test(message))
+      return { preview: { schema: [], rows: [], note: "Compressed Arrow buffers: no preview in the browser; the server decompresses them." } };
     return { phase: "failed", error: new Error(`not a readable Arrow IPC file: ${message}`) };
   }
   const fields = table.schema.fields.map(fieldToJson);
-  return compat(fields, tableSchema, { schema: fields.map((f) => `${f.name}: ${f.type.type}`), rows: table.slice(0, 10).toArray().map((r) => r.toJSON()) });
+  return compat(fields, tableSchema, {
+    schema: fields.map((f) => `${f.name}: ${f.type.type}`),
+    rows: table
+      .slice(0, 10)
+      .toArray()
+      .map((r) => r.toJSON()),
+  });
 }
 
 function compat(fields: ReturnType<typeof fieldToJson>[], tableSchema: JsonSchema | undefined, preview: Staged["preview"]): Partial<Staged> {
@@ -120,7 +132,14 @@ export function UploadTab({ database, table }: { database: string; table: string
     worker.onmessage = (e: MessageEvent<WorkerReply>) => {
       const m = e.data;
       if (m.kind === "progress") patch(item.key, { parsed: m.bytes, rows: m.rows });
-      else if (m.kind === "encoded") patch(item.key, { phase: "ready", body: new Blob(m.parts as BlobPart[], { type: "application/vnd.apache.arrow.stream" }), rows: m.rows, badCount: m.badCount, bad: m.bad });
+      else if (m.kind === "encoded")
+        patch(item.key, {
+          phase: "ready",
+          body: new Blob(m.parts as BlobPart[], { type: "application/vnd.apache.arrow.stream" }),
+          rows: m.rows,
+          badCount: m.badCount,
+          bad: m.bad,
+        });
       else if (m.kind === "failed") patch(item.key, { phase: "failed", error: new Error(m.message) });
     };
     worker.postMessage({ kind: "encode", file: item.file, header: item.header!, columns, indexes } satisfies WorkerRequest);
@@ -146,7 +165,12 @@ export function UploadTab({ database, table }: { database: string; table: string
   }
 
   function add(files: FileList | File[]) {
-    const items: Staged[] = Array.from(files).map((file) => ({ key: `${file.name}-${file.size}-${file.lastModified}-${Math.random()}`, file, kind: isCsv(file) ? "csv" : "arrow", phase: "analyzing" }));
+    const items: Staged[] = Array.from(files).map((file) => ({
+      key: `${file.name}-${file.size}-${file.lastModified}-${Math.random()}`,
+      file,
+      kind: isCsv(file) ? "csv" : "arrow",
+      phase: "analyzing",
+    }));
     setStaged((all) => [...all, ...items]);
     for (const item of items) {
       if (item.kind === "csv") analyze(item);
@@ -184,7 +208,14 @@ export function UploadTab({ database, table }: { database: string; table: string
   }
 
   const columnsForKeys = schema?.fields.map((f) => f.name) ?? staged.find((s) => s.columns)?.columns?.map((c) => c.name) ?? [];
-  const mergeInvalid = options.mode === "merge" && (options.on.length === 0 || (!options.whenMatchedUpdateAll && !options.whenMatchedUpdateAllFilt && !options.whenNotMatchedInsertAll && !options.whenNotMatchedBySourceDelete && !options.whenNotMatchedBySourceDeleteFilt));
+  const mergeInvalid =
+    options.mode === "merge" &&
+    (options.on.length === 0 ||
+      (!options.whenMatchedUpdateAll &&
+        !options.whenMatchedUpdateAllFilt &&
+        !options.whenNotMatchedInsertAll &&
+        !options.whenNotMatchedBySourceDelete &&
+        !options.whenNotMatchedBySourceDeleteFilt));
 
   if (described.isPending) return <Loading />;
   return (
@@ -209,7 +240,14 @@ export function UploadTab({ database, table }: { database: string; table: string
         </p>
         <label className="cursor-pointer rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-700 focus-within:outline-2 focus-within:outline-indigo-500">
           Choose files
-          <input type="file" multiple accept=".csv,.tsv,.txt,.arrow,.arrows,.ipc,.feather" className="sr-only" aria-label="Choose files to upload" onChange={(e) => e.target.files && add(e.target.files)} />
+          <input
+            type="file"
+            multiple
+            accept=".csv,.tsv,.txt,.arrow,.arrows,.ipc,.feather"
+            className="sr-only"
+            aria-label="Choose files to upload"
+            onChange={(e) => e.target.files && add(e.target.files)}
+          />
         </label>
       </div>
 
@@ -229,27 +267,53 @@ export function UploadTab({ database, table }: { database: string; table: string
               <span className="text-slate-600 dark:text-slate-300">Key columns:</span>
               {columnsForKeys.map((c) => (
                 <label key={c} className="flex items-center gap-1">
-                  <input type="checkbox" checked={options.on.includes(c)} onChange={(e) => setOptions({ ...options, on: e.target.checked ? [...options.on, c] : options.on.filter((x) => x !== c) })} />
+                  <input
+                    type="checkbox"
+                    checked={options.on.includes(c)}
+                    onChange={(e) => setOptions({ ...options, on: e.target.checked ? [...options.on, c] : options.on.filter((x) => x !== c) })}
+                  />
                   <span className="font-mono">{c}</span>
                 </label>
               ))}
             </div>
             <div className="grid gap-2 sm:grid-cols-2">
               <label className="flex items-center gap-2">
-                <input type="checkbox" checked={options.whenMatchedUpdateAll} onChange={(e) => setOptions({ ...options, whenMatchedUpdateAll: e.target.checked })} />
+                <input
+                  type="checkbox"
+                  checked={options.whenMatchedUpdateAll}
+                  onChange={(e) => setOptions({ ...options, whenMatchedUpdateAll: e.target.checked })}
+                />
                 Update matched rows
               </label>
-              <TextInput aria-label="Update only where" placeholder="only where… e.g. target.ts < source.ts" value={options.whenMatchedUpdateAllFilt} onChange={(e) => setOptions({ ...options, whenMatchedUpdateAllFilt: e.target.value })} />
+              <TextInput
+                aria-label="Update only where"
+                placeholder="only where… e.g. target.ts < source.ts"
+                value={options.whenMatchedUpdateAllFilt}
+                onChange={(e) => setOptions({ ...options, whenMatchedUpdateAllFilt: e.target.value })}
+              />
               <label className="flex items-center gap-2">
-                <input type="checkbox" checked={options.whenNotMatchedInsertAll} onChange={(e) => setOptions({ ...options, whenNotMatchedInsertAll: e.target.checked })} />
+                <input
+                  type="checkbox"
+                  checked={options.whenNotMatchedInsertAll}
+                  onChange={(e) => setOptions({ ...options, whenNotMatchedInsertAll: e.target.checked })}
+                />
                 Insert unmatched rows
               </label>
               <span />
               <label className="flex items-center gap-2">
-                <input type="checkbox" checked={options.whenNotMatchedBySourceDelete} onChange={(e) => setOptions({ ...options, whenNotMatchedBySourceDelete: e.target.checked })} />
+                <input
+                  type="checkbox"
+                  checked={options.whenNotMatchedBySourceDelete}
+                  onChange={(e) => setOptions({ ...options, whenNotMatchedBySourceDelete: e.target.checked })}
+                />
                 Delete table rows missing from the file
               </label>
-              <TextInput aria-label="Delete only where" placeholder="only where… e.g. day < '2024-01-01'" value={options.whenNotMatchedBySourceDeleteFilt} onChange={(e) => setOptions({ ...options, whenNotMatchedBySourceDeleteFilt: e.target.value })} />
+              <TextInput
+                aria-label="Delete only where"
+                placeholder="only where… e.g. day < '2024-01-01'"
+                value={options.whenNotMatchedBySourceDeleteFilt}
+                onChange={(e) => setOptions({ ...options, whenNotMatchedBySourceDeleteFilt: e.target.value })}
+              />
             </div>
             {mergeInvalid && <p className="text-xs text-amber-700 dark:text-amber-300">Choose at least one key column and one action.</p>}
           </div>
@@ -266,12 +330,25 @@ export function UploadTab({ database, table }: { database: string; table: string
       )}
 
       {staged.map((item) => {
-        const percent = item.phase === "preparing" ? Math.round(((item.parsed ?? 0) / item.file.size) * 100) : item.total ? Math.round(((item.sent ?? 0) / item.total) * 100) : 0;
+        const percent =
+          item.phase === "preparing"
+            ? Math.round(((item.parsed ?? 0) / item.file.size) * 100)
+            : item.total
+              ? Math.round(((item.sent ?? 0) / item.total) * 100)
+              : 0;
         return (
-          <section key={item.key} aria-label={`Upload ${item.file.name}`} className="flex flex-col gap-3 rounded-lg border border-slate-200 p-4 dark:border-slate-800" data-testid="staged-file">
+          <section
+            key={item.key}
+            aria-label={`Upload ${item.file.name}`}
+            className="flex flex-col gap-3 rounded-lg border border-slate-200 p-4 dark:border-slate-800"
+            data-testid="staged-file"
+          >
             <div className="flex flex-wrap items-center justify-between gap-2">
               <p className="font-medium">
-                {item.file.name} <span className="text-sm text-slate-500">({formatBytes(item.file.size)}, {item.kind === "csv" ? "CSV" : "Arrow"})</span>
+                {item.file.name}{" "}
+                <span className="text-sm text-slate-500">
+                  ({formatBytes(item.file.size)}, {item.kind === "csv" ? "CSV" : "Arrow"})
+                </span>
               </p>
               <Badge tone={item.phase === "done" ? "green" : item.phase === "failed" ? "red" : "slate"}>{item.phase}</Badge>
             </div>
@@ -335,7 +412,9 @@ export function UploadTab({ database, table }: { database: string; table: string
               <div className="text-xs">
                 <p className="font-mono text-slate-600 dark:text-slate-300">{item.preview.schema.join(", ")}</p>
                 {item.preview.note && <p className="text-slate-500">{item.preview.note}</p>}
-                <pre className="mt-1 max-h-40 overflow-auto rounded bg-slate-50 p-2 dark:bg-slate-900">{item.preview.rows.map((r) => JSON.stringify(r, (_, v) => (typeof v === "bigint" ? v.toString() : v))).join("\n")}</pre>
+                <pre className="mt-1 max-h-40 overflow-auto rounded bg-slate-50 p-2 dark:bg-slate-900">
+                  {item.preview.rows.map((r) => JSON.stringify(r, (_, v) => (typeof v === "bigint" ? v.toString() : v))).join("\n")}
+                </pre>
               </div>
             )}
             {item.kind === "csv" && item.phase === "review" && declaredOnly && (
@@ -347,7 +426,10 @@ export function UploadTab({ database, table }: { database: string; table: string
               <div className="flex items-center gap-3">
                 <progress className="h-2 flex-1" max={100} value={percent} aria-label={item.phase === "preparing" ? "Parsing" : "Uploading"} />
                 <span className="text-xs text-slate-500" data-testid="progress-text">
-                  {item.phase === "preparing" ? `parsed ${formatBytes(item.parsed ?? 0)}` : `sent ${formatBytes(item.sent ?? 0)} of ${formatBytes(item.total ?? 0)}`} ({percent}%)
+                  {item.phase === "preparing"
+                    ? `parsed ${formatBytes(item.parsed ?? 0)}`
+                    : `sent ${formatBytes(item.sent ?? 0)} of ${formatBytes(item.total ?? 0)}`}{" "}
+                  ({percent}%)
                 </span>
                 {item.phase === "uploading" && (
                   <Button variant="secondary" onClick={() => cancels.current.get(item.key)?.()}>
@@ -358,7 +440,8 @@ export function UploadTab({ database, table }: { database: string; table: string
             )}
             {item.kind === "csv" && item.rows !== undefined && item.phase !== "preparing" && (
               <p className="text-sm" data-testid="conversion-summary">
-                {item.rows.toLocaleString()} rows ready{item.badCount ? `, ${item.badCount.toLocaleString()} rows will not convert and are left out` : ", every row converts"}.
+                {item.rows.toLocaleString()} rows ready
+                {item.badCount ? `, ${item.badCount.toLocaleString()} rows will not convert and are left out` : ", every row converts"}.
               </p>
             )}
             {item.bad && item.bad.length > 0 && (
@@ -388,7 +471,9 @@ export function UploadTab({ database, table }: { database: string; table: string
             {item.result && (
               <p role="status" className="text-sm text-emerald-700 dark:text-emerald-300" data-testid="upload-result">
                 {item.result.num_inserted_rows.toLocaleString()} inserted
-                {item.result.num_updated_rows !== undefined && `, ${item.result.num_updated_rows.toLocaleString()} updated, ${item.result.num_deleted_rows?.toLocaleString() ?? 0} deleted`} →{" "}
+                {item.result.num_updated_rows !== undefined &&
+                  `, ${item.result.num_updated_rows.toLocaleString()} updated, ${item.result.num_deleted_rows?.toLocaleString() ?? 0} deleted`}{" "}
+                →{" "}
                 <Link className="underline" href={tableHref(database, table, "data", { version: item.result.version })}>
                   version {item.result.version}
                 </Link>

@@ -9,7 +9,21 @@ export function refOf(params: { version?: string | null; tag?: string | null }):
   return {};
 }
 
-export function VersionPicker({ database, table, value, onChange, label, id }: { database: string; table: string[]; value: string; onChange: (value: string) => void; label: string; id: string }) {
+export function VersionPicker({
+  database,
+  table,
+  value,
+  onChange,
+  label,
+  id,
+}: {
+  database: string;
+  table: string[];
+  value: string;
+  onChange: (value: string) => void;
+  label: string;
+  id: string;
+}) {
   const versions = useVersions(database, table);
   const tags = useTags(database, table);
   const list = versions.data?.pages.flatMap((p) => p.versions) ?? [];

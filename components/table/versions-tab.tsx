@@ -160,10 +160,13 @@ export function VersionsTab({ database, table }: { database: string; table: stri
           className="flex flex-col gap-3"
           onSubmit={(e) => {
             e.preventDefault();
-            createTag.mutateAsync({ tag: tagName, version: tagging! }).then(() => {
-              setTagging(null);
-              setTagName("");
-            }, () => undefined);
+            createTag.mutateAsync({ tag: tagName, version: tagging! }).then(
+              () => {
+                setTagging(null);
+                setTagName("");
+              },
+              () => undefined,
+            );
           }}
         >
           <Field label="Tag name" htmlFor="new-tag-name">
@@ -181,12 +184,22 @@ export function VersionsTab({ database, table }: { database: string; table: stri
         </form>
       </Dialog>
       <Dialog open={restoring !== null} onClose={() => setRestoring(null)} title={`Restore version ${restoring}?`}>
-        <p className="text-sm">The table's content returns to version {restoring} as a new version after {latest}. No history is lost.</p>
+        <p className="text-sm">
+          The table's content returns to version {restoring} as a new version after {latest}. No history is lost.
+        </p>
         <div className="mt-4 flex justify-end gap-2">
           <Button variant="secondary" onClick={() => setRestoring(null)}>
             Cancel
           </Button>
-          <Button onClick={() => restore.mutateAsync(restoring!).then(() => setRestoring(null), () => setRestoring(null))} disabled={restore.isPending}>
+          <Button
+            onClick={() =>
+              restore.mutateAsync(restoring!).then(
+                () => setRestoring(null),
+                () => setRestoring(null),
+              )
+            }
+            disabled={restore.isPending}
+          >
             Restore
           </Button>
         </div>

@@ -12,8 +12,21 @@ export function PropertiesEditor({ rows, onChange, idPrefix }: { rows: PropertyR
       <legend className="text-xs font-medium text-slate-600 dark:text-slate-300">Properties</legend>
       {rows.map((row, i) => (
         <div key={i} className="flex gap-2">
-          <TextInput aria-label={`Property ${i + 1} name`} id={`${idPrefix}-key-${i}`} placeholder="name" value={row.key} onChange={(e) => onChange(rows.map((r, j) => (j === i ? { ...r, key: e.target.value } : r)))} className="w-1/3" />
-          <TextInput aria-label={`Property ${i + 1} value`} placeholder="value" value={row.value} onChange={(e) => onChange(rows.map((r, j) => (j === i ? { ...r, value: e.target.value } : r)))} className="flex-1" />
+          <TextInput
+            aria-label={`Property ${i + 1} name`}
+            id={`${idPrefix}-key-${i}`}
+            placeholder="name"
+            value={row.key}
+            onChange={(e) => onChange(rows.map((r, j) => (j === i ? { ...r, key: e.target.value } : r)))}
+            className="w-1/3"
+          />
+          <TextInput
+            aria-label={`Property ${i + 1} value`}
+            placeholder="value"
+            value={row.value}
+            onChange={(e) => onChange(rows.map((r, j) => (j === i ? { ...r, value: e.target.value } : r)))}
+            className="flex-1"
+          />
           <Button type="button" variant="ghost" aria-label={`Remove property ${i + 1}`} onClick={() => onChange(rows.filter((_, j) => j !== i))}>
             ✕
           </Button>

@@ -25,7 +25,10 @@ export function ErrorBanner({ error, onDismiss }: { error: unknown; onDismiss?: 
   if (!error) return null;
   const api = error instanceof ApiError ? error : null;
   return (
-    <div role="alert" className="flex items-start justify-between gap-4 rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-100">
+    <div
+      role="alert"
+      className="flex items-start justify-between gap-4 rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-100"
+    >
       <div>
         <p className="font-semibold">{api ? `${api.title} (${api.status})` : "Something went wrong"}</p>
         <p>{api ? api.detail : error instanceof Error ? error.message : String(error)}</p>

@@ -28,7 +28,13 @@ export const entriesResponse = z.object({ entries: z.array(catalogEntry), page_t
 export const searchResponse = z.object({ namespaces: z.array(z.array(z.string())), tables: z.array(z.array(z.string())), context });
 export const describeNamespaceResponse = z.object({ properties, context });
 
-export const tableStats = z.object({ num_fragments: z.number(), num_deleted_rows: z.number(), num_rows: z.number(), total_bytes: z.number(), num_indices: z.number() });
+export const tableStats = z.object({
+  num_fragments: z.number(),
+  num_deleted_rows: z.number(),
+  num_rows: z.number(),
+  total_bytes: z.number(),
+  num_indices: z.number(),
+});
 export const tableDescription = z.object({
   table: z.string(),
   namespace: z.array(z.string()),
@@ -66,7 +72,11 @@ export const versionsResponse = z.object({ versions: z.array(tableVersion), page
 
 export const tagMap = z.record(
   z.string(),
-  z.object({ version: z.number().int(), manifestSize: z.number().int(), branch: z.string().nullable().describe("The branch the tagged version is on; null for main") }),
+  z.object({
+    version: z.number().int(),
+    manifestSize: z.number().int(),
+    branch: z.string().nullable().describe("The branch the tagged version is on; null for main"),
+  }),
 );
 export const tagsPage = z.object({ tags: tagMap, page_token: pageToken, context });
 

@@ -11,11 +11,7 @@ export const properties = z.record(z.string(), z.string()).describe("Business pr
 
 /** Fields every JSON request may carry. */
 export const requestBase = {
-  identity: z
-    .object({ api_key: z.string().optional(), auth_token: z.string().optional() })
-    .partial()
-    .nullish()
-    .describe("Caller identity"),
+  identity: z.object({ api_key: z.string().optional(), auth_token: z.string().optional() }).partial().nullish().describe("Caller identity"),
   context: z.record(z.string(), z.unknown()).nullish().describe("Caller-provided context"),
   id: z.array(z.string()).nullish().describe("Identifier; must agree with the path when given"),
 };

@@ -51,7 +51,8 @@ export const useGrants = () => useQuery({ queryKey: queryKeys.admin.grants(), qu
 export function useCreateGrant() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (input: { principal: Grant["principal"]; role: Role; scope: Scope }) => apiCall<Answer<typeof grantResponse>>("/v1/admin/grants/create", { json: input }),
+    mutationFn: (input: { principal: Grant["principal"]; role: Role; scope: Scope }) =>
+      apiCall<Answer<typeof grantResponse>>("/v1/admin/grants/create", { json: input }),
     onSuccess: () => client.invalidateQueries({ queryKey: queryKeys.admin.grants() }),
   });
 }

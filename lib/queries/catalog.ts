@@ -179,7 +179,9 @@ export const useDeleteTag = (database: string, id: Id) =>
 export const useRestore = (database: string, id: Id) =>
   useTableMutation(database, id, (version: number) => apiCall<Answer<typeof versionAnswer>>(path("table", id, "restore"), { database, json: { version } }));
 export const useAlterColumns = (database: string, id: Id) =>
-  useTableMutation(database, id, (alterations: unknown[]) => apiCall<Answer<typeof versionAnswer>>(path("table", id, "alter_columns"), { database, json: { alterations } }));
+  useTableMutation(database, id, (alterations: unknown[]) =>
+    apiCall<Answer<typeof versionAnswer>>(path("table", id, "alter_columns"), { database, json: { alterations } }),
+  );
 
 /** After an upload the table, its versions and (for a first write) the namespace's table states change. */
 export function useInvalidateAfterWrite(database: string, id: Id) {

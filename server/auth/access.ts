@@ -30,7 +30,12 @@ export class Access {
     this.audit = new AuditLog(store, `${prefix}audit/`);
     const oidc = oidcConfigFromEnv();
     this.tokens = oidc ? new TokenVerifier(oidc) : null;
-    this.admins = new Set((process.env.QUIVER_ADMINS ?? "").split(",").map((s) => s.trim()).filter(Boolean));
+    this.admins = new Set(
+      (process.env.QUIVER_ADMINS ?? "")
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean),
+    );
   }
 
   /**
@@ -70,7 +75,9 @@ export class Access {
 
   userPrincipal(subject: TokenSubject): Principal {
     const admin =
-      this.admins.has(subject.sub) || (subject.email !== undefined && this.admins.has(subject.email)) || subject.groups.some((g) => this.admins.has(`group:${g}`));
+      this.admins.has(subject.sub) ||
+      (subject.email !== undefined && this.admins.has(subject.email)) ||
+      subject.groups.some((g) => this.admins.has(`group:${g}`));
     return { kind: "user", id: subject.sub, name: subject.email ?? subject.sub, email: subject.email, groups: subject.groups, admin };
   }
 

@@ -120,7 +120,10 @@ export class ApiKeyStore {
     if (Date.now() - (this.usedWritten.get(record.id) ?? 0) > LAST_USED_RESOLUTION_MS) {
       this.usedWritten.set(record.id, Date.now());
       const now = new Date().toISOString();
-      await this.store.put(this.fact(record.id, "used"), now).then(() => this.records.touch(), () => undefined);
+      await this.store.put(this.fact(record.id, "used"), now).then(
+        () => this.records.touch(),
+        () => undefined,
+      );
     }
     return { record };
   }

@@ -14,7 +14,11 @@ import { sessionSecret } from "./session";
 
 export const SESSION_MAX_AGE_SECONDS = 8 * 60 * 60;
 
-const envKeyStamp = () => createHash("sha256").update(process.env.QUIVER_ADMIN_API_KEY ?? "").digest("hex").slice(0, 16);
+const envKeyStamp = () =>
+  createHash("sha256")
+    .update(process.env.QUIVER_ADMIN_API_KEY ?? "")
+    .digest("hex")
+    .slice(0, 16);
 
 export interface SessionClaims {
   kind: "user" | "key";
@@ -39,7 +43,11 @@ export async function authOptions(): Promise<AuthOptions> {
       idToken: true,
       checks: ["pkce", "state"],
       profile(profile: Record<string, unknown>) {
-        return { id: String(profile.sub), email: (profile.email as string) ?? null, name: (profile.name as string) ?? (profile.email as string) ?? String(profile.sub) };
+        return {
+          id: String(profile.sub),
+          email: (profile.email as string) ?? null,
+          name: (profile.name as string) ?? (profile.email as string) ?? String(profile.sub),
+        };
       },
     });
   }

@@ -114,7 +114,8 @@ export class TokenVerifier {
     const audiences = Array.isArray(claims.aud) ? claims.aud : claims.aud ? [claims.aud] : [];
     if (claims.active !== true) result = { refused: "the token is not active" };
     else if (claims.iss && claims.iss !== this.config.issuer) result = { refused: "the token's 'iss' claim is not valid here" };
-    else if (this.config.audience && audiences.length > 0 && !audiences.includes(this.config.audience)) result = { refused: "the token's 'aud' claim is not valid here" };
+    else if (this.config.audience && audiences.length > 0 && !audiences.includes(this.config.audience))
+      result = { refused: "the token's 'aud' claim is not valid here" };
     else result = this.subject(claims);
     const exp = typeof claims.exp === "number" ? claims.exp * 1000 : Date.now() + INTROSPECTION_CACHE_MS;
     this.introspected.set(cacheKey, { until: Math.min(exp, Date.now() + INTROSPECTION_CACHE_MS), result });

@@ -267,7 +267,10 @@ export class CatalogTable {
     const stamp = await this.store.listingStamp("");
     if (this.root?.stamp !== stamp) {
       const entries = await this.store.listDirectories("");
-      const names = entries.filter((name) => name.endsWith(".lance")).map((name) => name.slice(0, -".lance".length)).sort(compare);
+      const names = entries
+        .filter((name) => name.endsWith(".lance"))
+        .map((name) => name.slice(0, -".lance".length))
+        .sort(compare);
       const previous = this.root?.foreign;
       const same = previous !== undefined && previous.length === names.length && previous.every((name, i) => name === names[i]);
       this.root = { stamp, foreign: same ? previous : names };
@@ -348,13 +351,22 @@ export class CatalogTable {
 
   /** Rows as an Arrow IPC file in the manifest's schema, for a merge-insert. */
   private rowsFile(rows: ManifestRow[], schema: Schema): Buffer {
-    const children = schema.fields.map((f) => vectorFromArray(rows.map((r) => (r as unknown as Record<string, unknown>)[f.name] ?? null), f.type).data[0]);
+    const children = schema.fields.map(
+      (f) =>
+        vectorFromArray(
+          rows.map((r) => (r as unknown as Record<string, unknown>)[f.name] ?? null),
+          f.type,
+        ).data[0],
+    );
     const batch = new RecordBatch(schema, makeData({ type: new Struct(schema.fields), length: rows.length, nullCount: 0, children }));
     return Buffer.from(tableToIPC(new Table([batch]), "file"));
   }
 
   /** Commits one change to `__manifest`, then patches the cache with it, in this process's commit order. */
-  private async commit<R extends { version: number }>(write: (table: NativeTable) => Promise<R>, change: (result: R) => (index: CatalogIndex) => void): Promise<R> {
+  private async commit<R extends { version: number }>(
+    write: (table: NativeTable) => Promise<R>,
+    change: (result: R) => (index: CatalogIndex) => void,
+  ): Promise<R> {
     const table = await this.datasets.catalogTable();
     return this.writing.run("", async () => {
       const result = await engineCall("update the catalog", () => write(table));

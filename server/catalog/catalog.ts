@@ -140,7 +140,13 @@ export class Catalog {
 
   // ---------------------------------------------------------------- table listings
 
-  async listTables(namespace: Id, pageToken: string | undefined, limit: number, includeDeclared: boolean, visible: Visible = everything): Promise<Page<string>> {
+  async listTables(
+    namespace: Id,
+    pageToken: string | undefined,
+    limit: number,
+    includeDeclared: boolean,
+    visible: Visible = everything,
+  ): Promise<Page<string>> {
     const index = await this.requireNamespace(namespace);
     const prefix = namespace.length ? fmt(namespace) + ID_SEPARATOR : "";
     const names = index.childTables.get(fmt(namespace)) ?? [];
@@ -283,7 +289,10 @@ export class Catalog {
       if (index.namespaces.has(objectId)) throw new QuiverError("TableAlreadyExists", `a namespace named '${objectId}' already exists`);
       const existing = index.tables.get(objectId);
       if (existing && (await this.stillThere(existing))) {
-        const declaredOnly = await this.awaitsFirstWrite(existing, () => new QuiverError("TableAlreadyExists", `Table '${objectId}' is being created by another request`));
+        const declaredOnly = await this.awaitsFirstWrite(
+          existing,
+          () => new QuiverError("TableAlreadyExists", `Table '${objectId}' is being created by another request`),
+        );
         if (!declaredOnly && mode === "create") throw new QuiverError("TableAlreadyExists", `Table '${objectId}' already exists`);
         if (!declaredOnly && mode === "exist_ok") {
           const table = await this.datasets.open(existing.location);
@@ -347,9 +356,14 @@ export class Catalog {
       // or not this instance's listing of the root (a few seconds old on an object store) shows it yet.
       const rootName = /^([^/]+)\.lance$/.exec(location)?.[1];
       if (rootName !== undefined && !index.deregistered.has(rootName) && (await this.datasets.hasData(location))) {
-        throw new QuiverError("TableAlreadyExists", rootName === objectId ? `Table '${objectId}' already exists` : `location '${location}' is in use by table '${rootName}'`);
+        throw new QuiverError(
+          "TableAlreadyExists",
+          rootName === objectId ? `Table '${objectId}' already exists` : `location '${location}' is in use by table '${rootName}'`,
+        );
       }
-      const holder = [...index.tables.values()].find((t) => t.location === location || location.startsWith(`${t.location}/`) || t.location.startsWith(`${location}/`));
+      const holder = [...index.tables.values()].find(
+        (t) => t.location === location || location.startsWith(`${t.location}/`) || t.location.startsWith(`${location}/`),
+      );
       if (holder) throw new QuiverError("TableAlreadyExists", `location '${location}' is in use by table '${holder.objectId}'`);
       if (!(await this.datasets.hasData(location))) throw invalidInput(`location '${location}' holds no Lance dataset (no committed version under it)`);
       const ownDirectory = id.length === 1 && location === `${id[0]}.lance`;
@@ -392,12 +406,14 @@ export class Catalog {
       const index = await this.index();
       const entry = await this.resolve(id, index);
       await this.requireNamespace(target.slice(0, -1), index);
-      if (index.tables.has(fmt(target)) || index.namespaces.has(fmt(target))) throw new QuiverError("TableAlreadyExists", `Table '${fmt(target)}' already exists`);
+      if (index.tables.has(fmt(target)) || index.namespaces.has(fmt(target)))
+        throw new QuiverError("TableAlreadyExists", `Table '${fmt(target)}' already exists`);
       if ((id.length === 1) !== (target.length === 1)) throw unsupported("moving a table between the root namespace and a child namespace is not supported");
       let location = entry.location;
       if (target.length === 1) {
         location = `${newName}.lance`;
-        if (await this.datasets.directoryExists(location)) throw new QuiverError("TableAlreadyExists", `the location of table '${newName}' holds the files of a deregistered table`);
+        if (await this.datasets.directoryExists(location))
+          throw new QuiverError("TableAlreadyExists", `the location of table '${newName}' holds the files of a deregistered table`);
         await this.writes.run(entry.location, () => this.datasets.move(entry.location, location));
       }
       if (entry.registered || target.length > 1) {
@@ -486,7 +502,8 @@ export class Catalog {
     if (at.tag !== undefined) {
       const tag = at.tag;
       const tags = await engineCall("read tags", async () => (await this.datasets.open(entry.location)).tags());
-      if (!(tag in (await engineCall("list tags", () => tags.list())))) throw new QuiverError("TableTagNotFound", `tag '${tag}' does not exist on table '${entry.objectId}'`);
+      if (!(tag in (await engineCall("list tags", () => tags.list()))))
+        throw new QuiverError("TableTagNotFound", `tag '${tag}' does not exist on table '${entry.objectId}'`);
       // Checking out by the tag's name, not its version number, finds the version on the branch the tag is on.
       const table = await this.datasets.openDetached(entry.location);
       await engineCall(`check out tag '${tag}'`, () => table.checkoutTag(tag));

@@ -88,8 +88,7 @@ export function openApiDocument(routes: RouteDef[], version: string) {
     info: {
       title: "Quiver table catalog API",
       version,
-      description:
-        "The Lance Namespace REST interface over Lance datasets. Errors carry the seed's type/title/status/detail/instance and Lance's code/error.",
+      description: "The Lance Namespace REST interface over Lance datasets. Errors carry the seed's type/title/status/detail/instance and Lance's code/error.",
     },
     servers: [{ url: "/" }],
     paths,

@@ -27,8 +27,6 @@ export class PhaseTimer {
 
   header(): string {
     const total = performance.now() - this.start;
-    return [...this.phases, ["total", total] as const]
-      .map(([name, ms]) => `${name};dur=${ms.toFixed(1)}`)
-      .join(", ");
+    return [...this.phases, ["total", total] as const].map(([name, ms]) => `${name};dur=${ms.toFixed(1)}`).join(", ");
   }
 }

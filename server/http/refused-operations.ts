@@ -8,12 +8,14 @@ export const REFUSED_OPERATIONS: ReadonlyArray<{ operationId: string; path: RegE
   {
     operationId: "UpdateTableSchemaMetadata",
     path: /^\/v1\/table\/[^/]+\/schema_metadata\/update\/?$/,
-    reason: "the engine this service runs (@lancedb/lancedb 0.39) cannot write a table's schema metadata; field metadata can be updated with UpdateFieldMetadata",
+    reason:
+      "the engine this service runs (@lancedb/lancedb 0.39) cannot write a table's schema metadata; field metadata can be updated with UpdateFieldMetadata",
   },
   {
     operationId: "BatchCreateTableVersions",
     path: /^\/v1\/table\/version\/batch-create\/?$/,
-    reason: "versions are committed one table at a time with CreateTableVersion; an atomic commit across tables needs a version store this service does not keep",
+    reason:
+      "versions are committed one table at a time with CreateTableVersion; an atomic commit across tables needs a version store this service does not keep",
   },
   {
     operationId: "BatchCommitTables",

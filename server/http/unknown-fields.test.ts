@@ -4,7 +4,9 @@ import { unknownFields } from "./unknown-fields";
 
 const schema = z.object({
   filter: z.string().nullish(),
-  columns: z.union([z.array(z.string()), z.object({ column_names: z.array(z.string()).nullish(), column_aliases: z.record(z.string(), z.string()).nullish() })]).nullish(),
+  columns: z
+    .union([z.array(z.string()), z.object({ column_names: z.array(z.string()).nullish(), column_aliases: z.record(z.string(), z.string()).nullish() })])
+    .nullish(),
   alterations: z.array(z.object({ path: z.string(), rename: z.string().optional() })).optional(),
   order: z.object({ by: z.string() }).default({ by: "id" }),
   context: z.record(z.string(), z.unknown()).nullish(),
@@ -13,7 +15,13 @@ const schema = z.object({
 
 describe("unknownFields", () => {
   it("names nothing when every key has a place, however deep", () => {
-    expect(unknownFields(schema, { filter: "x", columns: { column_names: ["a"] }, alterations: [{ path: "a", rename: "b" }], context: { any: { thing: 1 } } }, "body")).toEqual([]);
+    expect(
+      unknownFields(
+        schema,
+        { filter: "x", columns: { column_names: ["a"] }, alterations: [{ path: "a", rename: "b" }], context: { any: { thing: 1 } } },
+        "body",
+      ),
+    ).toEqual([]);
     expect(unknownFields(schema, { columns: ["a"], order: null, count: "3" }, "body")).toEqual([]);
   });
 
@@ -21,7 +29,12 @@ describe("unknownFields", () => {
     expect(
       unknownFields(
         schema,
-        { full_text_query: { q: 1 }, columns: { column_names: ["a"], double_x: "x * 2" }, alterations: [{ path: "a" }, { path: "b", data_typ: {} }], order: { by: "x", asc: true } },
+        {
+          full_text_query: { q: 1 },
+          columns: { column_names: ["a"], double_x: "x * 2" },
+          alterations: [{ path: "a" }, { path: "b", data_typ: {} }],
+          order: { by: "x", asc: true },
+        },
         "body",
       ),
     ).toEqual(["body.full_text_query", "body.columns.double_x", "body.alterations[1].data_typ", "body.order.asc"]);

@@ -23,7 +23,10 @@ export async function vendedStorageOptions(
   const principal = describePrincipal(ctx.principal);
   const vended = await vendor.vend(location, access, principal.name).catch((err: unknown) => {
     // What was asked for has been done (a declare or create stays done): only the credentials are missing.
-    throw new QuiverError("ServiceUnavailable", `credentials for ${location} could not be vended (describe the table to try again): ${(err as Error).message.split("\n")[0].slice(0, 300)}`);
+    throw new QuiverError(
+      "ServiceUnavailable",
+      `credentials for ${location} could not be vended (describe the table to try again): ${(err as Error).message.split("\n")[0].slice(0, 300)}`,
+    );
   });
   if (!vended) return {};
   await ctx.access.audit.record({

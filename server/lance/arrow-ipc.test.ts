@@ -65,7 +65,10 @@ describe("toIpcFile", () => {
   });
 
   /** The metadata of the encapsulated message at `start`, and where it begins in the stream. */
-  const metadataAt = (buf: Buffer, start: number) => ({ at: start + 8, bb: new flatbuffers.ByteBuffer(buf.subarray(start + 8, start + 8 + buf.readInt32LE(start + 4))) });
+  const metadataAt = (buf: Buffer, start: number) => ({
+    at: start + 8,
+    bb: new flatbuffers.ByteBuffer(buf.subarray(start + 8, start + 8 + buf.readInt32LE(start + 4))),
+  });
 
   it("refuses a schema that claims more fields than its bytes hold, instead of decoding until out of memory", () => {
     const plain = new Table({ id: vectorFromArray([1n], new Int64()), x: vectorFromArray([1.5], new Float64()), s: vectorFromArray(["a"], new Utf8()) });

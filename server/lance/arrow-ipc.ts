@@ -42,7 +42,8 @@ function checkBuffers(batch: FbRecordBatch | null, bodyLength: number, metadataL
     const buffer = batch.buffers(i)!;
     const start = Number(buffer.offset());
     const length = Number(buffer.length());
-    if (!(start >= 0 && length >= 0 && start + length <= bodyLength)) throw new ArrowBodyError("Arrow stream is corrupt: a buffer lies outside its batch's body");
+    if (!(start >= 0 && length >= 0 && start + length <= bodyLength))
+      throw new ArrowBodyError("Arrow stream is corrupt: a buffer lies outside its batch's body");
   }
 }
 
@@ -140,7 +141,8 @@ function scanFile(buf: Buffer): { schema: Schema; messages: ScannedMessage[] } {
     const fb = FbFooter.getRootAsFooter(new flatbuffers.ByteBuffer(bytes));
     checkSchemaSize(fb.schema(), footerLength);
     // A block is a 24-byte struct.
-    if (!(fb.recordBatchesLength() + fb.dictionariesLength() <= footerLength / 24)) throw new ArrowBodyError("Arrow file footer lists more blocks than it holds");
+    if (!(fb.recordBatchesLength() + fb.dictionariesLength() <= footerLength / 24))
+      throw new ArrowBodyError("Arrow file footer lists more blocks than it holds");
     footer = Footer.decode(bytes);
   } catch {
     throw new ArrowBodyError("Arrow file is corrupt: its footer cannot be read");
@@ -216,7 +218,8 @@ function frameInPlace(input: ReceivedBody, schema: Schema, messages: ScannedMess
   const hasEos = streamEnd > dataEnd;
   const records: FileBlock[] = [];
   const dictionaries: FileBlock[] = [];
-  for (const m of messages.slice(1)) (m.kind === "batch" ? records : dictionaries).push(new FileBlock(m.metadataLength, m.bodyLength, FILE_ROOM.before + m.start));
+  for (const m of messages.slice(1))
+    (m.kind === "batch" ? records : dictionaries).push(new FileBlock(m.metadataLength, m.bodyLength, FILE_ROOM.before + m.start));
   const footer = Footer.encode(new Footer(schema, METADATA_V5, records, dictionaries));
   const footerAt = input.start + (hasEos ? streamEnd : dataEnd + 8);
   const fileEnd = footerAt + footer.length + 4 + MAGIC.length;
@@ -273,5 +276,8 @@ function framed(metadata: Uint8Array): Buffer {
 
 /** Joins the IPC files the engine yields per batch (and a schema-only file) into one IPC file. */
 export function joinIpcFiles(schemaFile: Buffer, batchFiles: Buffer[]): Buffer {
-  return assembleFile(scanFile(schemaFile).schema, batchFiles.map((buf) => ({ buf, messages: scanFile(buf).messages })));
+  return assembleFile(
+    scanFile(schemaFile).schema,
+    batchFiles.map((buf) => ({ buf, messages: scanFile(buf).messages })),
+  );
 }

@@ -70,10 +70,16 @@ const TYPES: Record<string, { takes: Option[]; make: (o: IndexOptions) => lanced
   BITMAP: { takes: [], make: () => lancedb.Index.bitmap() },
   LABEL_LIST: { takes: [], make: () => lancedb.Index.labelList() },
   FTS: { takes: FTS, make: (o) => lancedb.Index.fts(ftsOptions(o)) },
-  IVF_PQ: { takes: [...IVF, "numSubVectors", "numBits"], make: (o) => lancedb.Index.ivfPq(defined({ ...vectorOptions(o), numSubVectors: o.numSubVectors, numBits: o.numBits })) },
+  IVF_PQ: {
+    takes: [...IVF, "numSubVectors", "numBits"],
+    make: (o) => lancedb.Index.ivfPq(defined({ ...vectorOptions(o), numSubVectors: o.numSubVectors, numBits: o.numBits })),
+  },
   IVF_RQ: { takes: [...IVF, "numBits"], make: (o) => lancedb.Index.ivfRq(defined({ ...vectorOptions(o), numBits: o.numBits })) },
   IVF_FLAT: { takes: IVF, make: (o) => lancedb.Index.ivfFlat(defined(vectorOptions(o))) },
-  IVF_HNSW_PQ: { takes: [...HNSW, "numSubVectors"], make: (o) => lancedb.Index.hnswPq(defined({ ...vectorOptions(o), numSubVectors: o.numSubVectors, m: o.m, efConstruction: o.efConstruction })) },
+  IVF_HNSW_PQ: {
+    takes: [...HNSW, "numSubVectors"],
+    make: (o) => lancedb.Index.hnswPq(defined({ ...vectorOptions(o), numSubVectors: o.numSubVectors, m: o.m, efConstruction: o.efConstruction })),
+  },
   IVF_HNSW_SQ: { takes: HNSW, make: (o) => lancedb.Index.hnswSq(defined({ ...vectorOptions(o), m: o.m, efConstruction: o.efConstruction })) },
 };
 const ALIASES: Record<string, string> = { SCALAR: "BTREE", LABELLIST: "LABEL_LIST", INVERTED: "FTS", VECTOR: "IVF_PQ" };
@@ -93,7 +99,12 @@ const wireName = (option: Option) => option.replace(/[A-Z]/g, (c) => `_${c.toLow
 const DISTANCES = new Set(["l2", "cosine", "dot", "hamming"]);
 
 function vectorOptions(o: IndexOptions) {
-  return { distanceType: o.distanceType as "l2" | "cosine" | "dot" | undefined, numPartitions: o.numPartitions, sampleRate: o.sampleRate, maxIterations: o.maxIterations };
+  return {
+    distanceType: o.distanceType as "l2" | "cosine" | "dot" | undefined,
+    numPartitions: o.numPartitions,
+    sampleRate: o.sampleRate,
+    maxIterations: o.maxIterations,
+  };
 }
 
 function ftsOptions(o: IndexOptions) {
@@ -121,7 +132,8 @@ export function indexConfig(type: string, options: IndexOptions, scalarOnly = fa
   const name = ALIASES[type.toUpperCase()] ?? type.toUpperCase();
   const kind = TYPES[name];
   if (!kind) throw unsupported(`index type '${type}' is not supported; use ${Object.keys(TYPES).join(", ")}`);
-  if (scalarOnly && name.startsWith("IVF_")) throw invalidInput(`${name} is a vector index: CreateTableScalarIndex builds scalar and full-text indices; use create_index`);
+  if (scalarOnly && name.startsWith("IVF_"))
+    throw invalidInput(`${name} is a vector index: CreateTableScalarIndex builds scalar and full-text indices; use create_index`);
   const given = (Object.keys(options) as Option[]).filter((option) => options[option] !== undefined);
   const misplaced = given.filter((option) => !kind.takes.includes(option));
   if (misplaced.length) throw invalidInput(`${misplaced.map(wireName).join(", ")} ${misplaced.length === 1 ? "does" : "do"} not apply to a ${name} index`);

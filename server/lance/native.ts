@@ -107,7 +107,16 @@ export interface NativeTable {
   mergeInsert(on: string[]): NativeMergeBuilder;
   usesV2ManifestPaths(): Promise<boolean>;
   listIndices(): Promise<
-    Array<{ name: string; indexType: string; columns: string[]; indexUuid?: string; numIndexedRows?: number; numUnindexedRows?: number; sizeBytes?: number; createdAt?: Date }>
+    Array<{
+      name: string;
+      indexType: string;
+      columns: string[];
+      indexUuid?: string;
+      numIndexedRows?: number;
+      numUnindexedRows?: number;
+      sizeBytes?: number;
+      createdAt?: Date;
+    }>
   >;
   indexStats(name: string): Promise<{ numIndexedRows: number; numUnindexedRows: number; indexType: string; distanceType?: string; numIndices?: number } | null>;
   optimize(beforeTimestampMs?: number | null, deleteUnverified?: boolean | null): Promise<unknown>;

@@ -25,6 +25,11 @@ export function sharedKeyAuthorization(account: string, key: string, method: str
 export async function ensureAzureContainer(endpoint: string, account: string, key: string, container: string): Promise<void> {
   const url = new URL(`${endpoint.replace(/\/+$/, "")}/${container}?restype=container`);
   const headers: Record<string, string> = { "x-ms-date": new Date().toUTCString(), "x-ms-version": API_VERSION };
-  const res = await fetch(url, { method: "PUT", headers: { ...headers, authorization: sharedKeyAuthorization(account, key, "PUT", url, headers) }, signal: AbortSignal.timeout(15_000) });
-  if (res.status !== 201 && res.status !== 409) throw new Error(`creating container '${container}' answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
+  const res = await fetch(url, {
+    method: "PUT",
+    headers: { ...headers, authorization: sharedKeyAuthorization(account, key, "PUT", url, headers) },
+    signal: AbortSignal.timeout(15_000),
+  });
+  if (res.status !== 201 && res.status !== 409)
+    throw new Error(`creating container '${container}' answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
 }

@@ -14,7 +14,6 @@ import { withDeadline } from "./deadline";
 import { checkKey, storeUnavailable, type ObjectInfo, type ObjectStore } from "./object-store";
 import type { Cloud, ObjectRoot } from "./root";
 
-
 /** The first option given among Lance's names for it, then the environment variables. */
 function pick(options: Record<string, string>, names: string[], env: string[] = []): string | undefined {
   for (const name of names) if (options[name]) return options[name];
@@ -38,7 +37,11 @@ export function openDalConfig(root: ObjectRoot, options: Record<string, string>)
           ...base,
           container: root.bucket,
           account_name: account,
-          account_key: pick(options, ["azure_storage_account_key", "azure_storage_access_key", "account_key", "access_key"], ["AZURE_STORAGE_ACCOUNT_KEY", "AZURE_STORAGE_ACCESS_KEY"]),
+          account_key: pick(
+            options,
+            ["azure_storage_account_key", "azure_storage_access_key", "account_key", "access_key"],
+            ["AZURE_STORAGE_ACCOUNT_KEY", "AZURE_STORAGE_ACCESS_KEY"],
+          ),
           sas_token: pick(options, ["azure_storage_sas_token", "azure_storage_sas_key", "sas_token", "sas_key"], ["AZURE_STORAGE_SAS_TOKEN"]),
           endpoint:
             pick(options, ["azure_storage_endpoint", "azure_endpoint", "endpoint"], ["AZURE_STORAGE_ENDPOINT", "AZURE_ENDPOINT"]) ??
@@ -68,11 +71,11 @@ export function openDalConfig(root: ObjectRoot, options: Record<string, string>)
           bucket: root.bucket,
           // OpenDAL takes the key itself base64-encoded; Lance takes it as JSON text.
           credential: key ? Buffer.from(key).toString("base64") : undefined,
-          credential_path: pick(options, ["google_service_account", "google_service_account_path", "service_account", "service_account_path"], [
-            "GOOGLE_SERVICE_ACCOUNT",
-            "GOOGLE_SERVICE_ACCOUNT_PATH",
-            "GOOGLE_APPLICATION_CREDENTIALS",
-          ]),
+          credential_path: pick(
+            options,
+            ["google_service_account", "google_service_account_path", "service_account", "service_account_path"],
+            ["GOOGLE_SERVICE_ACCOUNT", "GOOGLE_SERVICE_ACCOUNT_PATH", "GOOGLE_APPLICATION_CREDENTIALS"],
+          ),
           endpoint: pick(options, ["google_storage_endpoint", "endpoint"]),
         }),
       };

@@ -53,7 +53,11 @@ class DatasetLocator {
   /** A connection of the engine that opens and creates tables `openTable(location, [rootId])`. */
   async connect(options: { readConsistencyInterval?: number }): Promise<NativeConnection> {
     const uri = await this.listen();
-    const connection = await lancedb.connectNamespace("rest", { uri, headers: { authorization: `Bearer ${this.token.toString("base64url")}` } }, { ...options, session: this.session });
+    const connection = await lancedb.connectNamespace(
+      "rest",
+      { uri, headers: { authorization: `Bearer ${this.token.toString("base64url")}` } },
+      { ...options, session: this.session },
+    );
     return (connection as unknown as { inner: NativeConnection }).inner;
   }
 
@@ -68,7 +72,8 @@ class DatasetLocator {
           if (!this.authorized(req.headers.authorization)) return send(401, { error: "not this process's request", code: 16 });
           const url = new URL(req.url ?? "/", "http://locator");
           const match = /^\/v1\/table\/([^/]+)\/(describe|declare|exists)$/.exec(url.pathname);
-          if (!match || req.method !== "POST") return send(406, { error: `the dataset locator answers only describe and declare, not ${req.method} ${url.pathname}`, code: 0 });
+          if (!match || req.method !== "POST")
+            return send(406, { error: `the dataset locator answers only describe and declare, not ${req.method} ${url.pathname}`, code: 0 });
           const [rootId, ...rest] = decodeURIComponent(match[1]).split(url.searchParams.get("delimiter") ?? "$");
           const location = rest.join("$");
           const registered = this.roots.get(rootId);

@@ -194,11 +194,13 @@ export class Datasets {
   /** True when the location holds at least one committed version (never so for a link, which is not followed). */
   async hasData(location: string): Promise<boolean> {
     // On a local root the first key may be the engine's temporary file; an object store has none.
-    const versions = await this.inside(location, () => this.store.list(`${location}/_versions/`, this.store.root.kind === "local" ? undefined : 1)).catch((err) => {
-      // A link is no dataset; a store that does not answer is not an answer that there is none.
-      if (err instanceof QuiverError && err.codeName === "InvalidTableState") return [];
-      throw err;
-    });
+    const versions = await this.inside(location, () => this.store.list(`${location}/_versions/`, this.store.root.kind === "local" ? undefined : 1)).catch(
+      (err) => {
+        // A link is no dataset; a store that does not answer is not an answer that there is none.
+        if (err instanceof QuiverError && err.codeName === "InvalidTableState") return [];
+        throw err;
+      },
+    );
     return versions.some((key) => key.endsWith(".manifest"));
   }
 

@@ -11,7 +11,13 @@ describe("the data root setting", () => {
   });
 
   it("takes object store URIs of each cloud, with or without a prefix", () => {
-    expect(parseRoot("s3://my-bucket/lance/prod/")).toEqual({ kind: "object", cloud: "s3", bucket: "my-bucket", prefix: "lance/prod", uri: "s3://my-bucket/lance/prod" });
+    expect(parseRoot("s3://my-bucket/lance/prod/")).toEqual({
+      kind: "object",
+      cloud: "s3",
+      bucket: "my-bucket",
+      prefix: "lance/prod",
+      uri: "s3://my-bucket/lance/prod",
+    });
     expect(parseRoot("gs://data_lake")).toEqual({ kind: "object", cloud: "gs", bucket: "data_lake", prefix: "", uri: "gs://data_lake" });
     expect(parseRoot("AZ://tables/q")).toMatchObject({ cloud: "az", bucket: "tables", prefix: "q", uri: "az://tables/q" });
   });
@@ -56,7 +62,11 @@ describe("the storage options setting", () => {
   it("is a JSON object of string values; booleans and numbers become strings", () => {
     expect(parseStorageOptions(undefined)).toEqual({});
     expect(parseStorageOptions(" ")).toEqual({});
-    expect(parseStorageOptions('{"aws_region":"eu-west-1","allow_http":true,"timeout":30}')).toEqual({ aws_region: "eu-west-1", allow_http: "true", timeout: "30" });
+    expect(parseStorageOptions('{"aws_region":"eu-west-1","allow_http":true,"timeout":30}')).toEqual({
+      aws_region: "eu-west-1",
+      allow_http: "true",
+      timeout: "30",
+    });
   });
 
   it.each([

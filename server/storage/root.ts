@@ -40,7 +40,9 @@ export function parseRoot(raw: string, setting = "QUIVER_ROOT"): DataRoot {
   }
   for (const segment of segments) {
     if (segment === "" || segment === "." || segment === ".." || !PREFIX_SEGMENT.test(segment)) {
-      throw new ConfigError(`${setting} '${value}': the prefix segment '${segment}' is not allowed (letters, digits and _ . $ = + - only, no empty, '.' or '..' segments)`);
+      throw new ConfigError(
+        `${setting} '${value}': the prefix segment '${segment}' is not allowed (letters, digits and _ . $ = + - only, no empty, '.' or '..' segments)`,
+      );
     }
   }
   const prefix = segments.join("/");
@@ -61,7 +63,8 @@ export function parseStorageOptions(raw: string | undefined, setting = "QUIVER_S
   }
   const options: Record<string, string> = {};
   for (const [key, value] of Object.entries(parsed)) {
-    if (!/^[a-z][a-z0-9_]*$/.test(key)) throw new ConfigError(`${setting}: '${key}' is not an option name (lowercase letters, digits and '_', as Lance names them)`);
+    if (!/^[a-z][a-z0-9_]*$/.test(key))
+      throw new ConfigError(`${setting}: '${key}' is not an option name (lowercase letters, digits and '_', as Lance names them)`);
     if (typeof value === "boolean" || typeof value === "number") options[key] = String(value);
     else if (typeof value === "string") options[key] = value;
     else throw new ConfigError(`${setting}: the value of '${key}' must be a string`);

@@ -55,7 +55,12 @@ async function commitGroups(batch: Waiting[], append: (file: Buffer) => Promise<
       continue;
     }
     try {
-      const version = await append(joinIpcFiles(group[0].body.file, group.map((w) => w.body.file)));
+      const version = await append(
+        joinIpcFiles(
+          group[0].body.file,
+          group.map((w) => w.body.file),
+        ),
+      );
       group.forEach((w) => w.resolve(version));
     } catch {
       // One body may be what the engine refused: each then answers for itself.

@@ -63,7 +63,12 @@ export async function insertRecords(catalog: Catalog, id: Id, body: ArrowBody, m
   // A group of appends shares one turn; each commit in it checks on its own whether the table is still there.
   const version =
     mode === "append"
-      ? await catalog.appends.append(`${entry.location}@${branch ?? "main"}`, body, (run) => catalog.turnOf(entry, run), (file) => catalog.unlessDropped(entry, () => commit(file)))
+      ? await catalog.appends.append(
+          `${entry.location}@${branch ?? "main"}`,
+          body,
+          (run) => catalog.turnOf(entry, run),
+          (file) => catalog.unlessDropped(entry, () => commit(file)),
+        )
       : await catalog.commitTo(entry, () => commit(body.file));
   return { version, num_inserted_rows: body.rows };
 }
@@ -108,7 +113,13 @@ export async function mergeInsert(catalog: Catalog, id: Id, body: ArrowBody, opt
   });
   // A source without rows can only delete (the target rows it does not match); otherwise nothing would change.
   if (body.rows === 0 && !bySource) {
-    return { version: await engineCall("read the version", () => table.version()), num_inserted_rows: 0, num_updated_rows: 0, num_deleted_rows: 0, num_attempts: 0 };
+    return {
+      version: await engineCall("read the version", () => table.version()),
+      num_inserted_rows: 0,
+      num_updated_rows: 0,
+      num_deleted_rows: 0,
+      num_attempts: 0,
+    };
   }
   let builder = table.mergeInsert(keys);
   if (matched) builder = builder.whenMatchedUpdateAll(options.whenMatchedUpdateAllFilt ?? null);
@@ -395,7 +406,16 @@ export async function listBranches(catalog: Catalog, id: Id, options: { pageToke
       page.items.map((name) => {
         const b = all[name];
         const ref = refs.get(name);
-        return [name, { parentBranch: b.parentBranch ?? null, parentVersion: b.parentVersion, createAt: ref?.createAt ?? 0, manifestSize: b.manifestSize, metadata: ref?.metadata ?? {} }];
+        return [
+          name,
+          {
+            parentBranch: b.parentBranch ?? null,
+            parentVersion: b.parentVersion,
+            createAt: ref?.createAt ?? 0,
+            manifestSize: b.manifestSize,
+            metadata: ref?.metadata ?? {},
+          },
+        ];
       }),
     ),
     page_token: page.pageToken,
@@ -456,7 +476,8 @@ export async function dropColumns(catalog: Catalog, id: Id, columns: string[], b
   const { entry, table } = await dataHandle(catalog, id, "have columns dropped", branch);
   const schema = await catalog.schemaOf(table);
   for (const c of columns) {
-    if (!resolveField(schema.fields, requestedFieldPath(c, "columns"))) throw new QuiverError("TableColumnNotFound", `column '${c}' does not exist in table '${entry.objectId}'`);
+    if (!resolveField(schema.fields, requestedFieldPath(c, "columns")))
+      throw new QuiverError("TableColumnNotFound", `column '${c}' does not exist in table '${entry.objectId}'`);
   }
   return catalog.commitTo(entry, () => engineCall("drop columns", () => table.dropColumns(columns)));
 }
@@ -536,7 +557,8 @@ export async function createIndex(
   const config = indexConfig(options.indexType, options.settings, options.scalarOnly);
   const { entry, table } = await dataHandle(catalog, id, "be indexed", options.branch);
   const schema = await catalog.schemaOf(table);
-  if (!resolveField(schema.fields, requestedFieldPath(options.column, "column"))) throw new QuiverError("TableColumnNotFound", `column '${options.column}' does not exist in table '${entry.objectId}'`);
+  if (!resolveField(schema.fields, requestedFieldPath(options.column, "column")))
+    throw new QuiverError("TableColumnNotFound", `column '${options.column}' does not exist in table '${entry.objectId}'`);
   await catalog.commitTo(entry, () =>
     engineCall("create index", () => table.createIndex(config, options.column, options.replace ?? true, null, options.name ?? null)).catch((err) => {
       if (err instanceof QuiverError && err.codeName === "TableAlreadyExists") throw new QuiverError("TableIndexAlreadyExists", err.message);

@@ -159,14 +159,18 @@ export async function deleteTableVersions(catalog: Catalog, id: Id, ranges: Arra
     const { versions, v2 } = await listVersionNumbers(catalog.store, directory);
     const latest = Math.max(...versions);
     const doomed = versions.filter((v) => ranges.some((r) => v >= r.start && (r.end === -1 || v < r.end))).sort((a, b) => a - b);
-    if (doomed.includes(latest)) throw invalidInput(`version ${latest} is the latest of table '${entry.objectId}': restore an earlier version or drop the table instead`);
+    if (doomed.includes(latest))
+      throw invalidInput(`version ${latest} is the latest of table '${entry.objectId}': restore an earlier version or drop the table instead`);
     const table = await catalog.writeHandle(entry, branch);
     const tags = await engineCall("list tags", async () => (await table.tags()).list());
     const refs = await readTagRefs(catalog.store, entry.location, Object.keys(tags));
     const onBranch = isMain(branch) ? null : branch;
     const tagged = Object.entries(tags).filter(([name, t]) => doomed.includes(t.version) && (refs.get(name)?.branch ?? null) === onBranch);
     if (tagged.length) {
-      throw new QuiverError("InvalidTableState", `tagged versions are kept: ${tagged.map(([name, t]) => `${t.version} (tag '${name}')`).join(", ")}; delete those tags first`);
+      throw new QuiverError(
+        "InvalidTableState",
+        `tagged versions are kept: ${tagged.map(([name, t]) => `${t.version} (tag '${name}')`).join(", ")}; delete those tags first`,
+      );
     }
     for (const version of doomed) await catalog.store.delete(manifestKey(directory, version, v2));
     catalog.datasets.forget(entry.location);

@@ -44,7 +44,10 @@ function renamedRows(names: string[], from: number, to: number): Table {
   return new Table(Object.fromEntries(names.map((name, i) => [name, table.getChildAt(i)!])));
 }
 
-const rowsAsJson = (from: number, to: number) => range(from, to).map((i) => JSON.stringify([i, i * 1.5, `s${i}`])).sort();
+const rowsAsJson = (from: number, to: number) =>
+  range(from, to)
+    .map((i) => JSON.stringify([i, i * 1.5, `s${i}`]))
+    .sort();
 
 /** Overwrites with different rows: the table holds exactly the rows of the acknowledged overwrite with the highest version. */
 export async function twoOverwrites(a: Api, b: Api, table: string) {

@@ -29,7 +29,12 @@ beforeAll(async () => {
   store = storeOf(server);
   api = client(server.url, server.auth);
   expect((await api.post("/v1/namespace/k/create", {})).status).toBe(200);
-  for (const [name, count] of [["inserted", 1000], ["merged", BIG], ["altered", BIG], ["tagged", 10]] as const) {
+  for (const [name, count] of [
+    ["inserted", 1000],
+    ["merged", BIG],
+    ["altered", BIG],
+    ["tagged", 10],
+  ] as const) {
     expect((await api.arrow(`/v1/table/k$${name}/create`, rows(0, count))).status).toBe(200);
     expected[name] = { rows: count };
   }
@@ -126,11 +131,17 @@ async function laterWritesSucceed(table: string) {
   const from = 10_000_000 + expected[table].rows;
   const inserted = await api.arrow<{ version: number }>(`/v1/table/k$${table}/insert`, rows(from, from + 10));
   expect(inserted.status, JSON.stringify(inserted.body)).toBe(200);
-  const merged = await api.arrow(`/v1/table/k$${table}/merge_insert?on=id&when_matched_update_all=true&when_not_matched_insert_all=true`, rows(from + 5, from + 15));
+  const merged = await api.arrow(
+    `/v1/table/k$${table}/merge_insert?on=id&when_matched_update_all=true&when_not_matched_insert_all=true`,
+    rows(from + 5, from + 15),
+  );
   expect(merged.body).toMatchObject({ num_updated_rows: 5, num_inserted_rows: 5 });
   expected[table].rows += 15;
   expect(await count(table)).toBe(expected[table].rows);
-  for (const [path, rename] of [["s", "renamed"], ["renamed", "s"]]) {
+  for (const [path, rename] of [
+    ["s", "renamed"],
+    ["renamed", "s"],
+  ]) {
     const altered = await api.post(`/v1/table/k$${table}/alter_columns`, { alterations: [{ path, rename }] });
     expect(altered.status, JSON.stringify(altered.body)).toBe(200);
   }
@@ -178,7 +189,9 @@ describe("killed in the middle of a write, then restarted", () => {
   }
 
   it("a column type change that rewrites the data is all there or not at all", async () => {
-    await killDuring(await somethingNewIn(`${await prefixOf("altered")}data/`), () => api.post(`/v1/table/k$altered/alter_columns`, { alterations: [{ path: "x", data_type: { type: "float32" } }] }));
+    await killDuring(await somethingNewIn(`${await prefixOf("altered")}data/`), () =>
+      api.post(`/v1/table/k$altered/alter_columns`, { alterations: [{ path: "x", data_type: { type: "float32" } }] }),
+    );
     const described = await api.post<{ schema: { fields: Array<{ name: string; type: { type: string } }> } }>(`/v1/table/k$altered/describe`, {});
     const type = described.body.schema.fields.find((f) => f.name === "x")!.type.type;
     expect(["double", "float"]).toContain(type);

@@ -42,7 +42,10 @@ export interface StormResult {
 export async function createStormTable(api: Api, table: string) {
   const [ns] = table.split("$");
   expect((await api.post(`/v1/namespace/${ns}/create`, {})).status).toBe(200);
-  const created = await api.arrow(`/v1/table/${table}/create`, rows(0, BASE_ROWS, () => 0));
+  const created = await api.arrow(
+    `/v1/table/${table}/create`,
+    rows(0, BASE_ROWS, () => 0),
+  );
   expect(created.status).toBe(200);
 }
 
@@ -85,12 +88,16 @@ export async function runStorm(apis: Api[], table: string): Promise<StormResult>
       if (base.status !== 200) badReads.push(`query: ${base.status} ${JSON.stringify(base.body)}`);
       else {
         const ids = idsOf(base.body);
-        if (ids.length !== BASE_ROWS || new Set(ids).size !== BASE_ROWS) badReads.push(`query of the base rows answered ${ids.length} ids, ${new Set(ids).size} distinct`);
+        if (ids.length !== BASE_ROWS || new Set(ids).size !== BASE_ROWS)
+          badReads.push(`query of the base rows answered ${ids.length} ids, ${new Set(ids).size} distinct`);
       }
     }
   };
 
-  const writers = Promise.all([...Array.from({ length: INSERT_CLIENTS }, (_, c) => inserter(c)), ...Array.from({ length: MERGE_CLIENTS }, (_, m) => merger(m))]);
+  const writers = Promise.all([
+    ...Array.from({ length: INSERT_CLIENTS }, (_, c) => inserter(c)),
+    ...Array.from({ length: MERGE_CLIENTS }, (_, m) => merger(m)),
+  ]);
   const readers = Promise.all(Array.from({ length: READ_CLIENTS }, (_, n) => reader(n)));
   await writers.finally(() => (writing = false));
   await readers;
@@ -156,7 +163,8 @@ export async function checkStorm(api: Api, table: string, result: StormResult) {
     if (at.status !== 200 || at.body !== w.ids.length) missing.push(`${w.client} v${w.reply.body.version}: ${at.status} ${JSON.stringify(at.body)}`);
     if (w.kind === "merge") return;
     const before = await api.post<number>(`/v1/table/${table}/count_rows`, { predicate, version: w.reply.body.version - 1 });
-    if (before.status !== 200 || before.body !== 0) missing.push(`${w.client}: rows already at v${w.reply.body.version - 1}: ${before.status} ${JSON.stringify(before.body)}`);
+    if (before.status !== 200 || before.body !== 0)
+      missing.push(`${w.client}: rows already at v${w.reply.body.version - 1}: ${before.status} ${JSON.stringify(before.body)}`);
   });
   expect(missing).toEqual([]);
 
@@ -204,7 +212,8 @@ export async function catalogStorm(apis: Api[], namespace: string, clients = 8, 
         if (reply.status !== 200) failures.push(`${declare ? "declare" : "create"} ${table}: ${reply.status} ${JSON.stringify(reply.body)}`);
         names.push(name);
         const described = await reader.post(`/v1/table/${table}/describe`, {});
-        if (described.status !== 200 || described.body.is_only_declared !== declare) failures.push(`describe ${table}: ${described.status} ${JSON.stringify(described.body)}`);
+        if (described.status !== 200 || described.body.is_only_declared !== declare)
+          failures.push(`describe ${table}: ${described.status} ${JSON.stringify(described.body)}`);
       }
     }),
   );

@@ -38,7 +38,9 @@ describe("two servers on one data root", () => {
 describe("two servers on one data root, managing access at the same moment", () => {
   it("keys made through both at once are all kept, once each, and work on both at once; a revocation through one holds on the other", async () => {
     const made = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).post<{ key: string; record: { id: string } }>("/v1/admin/keys/create", { name: `k${i}`, role: "viewer" })),
+      Array.from({ length: 20 }, (_, i) =>
+        (i % 2 ? a : b).post<{ key: string; record: { id: string } }>("/v1/admin/keys/create", { name: `k${i}`, role: "viewer" }),
+      ),
     );
     expect(made.map((r) => r.status)).toEqual(made.map(() => 200));
     for (const api of [a, b]) {

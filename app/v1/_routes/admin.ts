@@ -5,7 +5,18 @@ import { QuiverError, invalidInput } from "@/server/errors";
 import { json, pageQuery, qString, route } from "@/server/http/route";
 import { publicKey } from "@/server/auth/api-keys";
 import type { Principal, Scope } from "@/server/auth/model";
-import { apiKeyResponse, apiKeysResponse, auditPageResponse, createdApiKeyResponse, createdDatabaseResponse, databasesResponse, grantResponse, grantsResponse, role, whoAmIResponse } from "@/lib/contract/access";
+import {
+  apiKeyResponse,
+  apiKeysResponse,
+  auditPageResponse,
+  createdApiKeyResponse,
+  createdDatabaseResponse,
+  databasesResponse,
+  grantResponse,
+  grantsResponse,
+  role,
+  whoAmIResponse,
+} from "@/lib/contract/access";
 import { decodePageToken, encodePageToken } from "@/server/catalog/paging";
 import { context, requestBase } from "@/lib/contract/common";
 

@@ -2,10 +2,19 @@ import { z } from "zod";
 import { parseDuration } from "@/lib/durations";
 import { invalidInput } from "@/server/errors";
 import { json, parseMode, qBool, qString, remoteDialect, route } from "@/server/http/route";
-import { alterColumns, analyzeQuery, countRows, explainQuery, insertRecords, mergeInsert, queryTable, restoreVersion, updateFieldMetadata } from "@/server/tables/table-operations";
+import {
+  alterColumns,
+  analyzeQuery,
+  countRows,
+  explainQuery,
+  insertRecords,
+  mergeInsert,
+  queryTable,
+  restoreVersion,
+  updateFieldMetadata,
+} from "@/server/tables/table-operations";
 import { queryFields, queryOptions } from "./query-request";
 import { branchField, branchQuery, delimiterQuery, requestBase, versionResponse } from "@/lib/contract/common";
-
 
 export const dataRoutes = [
   route({
@@ -33,7 +42,10 @@ export const dataRoutes = [
     query: z.object({
       ...delimiterQuery,
       ...branchQuery,
-      on: z.union([z.string(), z.array(z.string())]).optional().describe("Key field path; repeat for a composite key"),
+      on: z
+        .union([z.string(), z.array(z.string())])
+        .optional()
+        .describe("Key field path; repeat for a composite key"),
       when_matched_update_all: qBool("Update all columns of matched rows"),
       when_matched_update_all_filt: qString("SQL condition for updating a matched row; enables the update"),
       when_not_matched_insert_all: qBool("Insert rows that match no target row"),
@@ -110,7 +122,10 @@ export const dataRoutes = [
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object({ ...requestBase, ...queryFields }) },
     response: "arrow-file",
-    handler: async ({ id, body, catalog, request }) => ({ kind: "arrow-file", body: await queryTable(catalog, id, queryOptions(body, remoteDialect(request))) }),
+    handler: async ({ id, body, catalog, request }) => ({
+      kind: "arrow-file",
+      body: await queryTable(catalog, id, queryOptions(body, remoteDialect(request))),
+    }),
   }),
   route({
     operationId: "ExplainTableQueryPlan",
@@ -122,7 +137,8 @@ export const dataRoutes = [
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object({ ...requestBase, query: z.object(queryFields), verbose: z.boolean().nullish() }) },
     response: z.string(),
-    handler: async ({ id, body, catalog, request }) => json(await explainQuery(catalog, id, queryOptions(body.query, remoteDialect(request)), body.verbose ?? false)),
+    handler: async ({ id, body, catalog, request }) =>
+      json(await explainQuery(catalog, id, queryOptions(body.query, remoteDialect(request)), body.verbose ?? false)),
   }),
   route({
     operationId: "AnalyzeTableQueryPlan",
@@ -198,7 +214,14 @@ export const dataRoutes = [
     },
     response: z.object({ ...versionResponse, fields: z.record(z.string(), z.record(z.string(), z.string())) }),
     handler: async ({ id, body, catalog }) =>
-      json(await updateFieldMetadata(catalog, id, body.updates.map((u) => ({ ...u, replace: u.replace ?? undefined })), body.branch ?? undefined)),
+      json(
+        await updateFieldMetadata(
+          catalog,
+          id,
+          body.updates.map((u) => ({ ...u, replace: u.replace ?? undefined })),
+          body.branch ?? undefined,
+        ),
+      ),
   }),
   route({
     operationId: "RestoreTable",

@@ -5,7 +5,6 @@ import { createTableVersion, deleteTableVersions, describeTableVersion, listVers
 import { tableVersion, tagMap, tagsPage, versionsResponse } from "@/lib/contract/catalog";
 import { branchField, branchQuery, context, delimiterQuery, pageToken, requestBase, versionResponse } from "@/lib/contract/common";
 
-
 const tagBody = { ...requestBase, tag: z.string().min(1), branch: z.string().nullish() };
 
 export const historyRoutes = [
@@ -46,7 +45,8 @@ export const historyRoutes = [
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object({ ...requestBase, ...branchField, version: z.number().int().min(0).nullish() }) },
     response: z.object({ version: tableVersion, context }),
-    handler: async ({ id, body, catalog }) => json(await describeTableVersion(catalog, id, { version: body.version ?? undefined, branch: body.branch ?? undefined })),
+    handler: async ({ id, body, catalog }) =>
+      json(await describeTableVersion(catalog, id, { version: body.version ?? undefined, branch: body.branch ?? undefined })),
   }),
   route({
     operationId: "CreateTableVersion",
@@ -106,7 +106,14 @@ export const historyRoutes = [
     },
     response: z.object({ deleted_count: z.number().int(), context }),
     handler: async ({ id, body, catalog }) =>
-      json(await deleteTableVersions(catalog, id, body.ranges.map((r) => ({ start: r.start_version, end: r.end_version })), body.branch ?? undefined)),
+      json(
+        await deleteTableVersions(
+          catalog,
+          id,
+          body.ranges.map((r) => ({ start: r.start_version, end: r.end_version })),
+          body.branch ?? undefined,
+        ),
+      ),
   }),
   route({
     operationId: "ListTableTags",
@@ -117,10 +124,7 @@ export const historyRoutes = [
     access: { need: "viewer", on: "table" },
     query: z.object({ ...delimiterQuery, ...pageQuery }),
     body: { kind: "json", schema: z.object(requestBase) },
-    response: z.union([
-      tagsPage,
-      tagMap.describe("LanceDB's remote client (a path with a trailing slash) reads the bare map of tags"),
-    ]),
+    response: z.union([tagsPage, tagMap.describe("LanceDB's remote client (a path with a trailing slash) reads the bare map of tags")]),
     handler: async ({ id, query, catalog, request }) => {
       const page = await listTags(catalog, id, { pageToken: query.page_token, limit: pageLimit(query.limit) });
       // LanceDB's remote client reads the tag list as a bare map of tags, with no other keys.
@@ -214,8 +218,7 @@ export const historyRoutes = [
       schema: z.object({ ...requestBase, name: z.string().min(1), from_branch: z.string().nullish(), from_version: z.number().int().min(0).nullish() }),
     },
     response: z.object(versionResponse),
-    handler: async ({ id, body, catalog }) =>
-      json(await createBranch(catalog, id, body.name, body.from_branch ?? undefined, body.from_version ?? undefined)),
+    handler: async ({ id, body, catalog }) => json(await createBranch(catalog, id, body.name, body.from_branch ?? undefined, body.from_version ?? undefined)),
   }),
   route({
     operationId: "DeleteTableBranch",

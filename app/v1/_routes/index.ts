@@ -24,4 +24,3 @@ const openApiRoute = route({
 });
 
 export const apiRoutes: RouteDef[] = [openApiRoute, ...catalogRoutes];
-

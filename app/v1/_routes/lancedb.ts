@@ -7,7 +7,6 @@ import { pageOf } from "@/server/catalog/paging";
 import { addColumns, createIndex, deleteRows, dropColumns, dropIndex, indexStats, listIndices, tableStats, updateRows } from "@/server/tables/table-operations";
 import { branchField, branchQuery, context, delimiterQuery, pageToken, requestBase, versionResponse } from "@/lib/contract/common";
 
-
 /** CreateTableIndex and CreateTableScalarIndex: one request shape, the second refusing vector index types. */
 function createIndexRoute(operationId: string, path: string, summary: string, scalarOnly: boolean) {
   return route({
@@ -92,7 +91,17 @@ function createIndexRoute(operationId: string, path: string, summary: string, sc
         splitIdentifiers: b.split_identifiers ?? undefined,
         splitOnNumerics: b.split_on_numerics ?? undefined,
       };
-      return json(await createIndex(catalog, id, { column: b.column, indexType: b.index_type, name: b.name ?? undefined, replace: b.replace ?? undefined, branch: b.branch ?? undefined, scalarOnly, settings }));
+      return json(
+        await createIndex(catalog, id, {
+          column: b.column,
+          indexType: b.index_type,
+          name: b.name ?? undefined,
+          replace: b.replace ?? undefined,
+          branch: b.branch ?? undefined,
+          scalarOnly,
+          settings,
+        }),
+      );
     },
   });
 }
@@ -107,7 +116,10 @@ export const lancedbRoutes = [
     access: { need: "editor", on: "table" },
     heavy: true,
     query: z.object(delimiterQuery),
-    body: { kind: "json", schema: z.object({ ...requestBase, ...branchField, new_columns: z.array(z.object({ name: z.string().min(1), expression: z.string().min(1) })) }) },
+    body: {
+      kind: "json",
+      schema: z.object({ ...requestBase, ...branchField, new_columns: z.array(z.object({ name: z.string().min(1), expression: z.string().min(1) })) }),
+    },
     response: z.object(versionResponse),
     handler: async ({ id, body, catalog }) => json(await addColumns(catalog, id, body.new_columns, body.branch ?? undefined)),
   }),
@@ -174,7 +186,13 @@ export const lancedbRoutes = [
     query: z.object({ ...delimiterQuery, ...pageQuery }),
     body: {
       kind: "json",
-      schema: z.object({ ...requestBase, ...branchField, version: z.number().int().min(0).nullish(), page_token: z.string().nullish(), limit: z.number().int().min(1).nullish() }),
+      schema: z.object({
+        ...requestBase,
+        ...branchField,
+        version: z.number().int().min(0).nullish(),
+        page_token: z.string().nullish(),
+        limit: z.number().int().min(1).nullish(),
+      }),
     },
     response: z.object({
       indexes: z.array(
@@ -217,7 +235,8 @@ export const lancedbRoutes = [
       num_indices: z.number().optional(),
       context,
     }),
-    handler: async ({ id, params, body, catalog }) => json(await indexStats(catalog, id, params.index_name, { version: body.version ?? undefined, branch: body.branch ?? undefined })),
+    handler: async ({ id, params, body, catalog }) =>
+      json(await indexStats(catalog, id, params.index_name, { version: body.version ?? undefined, branch: body.branch ?? undefined })),
   }),
   route({
     operationId: "DropTableIndex",
@@ -230,8 +249,18 @@ export const lancedbRoutes = [
     response: z.object({ context }),
     handler: async ({ id, params, query, catalog }) => json(await dropIndex(catalog, id, params.index_name, query.branch || undefined)),
   }),
-  createIndexRoute("CreateTableIndex", "/v1/table/{id}/create_index", "Build an index on a column (BTREE, BITMAP, LABEL_LIST, FTS, IVF_PQ, IVF_FLAT, IVF_HNSW_PQ, IVF_HNSW_SQ)", false),
-  createIndexRoute("CreateTableScalarIndex", "/v1/table/{id}/create_scalar_index", "Build a scalar or full-text index on a column (BTREE, BITMAP, LABEL_LIST, FTS)", true),
+  createIndexRoute(
+    "CreateTableIndex",
+    "/v1/table/{id}/create_index",
+    "Build an index on a column (BTREE, BITMAP, LABEL_LIST, FTS, IVF_PQ, IVF_FLAT, IVF_HNSW_PQ, IVF_HNSW_SQ)",
+    false,
+  ),
+  createIndexRoute(
+    "CreateTableScalarIndex",
+    "/v1/table/{id}/create_scalar_index",
+    "Build a scalar or full-text index on a column (BTREE, BITMAP, LABEL_LIST, FTS)",
+    true,
+  ),
   route({
     operationId: "RenameTable",
     summary: "Rename a table, or move it to another child namespace",

@@ -83,7 +83,8 @@ export function queryOptions(body: QueryRequest, remote: boolean): QueryOptions 
     nprobes: body.nprobes ?? undefined,
     minimumNprobes: body.minimum_nprobes ?? undefined,
     maximumNprobes: body.maximum_nprobes ?? undefined,
-    distanceRange: body.lower_bound != null || body.upper_bound != null ? { lower: body.lower_bound ?? undefined, upper: body.upper_bound ?? undefined } : undefined,
+    distanceRange:
+      body.lower_bound != null || body.upper_bound != null ? { lower: body.lower_bound ?? undefined, upper: body.upper_bound ?? undefined } : undefined,
     refineFactor: body.refine_factor ?? undefined,
     ef: body.ef ?? undefined,
     bypassVectorIndex: body.bypass_vector_index ?? undefined,

@@ -8,7 +8,6 @@ import { readableTables } from "./visibility";
 import { declaredTable, tableDescription } from "@/lib/contract/catalog";
 import { context, delimiterQuery, pageToken, properties, requestBase } from "@/lib/contract/common";
 
-
 const listAll = {
   query: z.object({ ...delimiterQuery, ...pageQuery, include_declared: qBool("Include declared-only tables (default true)") }),
   response: z.object({ tables: z.array(z.string()), page_token: pageToken, context }),
@@ -52,11 +51,14 @@ async function createTable(ctx: RouteContext<z.output<typeof createQuery>, Arrow
   const mode = parseMode(query.mode, ["create", "exist_ok", "overwrite"] as const, "create", "mode");
   const storageOptions = Object.keys(parseStringMap(query.storage_options, "storage_options"));
   if (storageOptions.length) {
-    throw invalidInput(`storage_options (${storageOptions.join(", ")}) are not taken: tables are written with the service's own storage settings (QUIVER_STORAGE_OPTIONS)`);
+    throw invalidInput(
+      `storage_options (${storageOptions.join(", ")}) are not taken: tables are written with the service's own storage settings (QUIVER_STORAGE_OPTIONS)`,
+    );
   }
   const { entry, version } = await catalog.createTable(id, body, mode, parseStringMap(query.properties, "properties")).catch((err) => {
     // LanceDB's remote client recognizes a duplicate only as a 400 that says "already exists".
-    if (remoteDialect(request) && err instanceof QuiverError && err.codeName === "TableAlreadyExists") throw new QuiverError("TableAlreadyExists", err.message, { status: 400 });
+    if (remoteDialect(request) && err instanceof QuiverError && err.codeName === "TableAlreadyExists")
+      throw new QuiverError("TableAlreadyExists", err.message, { status: 400 });
     throw err;
   });
   const location = catalog.location(entry);

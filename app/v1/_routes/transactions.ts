@@ -8,8 +8,12 @@ import { context, delimiterQuery, requestBase } from "@/lib/contract/common";
  * whatever transaction or job a client asks about does not exist, and the list of jobs is empty.
  */
 const noSuchTransaction = (id: string[]) =>
-  new QuiverError("TransactionNotFound", `transaction '${id.join("$")}' does not exist: this service completes every operation before answering and issues no transaction ids`);
-const noSuchJob = (id: string) => new QuiverError("TransactionNotFound", `job '${id}' does not exist: this service completes every operation before answering and runs no jobs`);
+  new QuiverError(
+    "TransactionNotFound",
+    `transaction '${id.join("$")}' does not exist: this service completes every operation before answering and issues no transaction ids`,
+  );
+const noSuchJob = (id: string) =>
+  new QuiverError("TransactionNotFound", `job '${id}' does not exist: this service completes every operation before answering and runs no jobs`);
 
 /** DescribeJob and CancelJob: the request is checked, and the job named does not exist. */
 function missingJobRoute(operationId: string, action: "describe" | "cancel") {

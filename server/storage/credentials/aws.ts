@@ -53,13 +53,21 @@ export class AwsRoleVendor implements Vendor {
     private readonly ttlMs: number,
   ) {
     if (!role.roleArn) {
-      throw new ConfigError("QUIVER_VEND_CREDENTIALS=table on s3:// needs QUIVER_VEND_AWS_ROLE_ARN: the IAM role whose sessions, limited to one table's prefix, are vended");
+      throw new ConfigError(
+        "QUIVER_VEND_CREDENTIALS=table on s3:// needs QUIVER_VEND_AWS_ROLE_ARN: the IAM role whose sessions, limited to one table's prefix, are vended",
+      );
     }
     if (!/^arn:aws[\w-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/.test(role.roleArn)) {
       throw new ConfigError(`QUIVER_VEND_AWS_ROLE_ARN must be an IAM role ARN such as arn:aws:iam::123456789012:role/lance-writer, got '${role.roleArn}'`);
     }
     this.roleArn = role.roleArn;
-    const { region, endpoint, access_key_id: accessKeyId, secret_access_key: secretAccessKey, session_token: sessionToken } = openDalConfig(root, storageOptions).config;
+    const {
+      region,
+      endpoint,
+      access_key_id: accessKeyId,
+      secret_access_key: secretAccessKey,
+      session_token: sessionToken,
+    } = openDalConfig(root, storageOptions).config;
     if (region) this.connection.aws_region = region;
     if (endpoint) this.connection.aws_endpoint = endpoint;
     this.clientConfig = {

@@ -102,7 +102,10 @@ export class AzureSasVendor implements Vendor {
     const { name, key, endpoint } = this.account!;
     const url = new URL(`${endpoint.replace(/\/+$/, "")}/?restype=account&comp=properties`);
     const headers: Record<string, string> = { "x-ms-date": new Date().toUTCString(), "x-ms-version": SAS_VERSION };
-    const res = await fetch(url, { headers: { ...headers, authorization: sharedKeyAuthorization(name, key, "GET", url, headers) }, signal: AbortSignal.timeout(15_000) });
+    const res = await fetch(url, {
+      headers: { ...headers, authorization: sharedKeyAuthorization(name, key, "GET", url, headers) },
+      signal: AbortSignal.timeout(15_000),
+    });
     if (!res.ok) throw new Error(`asking account '${name}' whether it has a hierarchical namespace answered ${res.status}`);
     return res.headers.get("x-ms-is-hns-enabled") === "true";
   }
@@ -121,7 +124,11 @@ export class AzureSasVendor implements Vendor {
       expiryMillis: expiresAtMillis,
       httpsOnly: this.storageOptions.allow_http !== "true",
     });
-    const storageOptions: Record<string, string> = { azure_storage_account_name: name, azure_storage_sas_token: sas, expires_at_millis: String(expiresAtMillis) };
+    const storageOptions: Record<string, string> = {
+      azure_storage_account_name: name,
+      azure_storage_sas_token: sas,
+      expires_at_millis: String(expiresAtMillis),
+    };
     Object.assign(storageOptions, passedOn(this.storageOptions, PASSED_ON));
     return { storageOptions, expiresAtMillis, scope: `az://${this.root.bucket}/${directory ?? ""}` };
   }

@@ -13,7 +13,11 @@ import { serviceSas } from "./azure";
 import { accessBoundary } from "./gcs";
 import { CredentialVendor, type VendingSettings } from "./index";
 
-const settings = (mode: VendingSettings["mode"], aws: VendingSettings["aws"] = { roleArn: undefined, externalId: undefined }): VendingSettings => ({ mode, ttlMs: 600_000, aws });
+const settings = (mode: VendingSettings["mode"], aws: VendingSettings["aws"] = { roleArn: undefined, externalId: undefined }): VendingSettings => ({
+  mode,
+  ttlMs: 600_000,
+  aws,
+});
 const ROLE = "arn:aws:iam::123456789012:role/lance-writer";
 
 describe("which settings vend", () => {
@@ -36,7 +40,11 @@ describe("which settings vend", () => {
   });
 
   it("refuses a location outside the root", async () => {
-    const vendor = new CredentialVendor(parseRoot("az://box/root"), { azure_storage_account_name: "acct", azure_storage_account_key: "a2V5" }, settings("container"));
+    const vendor = new CredentialVendor(
+      parseRoot("az://box/root"),
+      { azure_storage_account_name: "acct", azure_storage_account_key: "a2V5" },
+      settings("container"),
+    );
     await expect(vendor.vend("az://box/elsewhere/t.lance", "read", "someone")).rejects.toThrow(/not a table below az:\/\/box\/root/);
   });
 });
@@ -46,7 +54,14 @@ describe("Azure SAS", () => {
 
   it("names the container, or one directory and its depth", () => {
     const container = new URLSearchParams(serviceSas({ ...base, access: "read" }));
-    expect(Object.fromEntries([...container].filter(([k]) => k !== "sig"))).toEqual({ sp: "rl", st: "1970-01-01T00:00:00Z", se: "1970-01-01T01:00:00Z", spr: "https", sv: "2021-08-06", sr: "c" });
+    expect(Object.fromEntries([...container].filter(([k]) => k !== "sig"))).toEqual({
+      sp: "rl",
+      st: "1970-01-01T00:00:00Z",
+      se: "1970-01-01T01:00:00Z",
+      spr: "https",
+      sv: "2021-08-06",
+      sr: "c",
+    });
     const directory = new URLSearchParams(serviceSas({ ...base, directory: "root/ns$t.lance", access: "write" }));
     expect(directory.get("sr")).toBe("d");
     expect(directory.get("sdd")).toBe("2");
@@ -56,12 +71,23 @@ describe("Azure SAS", () => {
   });
 
   it("scopes container vending to the container, with the connection settings a client needs and no account key", async () => {
-    const options = { azure_storage_account_name: "acct", azure_storage_account_key: base.key, azure_storage_endpoint: "http://127.0.0.1:1/acct", allow_http: "true" };
+    const options = {
+      azure_storage_account_name: "acct",
+      azure_storage_account_key: base.key,
+      azure_storage_endpoint: "http://127.0.0.1:1/acct",
+      allow_http: "true",
+    };
     const vendor = new CredentialVendor(parseRoot("az://box/root"), options, settings("container"));
     const vended = (await vendor.vend("az://box/root/t.lance", "read", "someone", 1_000_000))!;
     expect(vended.scope).toBe("az://box/");
     expect(vended.expiresAtMillis).toBe(1_600_000);
-    expect(Object.keys(vended.storageOptions).sort()).toEqual(["allow_http", "azure_storage_account_name", "azure_storage_endpoint", "azure_storage_sas_token", "expires_at_millis"]);
+    expect(Object.keys(vended.storageOptions).sort()).toEqual([
+      "allow_http",
+      "azure_storage_account_name",
+      "azure_storage_endpoint",
+      "azure_storage_sas_token",
+      "expires_at_millis",
+    ]);
     expect(new URLSearchParams(vended.storageOptions.azure_storage_sas_token).get("spr")).toBeNull();
   });
 });
@@ -70,11 +96,20 @@ describe("S3 role sessions", () => {
   it("allow listing and reading below the table's prefix, and writing and deleting only for writers", () => {
     const read = JSON.parse(sessionPolicy("bucket", "root/ns$t.lance", "read"));
     expect(read.Statement).toEqual([
-      { Effect: "Allow", Action: "s3:ListBucket", Resource: "arn:aws:s3:::bucket", Condition: { StringLike: { "s3:prefix": ["root/ns$t.lance/*", "root/ns$t.lance"] } } },
+      {
+        Effect: "Allow",
+        Action: "s3:ListBucket",
+        Resource: "arn:aws:s3:::bucket",
+        Condition: { StringLike: { "s3:prefix": ["root/ns$t.lance/*", "root/ns$t.lance"] } },
+      },
       { Effect: "Allow", Action: ["s3:GetObject", "s3:GetObjectVersion"], Resource: "arn:aws:s3:::bucket/root/ns$t.lance/*" },
     ]);
     const write = JSON.parse(sessionPolicy("bucket", "root/ns$t.lance", "write"));
-    expect(write.Statement[2]).toEqual({ Effect: "Allow", Action: ["s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload"], Resource: "arn:aws:s3:::bucket/root/ns$t.lance/*" });
+    expect(write.Statement[2]).toEqual({
+      Effect: "Allow",
+      Action: ["s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload"],
+      Resource: "arn:aws:s3:::bucket/root/ns$t.lance/*",
+    });
   });
 
   it("are named after who they were vended to, in what STS allows", () => {
@@ -113,7 +148,13 @@ describe("S3 role sessions", () => {
     });
 
     it("assume the role with the service's own key, a prefix policy and a session of at least 15 minutes, and hand out only the session", async () => {
-      const options = { aws_access_key_id: "AKIASERVICE", aws_secret_access_key: "service-secret", aws_region: "eu-west-1", aws_endpoint: "http://minio:9000", allow_http: "true" };
+      const options = {
+        aws_access_key_id: "AKIASERVICE",
+        aws_secret_access_key: "service-secret",
+        aws_region: "eu-west-1",
+        aws_endpoint: "http://minio:9000",
+        allow_http: "true",
+      };
       const root = parseRoot("s3://bucket/root") as ObjectRoot;
       const vendor = new AwsRoleVendor(root, options, { roleArn: ROLE, externalId: "ext-1" }, 600_000);
       const vended = await vendor.vend("root/ns$t.lance", "write", 0, "ana@example.com");
