@@ -5,41 +5,19 @@
  * convert before anything is sent; then insert or merge with a progress bar that can cancel.
  */
 import Link from "next/link";
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useReducer, useRef, useState } from "react";
 import { RecordBatchReader, tableFromIPC, type Table as ArrowTable } from "apache-arrow";
 import { fieldToJson, type JsonSchema } from "@/lib/arrow-schema";
-import { CSV_TYPES, mapColumns, type BadRow, type TargetColumn } from "@/lib/csv";
+import { CSV_TYPES, mapColumns, type TargetColumn } from "@/lib/csv";
 import { writeSchemaProblem } from "@/lib/schema-compat";
 import { useInvalidateAfterWrite, useTable } from "@/lib/queries/catalog";
 import { tableHref } from "@/lib/console-links";
-import { sendArrow, writeUrl, type WriteOptions, type WriteResult } from "@/lib/upload";
+import { sendArrow, writeUrl, type WriteOptions } from "@/lib/upload";
+import { uploadable, uploadReducer, type ArrowPreview, type Staged } from "@/lib/upload-machine";
 import type { WorkerReply, WorkerRequest } from "@/lib/upload-protocol";
 import { Badge, Button, Select, TextInput } from "../ui/controls";
 import { ErrorBanner, Loading } from "../ui/states";
 import { formatBytes } from "./format";
-
-interface Staged {
-  key: string;
-  file: File;
-  kind: "csv" | "arrow";
-  phase: "analyzing" | "review" | "preparing" | "ready" | "uploading" | "done" | "failed";
-  header?: string[];
-  inferred?: TargetColumn[];
-  sample?: string[][];
-  columns?: TargetColumn[];
-  indexes?: number[];
-  problems?: string[];
-  preview?: { schema: string[]; rows: Record<string, unknown>[]; note?: string };
-  body?: Blob;
-  rows?: number;
-  badCount?: number;
-  bad?: BadRow[];
-  parsed?: number;
-  sent?: number;
-  total?: number;
-  result?: WriteResult;
-  error?: unknown;
-}
 
 const isCsv = (f: File) => /\.(csv|tsv|txt)$/i.test(f.name) || f.type === "text/csv";
 
@@ -49,13 +27,16 @@ function display(v: unknown): string {
   return typeof v === "object" ? JSON.stringify(v, (_, x) => (typeof x === "bigint" ? x.toString() : x)) : String(v);
 }
 
-async function previewArrow(file: File, tableSchema: JsonSchema | undefined): Promise<Partial<Staged>> {
+type Preview = { preview: ArrowPreview; problems: string[] } | { error: Error };
+
+async function previewArrow(file: File, tableSchema: JsonSchema | undefined): Promise<Preview> {
   const head = new Uint8Array(await file.slice(0, 6).arrayBuffer());
   const isFile = String.fromCharCode(...head) === "ARROW1";
   let table: ArrowTable | null = null;
   try {
     if (isFile) {
-      if (file.size > 256 * 1024 * 1024) return { preview: { schema: [], rows: [], note: "Large Arrow file: no preview; the server checks it." } };
+      if (file.size > 256 * 1024 * 1024)
+        return { preview: { schema: [], rows: [], note: "Large Arrow file: no preview; the server checks it." }, problems: [] };
       table = tableFromIPC(new Uint8Array(await file.arrayBuffer()));
     } else {
       const reader = await RecordBatchReader.from(file.stream() as unknown as AsyncIterable<Uint8Array>);
@@ -74,8 +55,8 @@ async function previewArrow(file: File, tableSchema: JsonSchema | undefined): Pr
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     if (/compression/i.test(message))
-      return { preview: { schema: [], rows: [], note: "Compressed Arrow buffers: no preview in the browser; the server decompresses them." } };
-    return { phase: "failed", error: new Error(`not a readable Arrow IPC file: ${message}`) };
+      return { preview: { schema: [], rows: [], note: "Compressed Arrow buffers: no preview in the browser; the server decompresses them." }, problems: [] };
+    return { error: new Error(`not a readable Arrow IPC file: ${message}`) };
   }
   const fields = table.schema.fields.map(fieldToJson);
   return compat(fields, tableSchema, {
@@ -87,9 +68,9 @@ async function previewArrow(file: File, tableSchema: JsonSchema | undefined): Pr
   });
 }
 
-function compat(fields: ReturnType<typeof fieldToJson>[], tableSchema: JsonSchema | undefined, preview: Staged["preview"]): Partial<Staged> {
+function compat(fields: ReturnType<typeof fieldToJson>[], tableSchema: JsonSchema | undefined, preview: ArrowPreview): Preview {
   const problem = tableSchema ? writeSchemaProblem(tableSchema.fields, fields) : null;
-  return { preview, problems: problem ? [problem] : [], phase: "ready" };
+  return { preview, problems: problem ? [problem] : [] };
 }
 
 const DEFAULT_OPTIONS: WriteOptions = {
@@ -105,7 +86,7 @@ const DEFAULT_OPTIONS: WriteOptions = {
 export function UploadTab({ database, table }: { database: string; table: string[] }) {
   const described = useTable(database, table);
   const invalidate = useInvalidateAfterWrite(database, table);
-  const [staged, setStaged] = useState<Staged[]>([]);
+  const [staged, dispatch] = useReducer(uploadReducer, []);
   const [options, setOptions] = useState<WriteOptions>(DEFAULT_OPTIONS);
   const [dragging, setDragging] = useState(false);
   const workers = useRef(new Map<string, Worker>());
@@ -114,8 +95,6 @@ export function UploadTab({ database, table }: { database: string; table: string
   const declaredOnly = described.data?.is_only_declared ?? false;
 
   useEffect(() => () => workers.current.forEach((w) => w.terminate()), []);
-
-  const patch = (key: string, change: Partial<Staged>) => setStaged((all) => all.map((s) => (s.key === key ? { ...s, ...change } : s)));
 
   function workerFor(key: string): Worker {
     let worker = workers.current.get(key);
@@ -126,77 +105,77 @@ export function UploadTab({ database, table }: { database: string; table: string
     return worker;
   }
 
-  function prepare(item: Staged, columns: TargetColumn[], indexes: number[]) {
-    const worker = workerFor(item.key);
-    patch(item.key, { phase: "preparing", columns, indexes, parsed: 0 });
+  /** Converts every row of a reviewed CSV file to Arrow in its worker, reporting progress. */
+  function prepare(key: string, file: File, header: string[], columns: TargetColumn[], indexes: number[]) {
+    const worker = workerFor(key);
+    dispatch({ type: "conversionStarted", key });
     worker.onmessage = (e: MessageEvent<WorkerReply>) => {
       const m = e.data;
-      if (m.kind === "progress") patch(item.key, { parsed: m.bytes, rows: m.rows });
-      else if (m.kind === "encoded")
-        patch(item.key, {
-          phase: "ready",
-          body: new Blob(m.parts as BlobPart[], { type: "application/vnd.apache.arrow.stream" }),
-          rows: m.rows,
-          badCount: m.badCount,
-          bad: m.bad,
-        });
-      else if (m.kind === "failed") patch(item.key, { phase: "failed", error: new Error(m.message) });
+      if (m.kind === "progress") dispatch({ type: "conversionProgress", key, bytes: m.bytes, rows: m.rows });
+      else if (m.kind === "encoded") {
+        const body = new Blob(m.parts as BlobPart[], { type: "application/vnd.apache.arrow.stream" });
+        dispatch({ type: "converted", key, body, rows: m.rows, badCount: m.badCount, bad: m.bad });
+      } else if (m.kind === "failed") dispatch({ type: "failed", key, error: new Error(m.message) });
     };
-    worker.postMessage({ kind: "encode", file: item.file, header: item.header!, columns, indexes } satisfies WorkerRequest);
+    worker.postMessage({ kind: "encode", file, header, columns, indexes } satisfies WorkerRequest);
   }
 
-  function analyze(item: Staged) {
-    const worker = workerFor(item.key);
+  /**
+   * Reads a CSV file's header and a sample in its worker. Into a table with a schema, the columns are mapped by name
+   * and, when they all fit, every row is converted at once; a declared table's types are chosen by the operator.
+   */
+  function analyze(key: string, file: File) {
+    const worker = workerFor(key);
     worker.onmessage = (e: MessageEvent<WorkerReply>) => {
       const m = e.data;
-      if (m.kind === "failed") return patch(item.key, { phase: "failed", error: new Error(m.message) });
+      if (m.kind === "failed") return dispatch({ type: "failed", key, error: new Error(m.message) });
       if (m.kind !== "analyzed") return;
-      const next: Staged = { ...item, header: m.header, inferred: m.inferred, sample: m.sample };
+      const analyzed = { type: "analyzed", key, header: m.header, inferred: m.inferred, sample: m.sample } as const;
       if (schema && !declaredOnly) {
         const mapped = mapColumns(m.header, schema);
-        const review = { ...next, columns: mapped.columns, indexes: mapped.indexes, problems: mapped.problems, phase: "review" as const };
-        patch(item.key, review);
-        if (mapped.problems.length === 0) prepare(review, mapped.columns, mapped.indexes);
+        dispatch({ ...analyzed, ...mapped });
+        if (mapped.problems.length === 0) prepare(key, file, m.header, mapped.columns, mapped.indexes);
       } else {
-        patch(item.key, { ...next, columns: m.inferred, indexes: m.header.map((_, i) => i), problems: [], phase: "review" });
+        dispatch({ ...analyzed, columns: m.inferred, indexes: m.header.map((_, i) => i), problems: [] });
       }
     };
-    worker.postMessage({ kind: "analyze", file: item.file } satisfies WorkerRequest);
+    worker.postMessage({ kind: "analyze", file } satisfies WorkerRequest);
   }
 
   function add(files: FileList | File[]) {
-    const items: Staged[] = Array.from(files).map((file) => ({
+    const items = Array.from(files).map((file) => ({
       key: `${file.name}-${file.size}-${file.lastModified}-${Math.random()}`,
       file,
-      kind: isCsv(file) ? "csv" : "arrow",
-      phase: "analyzing",
+      kind: isCsv(file) ? ("csv" as const) : ("arrow" as const),
     }));
-    setStaged((all) => [...all, ...items]);
-    for (const item of items) {
-      if (item.kind === "csv") analyze(item);
-      else void previewArrow(item.file, declaredOnly ? undefined : schema).then((change) => patch(item.key, { ...change, body: item.file }));
+    dispatch({ type: "added", files: items });
+    for (const { key, file, kind } of items) {
+      if (kind === "csv") analyze(key, file);
+      else
+        void previewArrow(file, declaredOnly ? undefined : schema).then((preview) =>
+          dispatch("error" in preview ? { type: "failed", key, error: preview.error } : { type: "previewed", key, ...preview }),
+        );
     }
   }
 
   async function upload(item: Staged, how: WriteOptions = options): Promise<boolean> {
     if (!item.body) return false;
-    patch(item.key, { phase: "uploading", sent: 0, total: item.body.size, error: undefined });
-    const { promise, cancel } = sendArrow(writeUrl(table, how), item.body, database, (sent, total) => patch(item.key, { sent, total }));
+    const key = item.key;
+    dispatch({ type: "sendStarted", key });
+    const { promise, cancel } = sendArrow(writeUrl(table, how), item.body, database, (sent, total) => dispatch({ type: "sendProgress", key, sent, total }));
     cancels.current.set(item.key, cancel);
     try {
       const result = await promise;
-      patch(item.key, { phase: "done", result });
+      dispatch({ type: "written", key, result });
       await invalidate();
       return true;
     } catch (error) {
-      patch(item.key, { phase: "ready", error });
+      dispatch({ type: "sendFailed", key, error });
       return false;
     } finally {
       cancels.current.delete(item.key);
     }
   }
-
-  const uploadable = (item: Staged) => item.phase === "ready" && !item.problems?.length && !(item.kind === "csv" && !item.rows);
 
   /** Files go one after another, one version each; an overwrite replaces the rows with the first file and appends the rest. */
   async function uploadAll() {
@@ -378,7 +357,7 @@ export function UploadTab({ database, table }: { database: string; table: string
                             <Select
                               aria-label={`Type of ${c.name}`}
                               value={c.type}
-                              onChange={(e) => patch(item.key, { columns: item.columns!.map((x, j) => (j === i ? { ...x, type: e.target.value } : x)) })}
+                              onChange={(e) => dispatch({ type: "columnTypeChosen", key: item.key, index: i, columnType: e.target.value })}
                             >
                               {CSV_TYPES.map((t) => (
                                 <option key={t}>{t}</option>
@@ -419,7 +398,7 @@ export function UploadTab({ database, table }: { database: string; table: string
             )}
             {item.kind === "csv" && item.phase === "review" && declaredOnly && (
               <div>
-                <Button onClick={() => prepare(item, item.columns!, item.indexes!)}>Check all rows</Button>
+                <Button onClick={() => prepare(item.key, item.file, item.header!, item.columns!, item.indexes!)}>Check all rows</Button>
               </div>
             )}
             {(item.phase === "preparing" || item.phase === "uploading") && (

@@ -1,0 +1,101 @@
+import { describe, expect, it } from "vitest";
+import { uploadable, uploadReducer, type Staged, type UploadEvent } from "./upload-machine";
+
+const csv = new File(["id,name\n1,a\n"], "rows.csv", { type: "text/csv" });
+const arrow = new File([new Uint8Array(8)], "rows.arrow");
+const column = (name: string, type = "int64") => ({ name, type, nullable: true });
+
+const run = (events: UploadEvent[], start: Staged[] = []) => events.reduce(uploadReducer, start);
+const added: UploadEvent = {
+  type: "added",
+  files: [
+    { key: "c", file: csv, kind: "csv" },
+    { key: "a", file: arrow, kind: "arrow" },
+  ],
+};
+const analyzed: UploadEvent = {
+  type: "analyzed",
+  key: "c",
+  header: ["id", "name"],
+  inferred: [column("id"), column("name", "string")],
+  sample: [["1", "a"]],
+  columns: [column("id"), column("name", "string")],
+  indexes: [0, 1],
+  problems: [],
+};
+const converted: UploadEvent = { type: "converted", key: "c", body: new Blob(["arrow"]), rows: 1, badCount: 0, bad: [] };
+
+describe("the upload tab's state machine", () => {
+  it("takes a CSV file from analysis through review and conversion to sending and done", () => {
+    const phases: string[] = [];
+    let files: Staged[] = [];
+    const events: UploadEvent[] = [
+      added,
+      analyzed,
+      { type: "columnTypeChosen", key: "c", index: 0, columnType: "int32" },
+      { type: "conversionStarted", key: "c" },
+      { type: "conversionProgress", key: "c", bytes: 10, rows: 1 },
+      converted,
+      { type: "sendStarted", key: "c" },
+      { type: "sendProgress", key: "c", sent: 2, total: 5 },
+      { type: "written", key: "c", result: { version: 2, num_inserted_rows: 1 } },
+    ];
+    for (const event of events) {
+      files = uploadReducer(files, event);
+      phases.push(files[0].phase);
+    }
+    expect(phases).toEqual(["analyzing", "review", "review", "preparing", "preparing", "ready", "uploading", "uploading", "done"]);
+    expect(files[0]).toMatchObject({ columns: [column("id", "int32"), column("name", "string")], rows: 1, sent: 2, total: 5, result: { version: 2 } });
+    expect(files[1].phase).toBe("analyzing");
+  });
+
+  it("sends an Arrow file as it is once previewed, and holds back one whose columns do not fit", () => {
+    const files = run([added, { type: "previewed", key: "a", preview: { schema: ["id: int64"], rows: [] }, problems: [] }]);
+    expect(files[1]).toMatchObject({ phase: "ready", body: arrow });
+    expect(uploadable(files[1])).toBe(true);
+    const misfit = run([added, { type: "previewed", key: "a", preview: { schema: [], rows: [] }, problems: ["column x is not in the table"] }]);
+    expect(uploadable(misfit[1])).toBe(false);
+  });
+
+  it("after a failed or cancelled send the file is ready again with the error, and a late progress report changes nothing", () => {
+    const cancelled = new DOMException("the upload was cancelled", "AbortError");
+    const files = run([
+      added,
+      analyzed,
+      { type: "conversionStarted", key: "c" },
+      converted,
+      { type: "sendStarted", key: "c" },
+      { type: "sendFailed", key: "c", error: cancelled },
+      { type: "sendProgress", key: "c", sent: 5, total: 5 },
+      { type: "written", key: "c", result: { version: 9, num_inserted_rows: 1 } },
+    ]);
+    expect(files[0]).toMatchObject({ phase: "ready", error: cancelled, sent: 0 });
+    expect(files[0].result).toBeUndefined();
+    expect(uploadable(files[0])).toBe(true);
+  });
+
+  it("ignores events that do not belong to a file's phase", () => {
+    const before = run([added]);
+    for (const event of [converted, { type: "sendStarted", key: "c" }, { type: "columnTypeChosen", key: "c", index: 0, columnType: "int8" }] as UploadEvent[]) {
+      expect(uploadReducer(before, event)).toEqual(before);
+    }
+    const done = run([
+      added,
+      analyzed,
+      { type: "conversionStarted", key: "c" },
+      converted,
+      { type: "sendStarted", key: "c" },
+      { type: "written", key: "c", result: { version: 2, num_inserted_rows: 1 } },
+    ]);
+    expect(uploadReducer(done, { type: "sendStarted", key: "c" })[0].phase).toBe("done");
+    expect(uploadReducer(done, { type: "failed", key: "c", error: new Error("late") })[0].phase).toBe("done");
+  });
+
+  it("a CSV file without rows, or with mapping problems, is not sent", () => {
+    const empty = run([added, analyzed, { type: "conversionStarted", key: "c" }, { ...converted, rows: 0 }]);
+    expect(uploadable(empty[0])).toBe(false);
+    const misfit = run([added, { ...analyzed, problems: ["column name is not in the table"] }]);
+    expect(misfit[0].phase).toBe("review");
+    expect(uploadable(misfit[0])).toBe(false);
+  });
+});
