@@ -2,17 +2,8 @@ import { z } from "zod";
 import { parseDuration } from "@/lib/durations";
 import { invalidInput } from "@/server/errors";
 import { json, parseMode, qBool, qString, remoteDialect, route } from "@/server/http/route";
-import {
-  alterColumns,
-  analyzeQuery,
-  countRows,
-  explainQuery,
-  insertRecords,
-  mergeInsert,
-  queryTable,
-  restoreVersion,
-  updateFieldMetadata,
-} from "@/server/tables/table-operations";
+import { analyzeQuery, countRows, explainQuery, queryTable } from "@/server/tables/queries";
+import { alterColumns, insertRecords, mergeInsert, restoreVersion, updateFieldMetadata } from "@/server/tables/writes";
 import { queryFields, queryOptions } from "./query-request";
 import { branchField, branchQuery, delimiterQuery, requestBase, versionResponse } from "@/lib/contract/common";
 

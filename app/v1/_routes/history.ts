@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { json, pageLimit, pageQuery, qBool, remoteDialect, route } from "@/server/http/route";
-import { createBranch, createTag, deleteBranch, deleteTag, listBranches, listTags, tagVersion, updateTag } from "@/server/tables/table-operations";
+import { createBranch, createTag, deleteBranch, deleteTag, listBranches, listTags, tagVersion, updateTag } from "@/server/tables/refs";
 import { createTableVersion, deleteTableVersions, describeTableVersion, listVersions } from "@/server/tables/versions";
 import { tableVersion, tagMap, tagsPage, versionsResponse } from "@/lib/contract/catalog";
 import { branchField, branchQuery, context, delimiterQuery, pageToken, requestBase, versionResponse } from "@/lib/contract/common";

@@ -4,7 +4,8 @@ import { validateIdentifier } from "@/lib/identifiers";
 import { QuiverError, invalidInput } from "@/server/errors";
 import { json, pageLimit, pageQuery, route } from "@/server/http/route";
 import { pageOf } from "@/server/catalog/paging";
-import { addColumns, createIndex, deleteRows, dropColumns, dropIndex, indexStats, listIndices, tableStats, updateRows } from "@/server/tables/table-operations";
+import { createIndex, dropIndex, indexStats, listIndices, tableStats } from "@/server/tables/indices";
+import { addColumns, deleteRows, dropColumns, updateRows } from "@/server/tables/writes";
 import { branchField, branchQuery, context, delimiterQuery, pageToken, requestBase, versionResponse } from "@/lib/contract/common";
 
 /** CreateTableIndex and CreateTableScalarIndex: one request shape, the second refusing vector index types. */

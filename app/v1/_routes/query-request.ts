@@ -7,7 +7,7 @@ import { z } from "zod";
 import { config } from "@/server/config";
 import { invalidInput } from "@/server/errors";
 import { ftsQuery } from "@/server/lance/fts-query";
-import type { QueryOptions } from "@/server/tables/table-operations";
+import type { QueryOptions } from "@/server/tables/queries";
 
 const stringQuery = z.object({ query: z.string(), columns: z.array(z.string()).nullish() });
 

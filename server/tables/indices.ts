@@ -1,0 +1,82 @@
+/** A table's indices and statistics: create (vector, scalar, full-text), list, describe, drop. */
+import "server-only";
+import { QuiverError } from "@/server/errors";
+import { engineCall } from "@/server/storage/datasets";
+import type { Catalog, Id, ReadAt } from "@/server/catalog/catalog";
+import { compare } from "@/server/catalog/catalog-table";
+import { indexConfig, type IndexOptions } from "@/server/lance/index-config";
+import { requestedFieldPath, resolveField } from "./fields";
+import { dataHandle } from "./writes";
+
+export async function tableStats(catalog: Catalog, id: Id, branch?: string) {
+  const { table } = await dataHandle(catalog, id, "report statistics", branch);
+  const s = await engineCall("read table statistics", () => table.stats());
+  return {
+    total_bytes: s.totalBytes,
+    num_rows: s.numRows,
+    num_indices: s.numIndices,
+    fragment_stats: { num_fragments: s.fragmentStats.numFragments, num_small_fragments: s.fragmentStats.numSmallFragments, lengths: s.fragmentStats.lengths },
+  };
+}
+
+export async function listIndices(catalog: Catalog, id: Id, at: ReadAt = {}) {
+  const entry = await catalog.resolve(id);
+  await catalog.requireData(entry, "have indices");
+  const table = await catalog.readHandle(entry, at);
+  const indices = await engineCall("list indices", () => table.listIndices());
+  return indices
+    .map((i) => ({
+      index_name: i.name,
+      index_uuid: i.indexUuid ?? "",
+      index_type: i.indexType,
+      columns: i.columns,
+      status: "done",
+      num_indexed_rows: i.numIndexedRows,
+      num_unindexed_rows: i.numUnindexedRows,
+      size_bytes: i.sizeBytes,
+      created_at: i.createdAt?.toISOString(),
+    }))
+    .sort((a, b) => compare(a.index_name, b.index_name));
+}
+
+export async function indexStats(catalog: Catalog, id: Id, name: string, at: ReadAt = {}) {
+  const entry = await catalog.resolve(id);
+  await catalog.requireData(entry, "have indices");
+  const table = await catalog.readHandle(entry, at);
+  const stats = await engineCall("read index statistics", () => table.indexStats(name));
+  if (!stats) throw new QuiverError("TableIndexNotFound", `table '${entry.objectId}' has no index named '${name}'`);
+  return {
+    index_type: stats.indexType,
+    distance_type: stats.distanceType,
+    num_indexed_rows: stats.numIndexedRows,
+    num_unindexed_rows: stats.numUnindexedRows,
+    num_indices: stats.numIndices,
+  };
+}
+
+export async function dropIndex(catalog: Catalog, id: Id, name: string, branch?: string) {
+  const { entry, table } = await dataHandle(catalog, id, "have indices", branch);
+  const known = await engineCall("list indices", () => table.listIndices());
+  if (!known.some((i) => i.name === name)) throw new QuiverError("TableIndexNotFound", `table '${entry.objectId}' has no index named '${name}'`);
+  await catalog.commitTo(entry, () => engineCall("drop index", () => table.dropIndex(name)));
+  return {};
+}
+
+export async function createIndex(
+  catalog: Catalog,
+  id: Id,
+  options: { column: string; indexType: string; name?: string; replace?: boolean; branch?: string; scalarOnly?: boolean; settings: IndexOptions },
+) {
+  const config = indexConfig(options.indexType, options.settings, options.scalarOnly);
+  const { entry, table } = await dataHandle(catalog, id, "be indexed", options.branch);
+  const schema = await catalog.schemaOf(table);
+  if (!resolveField(schema.fields, requestedFieldPath(options.column, "column")))
+    throw new QuiverError("TableColumnNotFound", `column '${options.column}' does not exist in table '${entry.objectId}'`);
+  await catalog.commitTo(entry, () =>
+    engineCall("create index", () => table.createIndex(config, options.column, options.replace ?? true, null, options.name ?? null)).catch((err) => {
+      if (err instanceof QuiverError && err.codeName === "TableAlreadyExists") throw new QuiverError("TableIndexAlreadyExists", err.message);
+      throw err;
+    }),
+  );
+  return {};
+}

@@ -1,0 +1,108 @@
+/** Reads of one table: count, query (vector, full-text, filters, projections, orderings) and its plans. */
+import "server-only";
+import type { FullTextQuery } from "@lancedb/lancedb";
+import { QuiverError, invalidInput } from "@/server/errors";
+import { joinIpcFiles } from "@/server/lance/arrow-ipc";
+import { engineCall } from "@/server/storage/datasets";
+import type { Catalog, Id, ReadAt } from "@/server/catalog/catalog";
+import type { NativeTable, NativeVectorQuery } from "@/server/lance/native";
+
+export async function countRows(catalog: Catalog, id: Id, predicate: string | undefined, at: ReadAt) {
+  const entry = await catalog.resolve(id);
+  if (await catalog.isDeclaredOnly(entry)) {
+    if (at.version !== undefined || at.tag !== undefined) throw new QuiverError("TableVersionNotFound", `Table '${entry.objectId}' has no versions yet`);
+    return 0;
+  }
+  const table = await catalog.readHandle(entry, at);
+  return engineCall("count rows", () => table.countRows(predicate || null));
+}
+
+export interface QueryOptions extends ReadAt {
+  filter?: string;
+  columns?: string[];
+  /** Output name to SQL expression. */
+  aliases?: Record<string, string>;
+  limit: number;
+  offset?: number;
+  withRowId?: boolean;
+  vector?: number[];
+  vectorColumn?: string;
+  distanceType?: string;
+  nprobes?: number;
+  minimumNprobes?: number;
+  maximumNprobes?: number;
+  distanceRange?: { lower?: number; upper?: number };
+  refineFactor?: number;
+  ef?: number;
+  bypassVectorIndex?: boolean;
+  postfilter?: boolean;
+  fastSearch?: boolean;
+  /** A query string over the given columns (all indexed ones when none), or a structured query. */
+  fullText?: { query: string; columns?: string[] } | { structured: FullTextQuery };
+  orderBy?: Array<{ columnName: string; ascending: boolean; nullsFirst: boolean }>;
+}
+
+/** The engine's query for the options; its setters check their arguments (a distance type, say) as it runs. */
+function buildQuery(table: NativeTable, options: QueryOptions) {
+  const base = table.query();
+  const query = options.vector && options.vector.length ? base.nearestTo(Float32Array.from(options.vector)) : base;
+  if (options.fullText && "structured" in options.fullText) query.fullTextSearch({ query: options.fullText.structured.inner });
+  else if (options.fullText) query.fullTextSearch({ query: options.fullText.query, columns: options.fullText.columns ?? null });
+  if (options.filter) query.onlyIf(options.filter);
+  if (options.aliases) {
+    // Named columns beside aliased expressions: each column is its own expression, quoted as a field path.
+    const named = (options.columns ?? []).map((c): [string, string] => [c, `\`${c.replace(/`/g, "``")}\``]);
+    query.select([...named, ...Object.entries(options.aliases)]);
+  } else if (options.columns) query.selectColumns(options.columns);
+  query.limit(options.limit);
+  if (options.offset) query.offset(options.offset);
+  if (options.withRowId) query.withRowId();
+  if (options.fastSearch) query.fastSearch();
+  if (options.orderBy?.length) query.orderBy(options.orderBy);
+  if (query !== base) {
+    const vq = query as NativeVectorQuery;
+    if (options.vectorColumn) vq.column(options.vectorColumn);
+    if (options.distanceType) vq.distanceType(options.distanceType);
+    if (options.nprobes) vq.nprobes(options.nprobes);
+    if (options.minimumNprobes) vq.minimumNprobes(options.minimumNprobes);
+    if (options.maximumNprobes) vq.maximumNprobes(options.maximumNprobes);
+    if (options.distanceRange) vq.distanceRange(options.distanceRange.lower ?? null, options.distanceRange.upper ?? null);
+    if (options.refineFactor) vq.refineFactor(options.refineFactor);
+    if (options.ef) vq.ef(options.ef);
+    if (options.bypassVectorIndex) vq.bypassVectorIndex();
+    if (options.postfilter) vq.postfilter();
+  } else if (options.distanceRange || options.minimumNprobes || options.maximumNprobes || options.nprobes || options.refineFactor || options.ef) {
+    throw invalidInput("nprobes, distance bounds, refine_factor and ef apply to a vector search; the query has no vector");
+  }
+  return query;
+}
+
+async function queryOn(catalog: Catalog, id: Id, options: QueryOptions) {
+  const entry = await catalog.resolve(id);
+  await catalog.requireData(entry, "be queried");
+  const table = await catalog.readHandle(entry, options);
+  return engineCall("query", async () => buildQuery(table, options));
+}
+
+/** Runs a query and answers an Arrow IPC file. */
+export async function queryTable(catalog: Catalog, id: Id, options: QueryOptions): Promise<Buffer> {
+  const query = await queryOn(catalog, id, options);
+  return engineCall("query", async () => {
+    const iterator = await query.execute();
+    const batches: Buffer[] = [];
+    for (let b = await iterator.next(); b; b = await iterator.next()) batches.push(b);
+    return joinIpcFiles(await query.outputSchema(), batches);
+  });
+}
+
+/** The engine's plan for a query, without running it (`verbose` adds each operator's details). */
+export async function explainQuery(catalog: Catalog, id: Id, options: QueryOptions, verbose: boolean): Promise<string> {
+  const query = await queryOn(catalog, id, options);
+  return engineCall("explain the query", () => query.explainPlan(verbose));
+}
+
+/** Runs a query and answers its plan with what each operator did (rows, time), not its rows. */
+export async function analyzeQuery(catalog: Catalog, id: Id, options: QueryOptions): Promise<string> {
+  const query = await queryOn(catalog, id, options);
+  return engineCall("analyze the query", () => query.analyzePlan());
+}

@@ -1,0 +1,133 @@
+/** A table's tags and branches: listing with Lance's own ref files, creating, moving and deleting them. */
+import "server-only";
+import { QuiverError, invalidInput } from "@/server/errors";
+import { engineCall } from "@/server/storage/datasets";
+import { readBranchRefs, readTagRefs } from "@/server/lance/refs";
+import { pageOf } from "@/server/catalog/paging";
+import type { Catalog, Id } from "@/server/catalog/catalog";
+import type { TableEntry } from "@/server/catalog/catalog-table";
+import type { NativeTable } from "@/server/lance/native";
+
+async function tagsOf(catalog: Catalog, id: Id, branch?: string) {
+  const entry = await catalog.resolve(id);
+  await catalog.requireData(entry, "have tags");
+  const table: NativeTable = await catalog.writeHandle(entry, branch);
+  return { entry, tags: await engineCall("read tags", () => table.tags()) };
+}
+
+export async function listTags(catalog: Catalog, id: Id, options: { pageToken?: string; limit: number }) {
+  const entry = await catalog.resolve(id);
+  if (await catalog.isDeclaredOnly(entry)) return { tags: {}, page_token: undefined };
+  const { tags } = await tagsOf(catalog, id);
+  const all = await engineCall("list tags", () => tags.list());
+  const page = await pageOf(Object.keys(all).sort(), options.pageToken, options.limit);
+  const refs = await readTagRefs(catalog.store, entry.location, page.items);
+  const out: Record<string, { version: number; manifestSize: number; branch: string | null }> = {};
+  for (const name of page.items) out[name] = { version: all[name].version, manifestSize: all[name].manifestSize, branch: refs.get(name)?.branch ?? null };
+  return { tags: out, page_token: page.pageToken };
+}
+
+export async function tagVersion(catalog: Catalog, id: Id, tag: string, branch?: string) {
+  const { entry, tags } = await tagsOf(catalog, id, branch);
+  const version = await tags.getVersion(tag).catch(() => {
+    throw new QuiverError("TableTagNotFound", `tag '${tag}' does not exist on table '${entry.objectId}'`);
+  });
+  const refs = await readTagRefs(catalog.store, entry.location, [tag]);
+  return { version, branch: refs.get(tag)?.branch ?? null };
+}
+
+async function requireVersion(catalog: Catalog, entry: TableEntry, version: number, branch?: string) {
+  await catalog.readHandle(entry, { version, branch });
+}
+
+export async function createTag(catalog: Catalog, id: Id, tag: string, version: number, branch?: string) {
+  const { entry, tags } = await tagsOf(catalog, id, branch);
+  await requireVersion(catalog, entry, version, branch);
+  await catalog.commitTo(entry, () => engineCall(`create tag '${tag}'`, () => tags.create(tag, version)));
+  return {};
+}
+
+export async function updateTag(catalog: Catalog, id: Id, tag: string, version: number, branch?: string) {
+  const { entry, tags } = await tagsOf(catalog, id, branch);
+  const all = await engineCall("list tags", () => tags.list());
+  if (!(tag in all)) throw new QuiverError("TableTagNotFound", `tag '${tag}' does not exist on table '${entry.objectId}'`);
+  await requireVersion(catalog, entry, version, branch);
+  await catalog.commitTo(entry, () => engineCall(`update tag '${tag}'`, () => tags.update(tag, version)));
+  return {};
+}
+
+export async function deleteTag(catalog: Catalog, id: Id, tag: string, branch?: string) {
+  const { entry, tags } = await tagsOf(catalog, id, branch);
+  const all = await engineCall("list tags", () => tags.list());
+  if (!(tag in all)) throw new QuiverError("TableTagNotFound", `tag '${tag}' does not exist on table '${entry.objectId}'`);
+  await catalog.commitTo(entry, () => engineCall(`delete tag '${tag}'`, () => tags.delete(tag)));
+  return {};
+}
+
+async function branchesOf(catalog: Catalog, id: Id) {
+  const entry = await catalog.resolve(id);
+  await catalog.requireData(entry, "have branches");
+  const table = await catalog.writeHandle(entry);
+  return { entry, branches: await engineCall("read branches", () => table.branches()) };
+}
+
+export async function listBranches(catalog: Catalog, id: Id, options: { pageToken?: string; limit: number }) {
+  const { entry, branches } = await branchesOf(catalog, id);
+  const all = await engineCall("list branches", () => branches.list());
+  const page = await pageOf(Object.keys(all).sort(), options.pageToken, options.limit);
+  const refs = await readBranchRefs(catalog.store, entry.location, page.items);
+  return {
+    branches: Object.fromEntries(
+      page.items.map((name) => {
+        const b = all[name];
+        const ref = refs.get(name);
+        return [
+          name,
+          {
+            parentBranch: b.parentBranch ?? null,
+            parentVersion: b.parentVersion,
+            createAt: ref?.createAt ?? 0,
+            manifestSize: b.manifestSize,
+            metadata: ref?.metadata ?? {},
+          },
+        ];
+      }),
+    ),
+    page_token: page.pageToken,
+  };
+}
+
+/**
+ * Lance's rule for branch names: `/`-separated segments of letters, digits, `.`, `-` and `_`, with no `..`. It is
+ * checked here because the engine writes a new branch's files under `tree/<name>` before it checks the name.
+ */
+const BRANCH_SEGMENT = /^[\p{Alphabetic}\p{N}._-]+$/u;
+
+function branchNameProblem(name: string): string | null {
+  if (name.includes("..")) return "it contains '..'";
+  const bad = name.split("/").find((segment) => segment === "." || !BRANCH_SEGMENT.test(segment));
+  if (bad === undefined) return null;
+  return bad === "" ? "it has an empty segment (a leading, trailing or doubled '/')" : `segment '${bad}' is not letters, digits, '.', '-' and '_'`;
+}
+
+export async function createBranch(catalog: Catalog, id: Id, name: string, fromBranch?: string, fromVersion?: number) {
+  const problem = branchNameProblem(name);
+  if (problem) throw invalidInput(`'${name}' is not a valid branch name: ${problem}`);
+  const { entry, branches } = await branchesOf(catalog, id);
+  const all = await engineCall("list branches", () => branches.list());
+  if (name === "main" || name in all) throw new QuiverError("TableBranchAlreadyExists", `branch '${name}' already exists on table '${entry.objectId}'`);
+  if (fromBranch && fromBranch !== "main" && !(fromBranch in all)) throw new QuiverError("TableBranchNotFound", `branch '${fromBranch}' does not exist`);
+  if (fromVersion !== undefined) await requireVersion(catalog, entry, fromVersion, fromBranch);
+  const created = await catalog.commitTo(entry, () =>
+    engineCall(`create branch '${name}'`, () => branches.create(name, fromBranch && fromBranch !== "main" ? fromBranch : null, fromVersion ?? null)),
+  );
+  return { version: await created.version() };
+}
+
+export async function deleteBranch(catalog: Catalog, id: Id, name: string) {
+  const { entry, branches } = await branchesOf(catalog, id);
+  const all = await engineCall("list branches", () => branches.list());
+  if (!(name in all)) throw new QuiverError("TableBranchNotFound", `branch '${name}' does not exist on table '${entry.objectId}'`);
+  await catalog.commitTo(entry, () => engineCall(`delete branch '${name}'`, () => branches.delete(name)));
+  return {};
+}

@@ -1,0 +1,231 @@
+/**
+ * Writes to one table: insert, merge-insert, update and delete rows, add, alter and drop columns, field metadata,
+ * restore. Each commits one version (or none for an empty batch) and answers it.
+ */
+import "server-only";
+import { normalizeDataType } from "@/lib/arrow-schema";
+import { formatFieldPath } from "@/lib/field-path";
+import { QuiverError, fromArrowWriteError, invalidInput, unsupported } from "@/server/errors";
+import { type ArrowBody } from "@/server/lance/arrow-ipc";
+import { engineCall } from "@/server/storage/datasets";
+import { checkWriteSchema } from "./schema-check";
+import type { Catalog, Id } from "@/server/catalog/catalog";
+import type { TableEntry } from "@/server/catalog/catalog-table";
+import { requestedFieldPath, resolveField } from "./fields";
+
+/** Writes the first version of a declared-only table; null when it already had data (a concurrent writer won). */
+async function materialize(catalog: Catalog, entry: TableEntry, body: ArrowBody): Promise<number | null> {
+  const beingCreated = () => new QuiverError("ConcurrentModification", `Table '${entry.objectId}' is being created by another request; retry`);
+  if (!(await catalog.awaitsFirstWrite(entry, beingCreated))) return null;
+  return catalog.commitTo(entry, async () => {
+    if (!(await catalog.awaitsFirstWrite(entry, beingCreated))) return null;
+    try {
+      const table = await catalog.datasets.create(entry.location, body, "create");
+      return await table.version();
+    } catch (err) {
+      if (err instanceof QuiverError && err.codeName === "TableAlreadyExists") return null;
+      throw err;
+    }
+  });
+}
+
+export async function insertRecords(catalog: Catalog, id: Id, body: ArrowBody, mode: "append" | "overwrite", branch?: string) {
+  const entry = await catalog.resolve(id);
+  if (!branch) {
+    const created = await materialize(catalog, entry, body);
+    if (created !== null) return { version: created, num_inserted_rows: body.rows };
+  }
+  const table = await catalog.writeHandle(entry, branch);
+  if (mode === "append") checkWriteSchema(await catalog.schemaOf(table), body.schema, entry.objectId);
+  // Appending no rows changes nothing, so it commits nothing: the answer is the version the table is at.
+  if (mode === "append" && body.rows === 0) return { version: await engineCall("read the version", () => table.version()), num_inserted_rows: 0 };
+  // Appended through a handle refreshed just before the commit, so that the version it reports is the append's own.
+  const commit = async (file: Buffer) => {
+    const target = await catalog.appendHandle(entry, branch);
+    return (await engineCall("insert", () => target.add(file, mode), fromArrowWriteError)).version;
+  };
+  // A group of appends shares one turn; each commit in it checks on its own whether the table is still there.
+  const version =
+    mode === "append"
+      ? await catalog.appends.append(
+          `${entry.location}@${branch ?? "main"}`,
+          body,
+          (run) => catalog.turnOf(entry, run),
+          (file) => catalog.unlessDropped(entry, () => commit(file)),
+        )
+      : await catalog.commitTo(entry, () => commit(body.file));
+  return { version, num_inserted_rows: body.rows };
+}
+
+export interface MergeOptions {
+  on: string[];
+  whenMatchedUpdateAll: boolean;
+  whenMatchedUpdateAllFilt?: string;
+  whenNotMatchedInsertAll: boolean;
+  whenNotMatchedBySourceDelete: boolean;
+  whenNotMatchedBySourceDeleteFilt?: string;
+  timeoutMs?: number;
+  useIndex?: boolean;
+  branch?: string;
+}
+
+export async function mergeInsert(catalog: Catalog, id: Id, body: ArrowBody, options: MergeOptions) {
+  if (options.on.length === 0) throw invalidInput("merge_insert needs at least one 'on' column");
+  const keyPaths = options.on.map((p) => ({ text: p, segments: requestedFieldPath(p, "invalid 'on' field path") }));
+  const matched = options.whenMatchedUpdateAll || options.whenMatchedUpdateAllFilt !== undefined;
+  const bySource = options.whenNotMatchedBySourceDelete || options.whenNotMatchedBySourceDeleteFilt !== undefined;
+  if (!matched && !options.whenNotMatchedInsertAll && !bySource) {
+    throw invalidInput(
+      "merge_insert would change nothing: set when_matched_update_all, when_not_matched_insert_all or when_not_matched_by_source_delete (or a _filt expression)",
+    );
+  }
+  const entry = await catalog.resolve(id);
+  if (!options.branch) {
+    const created = await materialize(catalog, entry, body);
+    if (created !== null) return { version: created, num_inserted_rows: body.rows, num_updated_rows: 0, num_deleted_rows: 0 };
+  }
+  const table = await catalog.writeHandle(entry, options.branch);
+  const schema = await catalog.schemaOf(table);
+  checkWriteSchema(schema, body.schema, entry.objectId);
+  const keys = keyPaths.map(({ text, segments }) => {
+    const field = resolveField(schema.fields, segments);
+    if (!field) throw new QuiverError("TableColumnNotFound", `merge key '${text}' does not name a column of table '${entry.objectId}'`);
+    if (segments.length > 1) {
+      throw unsupported(`merge key '${text}' is a nested field; the engine matches rows only on top-level columns`);
+    }
+    return segments[0];
+  });
+  // A source without rows can only delete (the target rows it does not match); otherwise nothing would change.
+  if (body.rows === 0 && !bySource) {
+    return {
+      version: await engineCall("read the version", () => table.version()),
+      num_inserted_rows: 0,
+      num_updated_rows: 0,
+      num_deleted_rows: 0,
+      num_attempts: 0,
+    };
+  }
+  let builder = table.mergeInsert(keys);
+  if (matched) builder = builder.whenMatchedUpdateAll(options.whenMatchedUpdateAllFilt ?? null);
+  if (options.whenNotMatchedInsertAll) builder = builder.whenNotMatchedInsertAll();
+  if (bySource) builder = builder.whenNotMatchedBySourceDelete(options.whenNotMatchedBySourceDeleteFilt ?? null);
+  if (options.useIndex !== undefined) builder = builder.useIndex(options.useIndex);
+  if (options.timeoutMs !== undefined) builder.setTimeout(options.timeoutMs);
+  const result = await catalog.commitTo(entry, () => engineCall("merge_insert", () => builder.execute(body.file), fromArrowWriteError));
+  return {
+    version: result.version,
+    num_inserted_rows: result.numInsertedRows,
+    num_updated_rows: result.numUpdatedRows,
+    num_deleted_rows: result.numDeletedRows,
+    num_attempts: result.numAttempts,
+  };
+}
+
+export interface Alteration {
+  path: string;
+  rename?: string;
+  nullable?: boolean;
+  data_type?: unknown;
+  virtual_column?: unknown;
+}
+
+export async function alterColumns(catalog: Catalog, id: Id, alterations: Alteration[], branch?: string) {
+  if (alterations.length === 0) throw invalidInput("alterations must list at least one change");
+  const entry = await catalog.resolve(id);
+  await catalog.requireData(entry, "have its columns altered");
+  const table = await catalog.writeHandle(entry, branch);
+  const schema = await catalog.schemaOf(table);
+  const native = alterations.map((a, i) => {
+    if (a.virtual_column !== undefined && a.virtual_column !== null) {
+      throw unsupported(`alterations[${i}]: virtual columns are not supported by this service`);
+    }
+    if (a.rename === undefined && a.nullable === undefined && a.data_type === undefined) {
+      throw invalidInput(`alterations[${i}] for '${a.path}' needs a rename, nullable or data_type`);
+    }
+    const segments = requestedFieldPath(a.path, `alterations[${i}]`);
+    if (!resolveField(schema.fields, segments)) {
+      throw new QuiverError("TableColumnNotFound", `column '${a.path}' does not exist in table '${entry.objectId}'`);
+    }
+    if (a.rename !== undefined && (a.rename.length === 0 || a.rename.includes("."))) {
+      throw invalidInput(`alterations[${i}]: '${a.rename}' is not a valid column name`);
+    }
+    let dataType: string | undefined;
+    if (a.data_type !== undefined && a.data_type !== null) {
+      try {
+        dataType = JSON.stringify(normalizeDataType(a.data_type));
+      } catch (err) {
+        throw invalidInput(`alterations[${i}]: ${(err as Error).message}`);
+      }
+    }
+    return { path: formatFieldPath(segments), rename: a.rename, nullable: a.nullable, dataType };
+  });
+  return catalog.commitTo(entry, () => engineCall("alter columns", () => table.alterColumns(native)));
+}
+
+export interface FieldMetadataUpdate {
+  path: string;
+  /** A null value deletes the key. */
+  metadata: Record<string, string | null>;
+  replace?: boolean;
+}
+
+/** Sets, deletes or replaces fields' metadata; answers each updated field's metadata as it now is. */
+export async function updateFieldMetadata(catalog: Catalog, id: Id, updates: FieldMetadataUpdate[], branch?: string) {
+  if (updates.length === 0) throw invalidInput("updates must list at least one field");
+  const { entry, table } = await dataHandle(catalog, id, "have field metadata updated", branch);
+  const schema = await catalog.schemaOf(table);
+  const paths = updates.map((u, i) => {
+    const segments = requestedFieldPath(u.path, `updates[${i}]`);
+    if (!resolveField(schema.fields, segments)) throw new QuiverError("TableColumnNotFound", `column '${u.path}' does not exist in table '${entry.objectId}'`);
+    return segments;
+  });
+  const native = updates.map((u, i) => ({ path: formatFieldPath(paths[i]), metadata: u.metadata, replace: u.replace ?? false }));
+  const result = await catalog.commitTo(entry, () => engineCall("update field metadata", () => table.updateFieldMetadata(native)));
+  const after = await catalog.schemaOf(table);
+  const fields = Object.fromEntries(updates.map((u, i) => [u.path, Object.fromEntries(resolveField(after.fields, paths[i])?.metadata ?? [])]));
+  return { version: result.version, fields };
+}
+
+export async function restoreVersion(catalog: Catalog, id: Id, version: number, branch?: string) {
+  const entry = await catalog.resolve(id);
+  await catalog.requireData(entry, "be restored");
+  const table = await catalog.readHandle(entry, { version, branch });
+  await catalog.commitTo(entry, () => engineCall("restore", () => table.restore()));
+  return { version: await table.version() };
+}
+
+export async function dataHandle(catalog: Catalog, id: Id, what: string, branch?: string) {
+  const entry = await catalog.resolve(id);
+  await catalog.requireData(entry, what);
+  return { entry, table: await catalog.writeHandle(entry, branch) };
+}
+
+export async function addColumns(catalog: Catalog, id: Id, columns: Array<{ name: string; expression: string }>, branch?: string) {
+  if (columns.length === 0) throw invalidInput("new_columns must list at least one column");
+  const { entry, table } = await dataHandle(catalog, id, "have columns added", branch);
+  return catalog.commitTo(entry, () => engineCall("add columns", () => table.addColumns(columns.map((c) => ({ name: c.name, valueSql: c.expression })))));
+}
+
+export async function dropColumns(catalog: Catalog, id: Id, columns: string[], branch?: string) {
+  if (columns.length === 0) throw invalidInput("columns must list at least one column");
+  const { entry, table } = await dataHandle(catalog, id, "have columns dropped", branch);
+  const schema = await catalog.schemaOf(table);
+  for (const c of columns) {
+    if (!resolveField(schema.fields, requestedFieldPath(c, "columns")))
+      throw new QuiverError("TableColumnNotFound", `column '${c}' does not exist in table '${entry.objectId}'`);
+  }
+  return catalog.commitTo(entry, () => engineCall("drop columns", () => table.dropColumns(columns)));
+}
+
+export async function updateRows(catalog: Catalog, id: Id, predicate: string | undefined, updates: Array<[string, string]>, branch?: string) {
+  if (updates.length === 0) throw invalidInput("updates must list at least one [column, expression] pair");
+  const { entry, table } = await dataHandle(catalog, id, "be updated", branch);
+  const result = await catalog.commitTo(entry, () => engineCall("update", () => table.update(predicate ?? null, updates)));
+  return { version: result.version, updated_rows: result.rowsUpdated, rows_updated: result.rowsUpdated };
+}
+
+export async function deleteRows(catalog: Catalog, id: Id, predicate: string, branch?: string) {
+  const { entry, table } = await dataHandle(catalog, id, "have rows deleted", branch);
+  const result = await catalog.commitTo(entry, () => engineCall("delete", () => table.delete(predicate)));
+  return { version: result.version, num_deleted_rows: result.numDeletedRows };
+}
