@@ -39,7 +39,7 @@ module.exports = {
       name: "server-modules-are-server-only",
       severity: "error",
       comment: "A server module imported by browser code must fail the build, not ship: each one imports server-only.",
-      module: { path: "^server/", pathNot: "\\.test\\.ts$" },
+      module: { path: "^server/", pathNot: "(\\.test|_pb)\\.ts$" },
       to: { path: `${NODE_MODULES}server-only/` },
     },
   ],

@@ -1,10 +1,13 @@
 /**
  * OAuth 2.0 bearer tokens from the configured OpenID provider: JWT access tokens are verified against the
- * issuer's JWKS; opaque tokens are checked with its token introspection endpoint (RFC 7662).
+ * issuer's JWKS (jose); opaque tokens are checked with its token introspection endpoint (RFC 7662). Discovery and
+ * introspection go through oauth4webapi, which also checks that the provider's metadata names the configured issuer.
  */
 import "server-only";
+import { LRUCache } from "lru-cache";
 import { createHash } from "node:crypto";
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from "jose";
+import * as oauth from "oauth4webapi";
 
 export interface OidcConfig {
   issuer: string;
@@ -43,17 +46,19 @@ export function groupsFrom(claims: Record<string, unknown>, claim: string): stri
 }
 
 export class TokenVerifier {
-  private discovery?: Promise<{ jwks_uri: string; introspection_endpoint?: string; issuer: string }>;
+  private discovery?: Promise<oauth.AuthorizationServer>;
   private jwks?: ReturnType<typeof createRemoteJWKSet>;
-  private readonly introspected = new Map<string, { until: number; result: TokenSubject | { refused: string } }>();
+  /** Introspection answers by token digest, each kept until the token expires or for at most INTROSPECTION_CACHE_MS. */
+  private readonly introspected = new LRUCache<string, { result: TokenSubject | { refused: string } }>({ max: 10_000 });
 
   constructor(private readonly config: OidcConfig) {}
 
-  private metadata() {
-    this.discovery ??= fetch(`${this.config.issuer}/.well-known/openid-configuration`).then(async (res) => {
-      if (!res.ok) throw new Error(`OpenID discovery at ${this.config.issuer} answered ${res.status}`);
-      return res.json();
-    });
+  /** The provider's metadata by OpenID discovery; the issuer it names must be the one configured. */
+  private metadata(): Promise<oauth.AuthorizationServer> {
+    const issuer = new URL(this.config.issuer);
+    // A provider on plain HTTP is only reachable when the operator configured it so (a local or test provider).
+    const options = { algorithm: "oidc" as const, [oauth.allowInsecureRequests]: issuer.protocol === "http:" };
+    this.discovery ??= oauth.discoveryRequest(issuer, options).then((res) => oauth.processDiscoveryResponse(issuer, res));
     this.discovery.catch(() => (this.discovery = undefined));
     return this.discovery;
   }
@@ -75,6 +80,7 @@ export class TokenVerifier {
 
   private async verifyJwt(token: string): Promise<TokenSubject | { refused: string }> {
     const meta = await this.metadata();
+    if (!meta.jwks_uri) return { refused: "the provider publishes no keys (jwks_uri) to verify a JWT with" };
     this.jwks ??= createRemoteJWKSet(new URL(meta.jwks_uri));
     try {
       const { payload } = await jwtVerify(token, this.jwks, {
@@ -97,19 +103,13 @@ export class TokenVerifier {
   private async introspect(token: string): Promise<TokenSubject | { refused: string }> {
     const cacheKey = createHash("sha256").update(token).digest("hex");
     const cached = this.introspected.get(cacheKey);
-    if (cached && cached.until > Date.now()) return cached.result;
+    if (cached) return cached.result;
     const meta = await this.metadata();
     if (!meta.introspection_endpoint || !this.config.clientId) return { refused: "opaque tokens cannot be checked: no introspection is configured" };
-    const res = await fetch(meta.introspection_endpoint, {
-      method: "POST",
-      headers: {
-        "content-type": "application/x-www-form-urlencoded",
-        authorization: `Basic ${Buffer.from(`${encodeURIComponent(this.config.clientId)}:${encodeURIComponent(this.config.clientSecret ?? "")}`).toString("base64")}`,
-      },
-      body: new URLSearchParams({ token }),
-    });
-    if (!res.ok) throw new Error(`token introspection answered ${res.status}`);
-    const claims = (await res.json()) as Record<string, unknown>;
+    const client: oauth.Client = { client_id: this.config.clientId };
+    const insecure = { [oauth.allowInsecureRequests]: new URL(meta.introspection_endpoint).protocol === "http:" };
+    const res = await oauth.introspectionRequest(meta, client, oauth.ClientSecretBasic(this.config.clientSecret ?? ""), token, insecure);
+    const claims: Record<string, unknown> = { ...(await oauth.processIntrospectionResponse(meta, client, res)) };
     let result: TokenSubject | { refused: string };
     const audiences = Array.isArray(claims.aud) ? claims.aud : claims.aud ? [claims.aud] : [];
     if (claims.active !== true) result = { refused: "the token is not active" };
@@ -118,8 +118,8 @@ export class TokenVerifier {
       result = { refused: "the token's 'aud' claim is not valid here" };
     else result = this.subject(claims);
     const exp = typeof claims.exp === "number" ? claims.exp * 1000 : Date.now() + INTROSPECTION_CACHE_MS;
-    this.introspected.set(cacheKey, { until: Math.min(exp, Date.now() + INTROSPECTION_CACHE_MS), result });
-    if (this.introspected.size > 10_000) this.introspected.clear();
+    const ttl = Math.min(exp - Date.now(), INTROSPECTION_CACHE_MS);
+    if (ttl > 0) this.introspected.set(cacheKey, { result }, { ttl });
     return result;
   }
 }

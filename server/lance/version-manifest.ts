@@ -4,7 +4,10 @@
  * fragments; row counts and sizes are summed from them. Manifests never change, so summaries are cached.
  */
 import "server-only";
+import { fromBinary } from "@bufbuild/protobuf";
+import { LRUCache } from "lru-cache";
 import type { ObjectInfo, ObjectStore } from "@/server/storage/object-store";
+import { ManifestSchema } from "./proto/lance_format_pb";
 
 export interface VersionSummary {
   version: number;
@@ -13,81 +16,30 @@ export interface VersionSummary {
   metadata: Record<string, string>;
 }
 
-type Field = { field: number; wire: number; value: number; start: number; end: number };
-
-function varint(buf: Buffer, pos: number): [number, number] {
-  let value = 0;
-  let scale = 1;
-  for (;;) {
-    if (pos >= buf.length) throw new Error("truncated manifest");
-    const byte = buf[pos++];
-    value += (byte & 0x7f) * scale;
-    if (byte < 0x80) return [value, pos];
-    scale *= 128;
-  }
-}
-
-/** Top-level fields of one protobuf message within [start, end). */
-export function* fields(buf: Buffer, start: number, end: number): Generator<Field> {
-  let pos = start;
-  while (pos < end) {
-    const [key, afterKey] = varint(buf, pos);
-    const field = Math.floor(key / 8);
-    const wire = key & 7;
-    if (wire === 0) {
-      const [value, next] = varint(buf, afterKey);
-      yield { field, wire, value, start: afterKey, end: next };
-      pos = next;
-    } else if (wire === 2) {
-      const [length, next] = varint(buf, afterKey);
-      yield { field, wire, value: length, start: next, end: next + length };
-      pos = next + length;
-    } else if (wire === 1) pos = afterKey + 8;
-    else if (wire === 5) pos = afterKey + 4;
-    else throw new Error(`unexpected wire type ${wire}`);
-  }
-}
-
+/** A manifest file ends with the position of its protobuf `Manifest`, its length first, then the magic `LANC`. */
 export function parseManifest(buf: Buffer): VersionSummary {
   if (buf.length < 16 || buf.toString("latin1", buf.length - 4) !== "LANC") throw new Error("not a Lance manifest");
   const position = Number(buf.readBigInt64LE(buf.length - 16));
   const length = buf.readUInt32LE(position);
-  const start = position + 4;
-  const end = start + length;
-  let version = 0;
-  let timestampMillis = 0;
-  let transactionFile: string | null = null;
-  let fragments = 0;
+  const manifest = fromBinary(ManifestSchema, buf.subarray(position + 4, position + 4 + length));
   let physicalRows = 0;
   let deletedRows = 0;
   let dataFiles = 0;
   let deletionFiles = 0;
   let dataBytes = 0;
-  for (const f of fields(buf, start, end)) {
-    if (f.field === 3 && f.wire === 0) version = f.value;
-    else if (f.field === 12 && f.wire === 2) transactionFile = buf.toString("utf8", f.start, f.end) || null;
-    else if (f.field === 7 && f.wire === 2) {
-      let seconds = 0;
-      let nanos = 0;
-      for (const t of fields(buf, f.start, f.end)) {
-        if (t.field === 1) seconds = t.value;
-        if (t.field === 2) nanos = t.value;
-      }
-      timestampMillis = seconds * 1000 + Math.floor(nanos / 1e6);
-    } else if (f.field === 2 && f.wire === 2) {
-      fragments++;
-      for (const g of fields(buf, f.start, f.end)) {
-        if (g.field === 4 && g.wire === 0) physicalRows += g.value;
-        else if (g.field === 2 && g.wire === 2) {
-          dataFiles++;
-          for (const d of fields(buf, g.start, g.end)) if (d.field === 6 && d.wire === 0) dataBytes += d.value;
-        } else if (g.field === 3 && g.wire === 2) {
-          deletionFiles++;
-          for (const d of fields(buf, g.start, g.end)) if (d.field === 4 && d.wire === 0) deletedRows += d.value;
-        }
-      }
+  for (const fragment of manifest.fragments) {
+    physicalRows += Number(fragment.physicalRows);
+    dataFiles += fragment.files.length;
+    for (const file of fragment.files) dataBytes += Number(file.fileSizeBytes);
+    if (fragment.deletionFile) {
+      deletionFiles++;
+      deletedRows += Number(fragment.deletionFile.numDeletedRows);
     }
   }
+  const fragments = manifest.fragments.length;
+  const version = Number(manifest.version);
+  const transactionFile = manifest.transactionFile || null;
+  const timestampMillis = manifest.timestamp ? Number(manifest.timestamp.seconds) * 1000 + Math.floor(manifest.timestamp.nanos / 1e6) : 0;
   return {
     version,
     timestampMillis,
@@ -104,8 +56,7 @@ export function parseManifest(buf: Buffer): VersionSummary {
   };
 }
 
-const cache = new Map<string, VersionSummary>();
-const CACHE_LIMIT = 50_000;
+const cache = new LRUCache<string, VersionSummary>({ max: 50_000 });
 
 /**
  * A manifest file never changes once written, but a table dropped and created again at the same place writes new
@@ -118,7 +69,6 @@ export async function versionSummary(store: ObjectStore, manifest: { key: string
   const file = await store.get(manifest.key);
   if (!file) throw new Error(`manifest ${manifest.key} is missing`);
   const summary = parseManifest(file);
-  if (cache.size >= CACHE_LIMIT) cache.clear();
   if (manifest.eTag) cache.set(cacheKey, summary);
   return summary;
 }

@@ -4,36 +4,18 @@
  */
 import "server-only";
 import type { ObjectStore } from "@/server/storage/object-store";
-import { fields } from "./version-manifest";
+import { fromBinary } from "@bufbuild/protobuf";
+import { TransactionSchema } from "./proto/lance_format_pb";
 
-const OPERATIONS: Record<number, string> = {
-  100: "Append",
-  101: "Delete",
-  102: "Overwrite",
-  103: "CreateIndex",
-  104: "Rewrite",
-  105: "Merge",
-  106: "Restore",
-  107: "ReserveFragments",
-  108: "Update",
-  109: "Project",
-  110: "UpdateConfig",
-  111: "DataReplacement",
-  112: "UpdateMemWalState",
-  113: "Clone",
-  114: "UpdateBases",
-  115: "DataOverlay",
-  116: "UserOperation",
-};
-
-/** The operation field of a serialized lance Transaction, or null. */
+/** The operation a serialized Lance transaction records, by Lance's name for it (`CreateIndex`), or null. */
 export function transactionOperation(buf: Buffer): string | null {
   try {
-    for (const f of fields(buf, 0, buf.length)) if (OPERATIONS[f.field]) return OPERATIONS[f.field];
+    const operation = fromBinary(TransactionSchema, buf).operation.case;
+    return operation ? operation[0].toUpperCase() + operation.slice(1) : null;
   } catch {
     // a truncated or foreign file names no operation
+    return null;
   }
-  return null;
 }
 
 const TRANSACTION_NAME = /\d+-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.txn/;

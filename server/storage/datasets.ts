@@ -5,6 +5,7 @@
  * process's dataset locator, and everything else about it is read through the root's store.
  */
 import "server-only";
+import { LRUCache } from "lru-cache";
 import { randomBytes } from "node:crypto";
 import { connectNative, type NativeConnection, type NativeTable } from "@/server/lance/native";
 import { QuiverError, fromArrowWriteError, fromEngineError, invalidInput } from "../errors";
@@ -12,6 +13,8 @@ import type { ArrowBody } from "@/server/lance/arrow-ipc";
 import { datasetLocator, isPlainLocation } from "./dataset-locator";
 import { OutsideRootError, type ObjectInfo, type ObjectStore } from "./object-store";
 import { childUri, type DataRoot } from "./root";
+
+const OPEN_HANDLES = 4096;
 
 /** What a declare leaves in a table's directory until its first write: Lance's directory namespace's own marker. */
 export const RESERVED_MARKER = ".lance-reserved";
@@ -26,8 +29,9 @@ const MANIFEST_DIR = "__manifest";
 
 export class Datasets {
   private readonly rootId: string;
-  private readonly handles = new Map<string, Promise<NativeTable>>();
-  private readonly commitHandles = new Map<string, Promise<NativeTable>>();
+  /** Open handles on the most recently used datasets: a root with many tables does not keep every one open. */
+  private readonly handles = new LRUCache<string, Promise<NativeTable>>({ max: OPEN_HANDLES });
+  private readonly commitHandles = new LRUCache<string, Promise<NativeTable>>({ max: OPEN_HANDLES });
   private latestConnection?: Promise<NativeConnection>;
   private lazyConnection?: Promise<NativeConnection>;
   private namespaceConnection?: Promise<NativeConnection>;
@@ -127,7 +131,7 @@ export class Datasets {
     return table;
   }
 
-  private cachedHandle(cache: Map<string, Promise<NativeTable>>, connection: () => Promise<NativeConnection>, location: string): Promise<NativeTable> {
+  private cachedHandle(cache: LRUCache<string, Promise<NativeTable>>, connection: () => Promise<NativeConnection>, location: string): Promise<NativeTable> {
     let handle = cache.get(location);
     if (!handle) {
       handle = this.openWith(connection, location);
