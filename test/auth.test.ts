@@ -335,7 +335,10 @@ describe("bootstrap", () => {
       const stored = readdirSync(path.join(fresh.root, ".quiver", "auth", "keys"))
         .map((f) => readFileSync(path.join(fresh.root, ".quiver", "auth", "keys", f), "utf8"))
         .join("");
-      expect(stored).not.toContain(printed!.split("_")[2]);
+      // The secret is base64url, which may itself contain "_": it is the last 43 characters, not a split part.
+      const secret = printed!.slice(-43);
+      expect(secret).toHaveLength(43);
+      expect(stored).not.toContain(secret);
     } finally {
       await fresh.stop();
     }
