@@ -24,6 +24,9 @@ const analyzed: UploadEvent = {
   problems: [],
 };
 const converted: UploadEvent = { type: "converted", key: "c", body: new Blob(["arrow"]), rows: 1, badCount: 0, bad: [] };
+const conversionStarted: UploadEvent = { type: "conversionStarted", key: "c" };
+/** The events that take the CSV file to "ready". */
+const toReady = [added, analyzed, conversionStarted, converted];
 
 describe("the upload tab's state machine", () => {
   it("takes a CSV file from analysis through review and conversion to sending and done", () => {
@@ -33,7 +36,7 @@ describe("the upload tab's state machine", () => {
       added,
       analyzed,
       { type: "columnTypeChosen", key: "c", index: 0, columnType: "int32" },
-      { type: "conversionStarted", key: "c" },
+      conversionStarted,
       { type: "conversionProgress", key: "c", bytes: 10, rows: 1 },
       converted,
       { type: "sendStarted", key: "c" },
@@ -60,10 +63,7 @@ describe("the upload tab's state machine", () => {
   it("after a failed or cancelled send the file is ready again with the error, and a late progress report changes nothing", () => {
     const cancelled = new DOMException("the upload was cancelled", "AbortError");
     const files = run([
-      added,
-      analyzed,
-      { type: "conversionStarted", key: "c" },
-      converted,
+      ...toReady,
       { type: "sendStarted", key: "c" },
       { type: "sendFailed", key: "c", error: cancelled },
       { type: "sendProgress", key: "c", sent: 5, total: 5 },
@@ -79,20 +79,13 @@ describe("the upload tab's state machine", () => {
     for (const event of [converted, { type: "sendStarted", key: "c" }, { type: "columnTypeChosen", key: "c", index: 0, columnType: "int8" }] as UploadEvent[]) {
       expect(uploadReducer(before, event)).toEqual(before);
     }
-    const done = run([
-      added,
-      analyzed,
-      { type: "conversionStarted", key: "c" },
-      converted,
-      { type: "sendStarted", key: "c" },
-      { type: "written", key: "c", result: { version: 2, num_inserted_rows: 1 } },
-    ]);
+    const done = run([...toReady, { type: "sendStarted", key: "c" }, { type: "written", key: "c", result: { version: 2, num_inserted_rows: 1 } }]);
     expect(uploadReducer(done, { type: "sendStarted", key: "c" })[0].phase).toBe("done");
     expect(uploadReducer(done, { type: "failed", key: "c", error: new Error("late") })[0].phase).toBe("done");
   });
 
   it("a CSV file without rows, or with mapping problems, is not sent", () => {
-    const empty = run([added, analyzed, { type: "conversionStarted", key: "c" }, { ...converted, rows: 0 }]);
+    const empty = run([added, analyzed, conversionStarted, { ...converted, rows: 0 }]);
     expect(uploadable(empty[0])).toBe(false);
     const misfit = run([added, { ...analyzed, problems: ["column name is not in the table"] }]);
     expect(misfit[0].phase).toBe("review");

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import type { JsonField } from "../arrow-schema";
-import { context, pageToken, properties, versionResponse } from "./common";
+import { context, pageToken, properties } from "./common";
 
 const jsonField: z.ZodType<JsonField> = z.lazy(() =>
   z.object({
@@ -79,9 +79,6 @@ export const tagMap = z.record(
   }),
 );
 export const tagsPage = z.object({ tags: tagMap, page_token: pageToken, context });
-
-/** The answer of a call whose result is a table version: the commit it made, or the version a tag names. */
-export const versionAnswer = z.object(versionResponse);
 
 export type CatalogEntry = z.output<typeof catalogEntry>;
 export type TableDescription = z.output<typeof tableDescription>;

@@ -20,6 +20,7 @@ export const context = z.record(z.string(), z.string()).describe("Response heade
 
 /** The answer of a call whose result is a table version: the commit it made, or the version a tag names. */
 export const versionResponse = { version: z.number().int(), context };
+export const versionAnswer = z.object(versionResponse);
 
 export const pageToken = z.string().optional().describe("Token for the next page; absent at the end of the listing");
 

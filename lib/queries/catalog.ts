@@ -4,7 +4,7 @@ import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClie
 import { tableFromIPC, type Table as ArrowTable } from "apache-arrow";
 import { apiCall } from "../api-client";
 import { encodeIdentifier } from "../identifiers";
-import type { Answer } from "../contract/common";
+import type { Answer, versionAnswer } from "../contract/common";
 import type {
   CatalogEntry,
   declaredTable,
@@ -15,7 +15,6 @@ import type {
   tableDescription,
   tagsPage,
   TableVersion,
-  versionAnswer,
   versionsResponse,
 } from "../contract/catalog";
 import { queryKeys } from "./keys";

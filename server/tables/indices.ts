@@ -6,7 +6,7 @@ import type { Catalog, Id, ReadAt } from "@/server/catalog/catalog";
 import { compare } from "@/server/catalog/catalog-table";
 import { indexConfig, type IndexOptions } from "@/server/lance/index-config";
 import { requestedFieldPath, resolveField } from "./fields";
-import { dataHandle } from "./writes";
+import { dataAt, dataHandle } from "./handles";
 
 export async function tableStats(catalog: Catalog, id: Id, branch?: string) {
   const { table } = await dataHandle(catalog, id, "report statistics", branch);
@@ -20,9 +20,7 @@ export async function tableStats(catalog: Catalog, id: Id, branch?: string) {
 }
 
 export async function listIndices(catalog: Catalog, id: Id, at: ReadAt = {}) {
-  const entry = await catalog.resolve(id);
-  await catalog.requireData(entry, "have indices");
-  const table = await catalog.readHandle(entry, at);
+  const { table } = await dataAt(catalog, id, "have indices", at);
   const indices = await engineCall("list indices", () => table.listIndices());
   return indices
     .map((i) => ({
@@ -40,9 +38,7 @@ export async function listIndices(catalog: Catalog, id: Id, at: ReadAt = {}) {
 }
 
 export async function indexStats(catalog: Catalog, id: Id, name: string, at: ReadAt = {}) {
-  const entry = await catalog.resolve(id);
-  await catalog.requireData(entry, "have indices");
-  const table = await catalog.readHandle(entry, at);
+  const { entry, table } = await dataAt(catalog, id, "have indices", at);
   const stats = await engineCall("read index statistics", () => table.indexStats(name));
   if (!stats) throw new QuiverError("TableIndexNotFound", `table '${entry.objectId}' has no index named '${name}'`);
   return {

@@ -1,5 +1,6 @@
 /** Reads of one table: count, query (vector, full-text, filters, projections, orderings) and its plans. */
 import "server-only";
+import { dataAt } from "./handles";
 import type { FullTextQuery } from "@lancedb/lancedb";
 import { QuiverError, invalidInput } from "@/server/errors";
 import { joinIpcFiles } from "@/server/lance/arrow-ipc";
@@ -78,9 +79,7 @@ function buildQuery(table: NativeTable, options: QueryOptions) {
 }
 
 async function queryOn(catalog: Catalog, id: Id, options: QueryOptions) {
-  const entry = await catalog.resolve(id);
-  await catalog.requireData(entry, "be queried");
-  const table = await catalog.readHandle(entry, options);
+  const { table } = await dataAt(catalog, id, "be queried", options);
   return engineCall("query", async () => buildQuery(table, options));
 }
 

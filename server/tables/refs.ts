@@ -1,17 +1,15 @@
 /** A table's tags and branches: listing with Lance's own ref files, creating, moving and deleting them. */
 import "server-only";
+import { dataHandle } from "./handles";
 import { QuiverError, invalidInput } from "@/server/errors";
 import { engineCall } from "@/server/storage/datasets";
 import { readBranchRefs, readTagRefs } from "@/server/lance/refs";
 import { pageOf } from "@/server/catalog/paging";
 import type { Catalog, Id } from "@/server/catalog/catalog";
 import type { TableEntry } from "@/server/catalog/catalog-table";
-import type { NativeTable } from "@/server/lance/native";
 
 async function tagsOf(catalog: Catalog, id: Id, branch?: string) {
-  const entry = await catalog.resolve(id);
-  await catalog.requireData(entry, "have tags");
-  const table: NativeTable = await catalog.writeHandle(entry, branch);
+  const { entry, table } = await dataHandle(catalog, id, "have tags", branch);
   return { entry, tags: await engineCall("read tags", () => table.tags()) };
 }
 
@@ -65,9 +63,7 @@ export async function deleteTag(catalog: Catalog, id: Id, tag: string, branch?: 
 }
 
 async function branchesOf(catalog: Catalog, id: Id) {
-  const entry = await catalog.resolve(id);
-  await catalog.requireData(entry, "have branches");
-  const table = await catalog.writeHandle(entry);
+  const { entry, table } = await dataHandle(catalog, id, "have branches");
   return { entry, branches: await engineCall("read branches", () => table.branches()) };
 }
 

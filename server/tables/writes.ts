@@ -3,6 +3,7 @@
  * restore. Each commits one version (or none for an empty batch) and answers it.
  */
 import "server-only";
+import { dataAt, dataHandle } from "./handles";
 import { normalizeDataType } from "@/lib/arrow-schema";
 import { formatFieldPath } from "@/lib/field-path";
 import { QuiverError, fromArrowWriteError, invalidInput, unsupported } from "@/server/errors";
@@ -131,9 +132,7 @@ export interface Alteration {
 
 export async function alterColumns(catalog: Catalog, id: Id, alterations: Alteration[], branch?: string) {
   if (alterations.length === 0) throw invalidInput("alterations must list at least one change");
-  const entry = await catalog.resolve(id);
-  await catalog.requireData(entry, "have its columns altered");
-  const table = await catalog.writeHandle(entry, branch);
+  const { entry, table } = await dataHandle(catalog, id, "have its columns altered", branch);
   const schema = await catalog.schemaOf(table);
   const native = alterations.map((a, i) => {
     if (a.virtual_column !== undefined && a.virtual_column !== null) {
@@ -187,17 +186,9 @@ export async function updateFieldMetadata(catalog: Catalog, id: Id, updates: Fie
 }
 
 export async function restoreVersion(catalog: Catalog, id: Id, version: number, branch?: string) {
-  const entry = await catalog.resolve(id);
-  await catalog.requireData(entry, "be restored");
-  const table = await catalog.readHandle(entry, { version, branch });
+  const { entry, table } = await dataAt(catalog, id, "be restored", { version, branch });
   await catalog.commitTo(entry, () => engineCall("restore", () => table.restore()));
   return { version: await table.version() };
-}
-
-export async function dataHandle(catalog: Catalog, id: Id, what: string, branch?: string) {
-  const entry = await catalog.resolve(id);
-  await catalog.requireData(entry, what);
-  return { entry, table: await catalog.writeHandle(entry, branch) };
 }
 
 export async function addColumns(catalog: Catalog, id: Id, columns: Array<{ name: string; expression: string }>, branch?: string) {

@@ -5,7 +5,7 @@ import { json, parseMode, qBool, qString, remoteDialect, route } from "@/server/
 import { analyzeQuery, countRows, explainQuery, queryTable } from "@/server/tables/queries";
 import { alterColumns, insertRecords, mergeInsert, restoreVersion, updateFieldMetadata } from "@/server/tables/writes";
 import { queryFields, queryOptions } from "./query-request";
-import { branchField, branchQuery, delimiterQuery, requestBase, versionResponse } from "@/lib/contract/common";
+import { branchField, branchQuery, delimiterQuery, requestBase, versionAnswer, versionResponse } from "@/lib/contract/common";
 
 export const dataRoutes = [
   route({
@@ -169,7 +169,7 @@ export const dataRoutes = [
         ),
       }),
     },
-    response: z.object(versionResponse),
+    response: versionAnswer,
     handler: async ({ id, body, catalog }) => {
       const alterations = body.alterations.map((a) => ({
         path: a.path,
@@ -223,7 +223,7 @@ export const dataRoutes = [
     access: { need: "editor", on: "table" },
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object({ ...requestBase, version: z.number().int().min(0), branch: z.string().nullish() }) },
-    response: z.object(versionResponse),
+    response: versionAnswer,
     handler: async ({ id, body, catalog }) => json(await restoreVersion(catalog, id, body.version, body.branch ?? undefined)),
   }),
 ];

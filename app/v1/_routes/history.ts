@@ -3,7 +3,7 @@ import { json, pageLimit, pageQuery, qBool, remoteDialect, route } from "@/serve
 import { createBranch, createTag, deleteBranch, deleteTag, listBranches, listTags, tagVersion, updateTag } from "@/server/tables/refs";
 import { createTableVersion, deleteTableVersions, describeTableVersion, listVersions } from "@/server/tables/versions";
 import { tableVersion, tagMap, tagsPage, versionsResponse } from "@/lib/contract/catalog";
-import { branchField, branchQuery, context, delimiterQuery, pageToken, requestBase, versionResponse } from "@/lib/contract/common";
+import { branchField, branchQuery, context, delimiterQuery, pageToken, requestBase, versionAnswer, versionResponse } from "@/lib/contract/common";
 
 const tagBody = { ...requestBase, tag: z.string().min(1), branch: z.string().nullish() };
 
@@ -217,7 +217,7 @@ export const historyRoutes = [
       kind: "json",
       schema: z.object({ ...requestBase, name: z.string().min(1), from_branch: z.string().nullish(), from_version: z.number().int().min(0).nullish() }),
     },
-    response: z.object(versionResponse),
+    response: versionAnswer,
     handler: async ({ id, body, catalog }) => json(await createBranch(catalog, id, body.name, body.from_branch ?? undefined, body.from_version ?? undefined)),
   }),
   route({

@@ -6,7 +6,7 @@ import { json, pageLimit, pageQuery, route } from "@/server/http/route";
 import { pageOf } from "@/server/catalog/paging";
 import { createIndex, dropIndex, indexStats, listIndices, tableStats } from "@/server/tables/indices";
 import { addColumns, deleteRows, dropColumns, updateRows } from "@/server/tables/writes";
-import { branchField, branchQuery, context, delimiterQuery, pageToken, requestBase, versionResponse } from "@/lib/contract/common";
+import { branchField, branchQuery, context, delimiterQuery, pageToken, requestBase, versionAnswer, versionResponse } from "@/lib/contract/common";
 
 /** CreateTableIndex and CreateTableScalarIndex: one request shape, the second refusing vector index types. */
 function createIndexRoute(operationId: string, path: string, summary: string, scalarOnly: boolean) {
@@ -121,7 +121,7 @@ export const lancedbRoutes = [
       kind: "json",
       schema: z.object({ ...requestBase, ...branchField, new_columns: z.array(z.object({ name: z.string().min(1), expression: z.string().min(1) })) }),
     },
-    response: z.object(versionResponse),
+    response: versionAnswer,
     handler: async ({ id, body, catalog }) => json(await addColumns(catalog, id, body.new_columns, body.branch ?? undefined)),
   }),
   route({
@@ -133,7 +133,7 @@ export const lancedbRoutes = [
     access: { need: "editor", on: "table" },
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object({ ...requestBase, ...branchField, columns: z.array(z.string().min(1)) }) },
-    response: z.object(versionResponse),
+    response: versionAnswer,
     handler: async ({ id, body, catalog }) => json(await dropColumns(catalog, id, body.columns, body.branch ?? undefined)),
   }),
   route({
