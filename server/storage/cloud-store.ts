@@ -11,7 +11,7 @@ import { ConfigError } from "../config-error";
 import { unsupported } from "../errors";
 import { ensureAzureContainer } from "./azure-container";
 import { withDeadline } from "./deadline";
-import { checkKey, storeUnavailable, type ObjectInfo, type ObjectStore } from "./object-store";
+import { checkKey, isPlainKey, storeUnavailable, type ObjectInfo, type ObjectStore } from "./object-store";
 import type { Cloud, ObjectRoot } from "./root";
 
 /** The first option given among Lance's names for it, then the environment variables. */
@@ -190,14 +190,14 @@ export class ObjectStoreClient implements ObjectStore {
     while (keys.length < limit) {
       const entry = await answered(lister.next(), "list", CALL_TIMEOUT_MS);
       if (entry === null) break;
-      if (!entry.path().endsWith("/")) keys.push(entry.path());
+      if (!entry.path().endsWith("/") && isPlainKey(entry.path())) keys.push(entry.path());
     }
     return keys.sort();
   }
 
   async listInfo(prefix: string): Promise<Map<string, ObjectInfo>> {
     checkKey(prefix, true);
-    const entries = (await this.operator.list(prefix, { recursive: true })).filter((e) => !e.path().endsWith("/"));
+    const entries = (await this.operator.list(prefix, { recursive: true })).filter((e) => !e.path().endsWith("/") && isPlainKey(e.path()));
     const infos = entries.map((e) => {
       const meta = e.metadata();
       return [e.path(), { etag: meta.etag ?? "", size: Number(meta.contentLength ?? 0n) }] as const;
@@ -211,7 +211,8 @@ export class ObjectStoreClient implements ObjectStore {
     return entries
       .map((e) => e.path())
       .filter((p) => p.endsWith("/") && p !== prefix)
-      .map((p) => p.slice(prefix.length, -1));
+      .map((p) => p.slice(prefix.length, -1))
+      .filter((name) => isPlainKey(name));
   }
 
   async exists(prefix: string): Promise<boolean> {

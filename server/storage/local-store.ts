@@ -7,7 +7,7 @@ import "server-only";
 import { randomBytes } from "node:crypto";
 import { promises as fs, type BigIntStats, type Dirent } from "node:fs";
 import path from "node:path";
-import { checkKey, OutsideRootError, type ObjectInfo, type ObjectStore } from "./object-store";
+import { checkKey, isPlainKey, OutsideRootError, type ObjectInfo, type ObjectStore } from "./object-store";
 import type { DataRoot } from "./root";
 
 const TEMPORARY = /^\..*\.tmp$/;
@@ -116,6 +116,7 @@ export class LocalStore implements ObjectStore {
     return entries
       .filter((e) => e.isFile() && !TEMPORARY.test(e.name))
       .map((e) => base + path.relative(dir, path.join(e.parentPath, e.name)).split(path.sep).join("/"))
+      .filter((key) => isPlainKey(key))
       .sort()
       .slice(0, limit);
   }
@@ -128,7 +129,7 @@ export class LocalStore implements ObjectStore {
   async listDirectories(prefix: string): Promise<string[]> {
     try {
       const entries = await fs.readdir(await this.file(prefix, true), { withFileTypes: true });
-      return entries.filter((e) => e.isDirectory()).map((e) => e.name);
+      return entries.filter((e) => e.isDirectory() && isPlainKey(e.name)).map((e) => e.name);
     } catch (err) {
       if (missing(err)) return [];
       throw err;

@@ -1,5 +1,5 @@
 /** The store contract, held by every implementation: whole writes, conditional writes that race fairly, listings. */
-import { mkdtempSync, mkdirSync, symlinkSync } from "node:fs";
+import { mkdtempSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -69,6 +69,18 @@ describe.each(storeKinds())("the $name store", ({ make }) => {
 });
 
 describe("the local store", () => {
+  it("lists only plain keys, leaving out the engine's staged files and other programs' names", async () => {
+    const store = await storeKinds()[0].make();
+    await store.put("t.lance/_versions/1.manifest", "x");
+    for (const name of ["t.lance/_versions/2.manifest#1", "t.lance/_versions/odd name", "t.lance/bad dir/x"]) {
+      mkdirSync(path.dirname(path.join(store.root.uri, name)), { recursive: true });
+      writeFileSync(path.join(store.root.uri, name), "x");
+    }
+    expect(await store.list("t.lance/")).toEqual(["t.lance/_versions/1.manifest"]);
+    expect([...(await store.listInfo("t.lance/")).keys()]).toEqual(["t.lance/_versions/1.manifest"]);
+    expect(await store.listDirectories("t.lance/")).toEqual(["_versions"]);
+  });
+
   it("moves a directory in one step, and its listing stamp changes with the entries below it", async () => {
     const store = await storeKinds()[0].make();
     await store.put("a.lance/_versions/1.manifest", "x");

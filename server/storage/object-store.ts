@@ -25,7 +25,9 @@ export interface ObjectStore {
   putIfAbsent(key: string, data: Buffer | string): Promise<boolean>;
   /**
    * The keys of every object below a prefix (a key ending in `/`, or "" for all), at any depth, in key order; with
-   * `limit`, only the first ones, in as few requests to the store as it allows.
+   * `limit`, only the first ones, in as few requests to the store as it allows. Objects whose names are no plain
+   * key are left out: they are not the engine's (its local writes stage a file as `name#N` before renaming it, and
+   * a killed write leaves that behind), and no operation could use their keys.
    */
   list(prefix: string, limit?: number): Promise<string[]>;
   /** What `list` gives, with each object's etag and size, read from the listing itself where the store has them. */
@@ -53,13 +55,16 @@ export class OutsideRootError extends Error {
   override name = "OutsideRootError";
 }
 
-/** Refuses a key that could reach outside the root: every segment a plain name, never `.` or `..`. */
-export function checkKey(key: string, prefix = false): string {
+/** A key that cannot reach outside the root: every segment a plain name, never `.` or `..`. */
+export function isPlainKey(key: string, prefix = false): boolean {
   const body = prefix && key.endsWith("/") ? key.slice(0, -1) : key;
-  if (prefix && body === "") return key;
-  for (const segment of body.split("/")) {
-    if (segment === "." || segment === ".." || !SEGMENT.test(segment)) throw new OutsideRootError(`'${key}' is not a key inside the data root`);
-  }
+  if (prefix && body === "") return true;
+  return body.split("/").every((segment) => segment !== "." && segment !== ".." && SEGMENT.test(segment));
+}
+
+/** Refuses a key that could reach outside the root. */
+export function checkKey(key: string, prefix = false): string {
+  if (!isPlainKey(key, prefix)) throw new OutsideRootError(`'${key}' is not a key inside the data root`);
   return key;
 }
 
