@@ -177,10 +177,14 @@ async function startAzurite(port) {
   return { child, storageOptions };
 }
 
-async function startQuiver(root, port, storageOptions) {
-  const child = spawn("node", ["node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"], {
+/** Quiver as the tests run it (`next start`), or with `workers` as `npm start` runs it, with that many workers. */
+async function startQuiver(root, port, storageOptions, workers) {
+  const args = workers ? ["scripts/start.mjs", "-H", "127.0.0.1"] : ["node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"];
+  const child = spawn("node", args, {
     env: {
       ...process.env,
+      PORT: String(port),
+      ...(workers ? { QUIVER_WORKERS: String(workers) } : {}),
       QUIVER_ROOT: root,
       ...(storageOptions ? { QUIVER_STORAGE_OPTIONS: JSON.stringify(storageOptions) } : {}),
       QUIVER_ADMIN_API_KEY: KEY,
@@ -253,6 +257,33 @@ async function pool(count, clients, work) {
       for (let i = next++; i < count; i = next++) await work(i);
     }),
   );
+}
+
+/**
+ * 32 connections sending requests for `seconds`: requests per second, latencies and, with `pid`, the server's CPU per
+ * request, which does not depend on how much of the machine the load generator takes.
+ */
+async function load(url, init, seconds = 5, pid) {
+  const cpu0 = pid ? processCpuMs(pid) : 0;
+  const latencies = [];
+  const end = performance.now() + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: 32 }, async () => {
+      while (performance.now() < end) {
+        const s = performance.now();
+        const res = await fetch(url, init);
+        await res.arrayBuffer();
+        if (!res.ok) throw new Error(`${url}: ${res.status}`);
+        latencies.push(performance.now() - s);
+      }
+    }),
+  );
+  return {
+    rps: latencies.length / seconds,
+    p50: pct(latencies, 0.5),
+    p99: pct(latencies, 0.99),
+    cpuMs: pid ? (processCpuMs(pid) - cpu0) / latencies.length : 0,
+  };
 }
 
 // ---------------------------------------------------------------- main
@@ -546,29 +577,6 @@ try {
       stdio: ["ignore", "pipe", "inherit"],
     });
     await new Promise((resolve) => bare.stdout.on("data", (d) => String(d).includes("ready") && resolve()));
-    // Server CPU per request does not depend on how much of the machine the load generator takes.
-    const load = async (url, init, seconds = 5, pid) => {
-      const cpu0 = pid ? processCpuMs(pid) : 0;
-      const latencies = [];
-      const end = performance.now() + seconds * 1000;
-      await Promise.all(
-        Array.from({ length: 32 }, async () => {
-          while (performance.now() < end) {
-            const s = performance.now();
-            const res = await fetch(url, init);
-            await res.arrayBuffer();
-            if (!res.ok) throw new Error(`${url}: ${res.status}`);
-            latencies.push(performance.now() - s);
-          }
-        }),
-      );
-      return {
-        rps: latencies.length / seconds,
-        p50: pct(latencies, 0.5),
-        p99: pct(latencies, 0.99),
-        cpuMs: pid ? (processCpuMs(pid) - cpu0) / latencies.length : 0,
-      };
-    };
     let floorBaseline;
     for (const [name, quiverReq, bareUrl] of [
       ["describe", [`${base}/v1/table/loadt/describe`, { method: "POST", headers: { "x-api-key": KEY } }], `http://127.0.0.1:${barePort}/describe/loadt`],
@@ -591,6 +599,23 @@ try {
     record("Next.js floor: GET /healthz (no work) under load", "p99", "ms", [floor.p99], [floorBaseline.p99]);
     record("Next.js floor: GET /healthz (no work) under load", "server CPU per request", "ms", [floor.cpuMs], [floorBaseline.cpuMs]);
     bare.kill();
+  }
+
+  if (want("workers")) {
+    console.log("describe under load, served by npm start with 1 worker and with one per core");
+    const cores = os.availableParallelism();
+    const rates = {};
+    for (const workers of [1, cores]) {
+      const instance = await startQuiver(root, 3800 + Math.floor(Math.random() * 90), azurite?.storageOptions, workers);
+      const request = [`${instance.base}/v1/table/workerst/describe`, { method: "POST", headers: { "x-api-key": KEY } }];
+      if (workers === 1) await api(instance.base, "/v1/table/workerst/create", { body: streamOf(0, 1000) });
+      await load(...request, 1);
+      rates[workers] = await load(...request, 5);
+      instance.child.kill("SIGTERM");
+      await new Promise((resolve) => instance.child.once("exit", resolve));
+    }
+    record(`describe under load, QUIVER_WORKERS=${cores} (baseline: 1)`, "req/s", "req/s", [rates[cores].rps], [rates[1].rps], "grows with workers");
+    record(`describe under load, QUIVER_WORKERS=${cores} (baseline: 1)`, "p99", "ms", [rates[cores].p99], [rates[1].p99]);
   }
 
   if (want("query")) {

@@ -1,14 +1,62 @@
-// Starts the production server on PORT (default 3000), building first when there is no build yet.
+// Starts the production server on PORT (default 3000), building first when there is no build yet. With
+// QUIVER_WORKERS above 1 (default: one per core) it runs that many server processes that share the port; they may,
+// because instances keep no state of their own: everything lives in the data root.
+import cluster from "node:cluster";
 import { existsSync } from "node:fs";
-import { spawnSync, spawn } from "node:child_process";
+import os from "node:os";
+import { spawnSync } from "node:child_process";
 
-const next = "node_modules/.bin/next";
-if (!existsSync(".next/BUILD_ID")) {
-  const build = spawnSync(next, ["build"], { stdio: "inherit" });
-  if (build.status !== 0) process.exit(build.status ?? 1);
-}
+const next = "node_modules/next/dist/bin/next";
 const port = process.env.PORT || "3000";
 process.env.NEXTAUTH_URL ||= `http://localhost:${port}`;
-const server = spawn(next, ["start", "-p", port, ...process.argv.slice(2)], { stdio: "inherit" });
-for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));
-server.on("exit", (code) => process.exit(code ?? 0));
+
+const workers = workerCount(process.env.QUIVER_WORKERS);
+if (!existsSync(".next/BUILD_ID")) {
+  const build = spawnSync(process.execPath, [next, "build"], { stdio: "inherit" });
+  if (build.status !== 0) process.exit(build.status ?? 1);
+}
+
+function workerCount(value) {
+  if (value === undefined || value === "") return os.availableParallelism();
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 256) {
+    console.error(`quiver: QUIVER_WORKERS must be a whole number from 1 to 256, not '${value}'`);
+    process.exit(1);
+  }
+  return n;
+}
+
+// Each worker is Next's own `next start`; as a cluster worker its listen() shares the primary's socket.
+cluster.setupPrimary({ exec: next, args: ["start", "-p", port, ...process.argv.slice(2)] });
+
+let stopping = false;
+/** Start times of recent worker exits: a worker that keeps dying right after it starts stops the server. */
+const recentDeaths = [];
+cluster.on("exit", (worker, code, signal) => {
+  if (stopping) {
+    if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(process.exitCode ?? 0);
+    return;
+  }
+  const now = Date.now();
+  recentDeaths.push(now);
+  while (recentDeaths.length && recentDeaths[0] < now - 30_000) recentDeaths.shift();
+  console.error(`quiver: worker ${worker.process.pid} exited (${signal ?? `code ${code}`})`);
+  if (recentDeaths.length > 3 * workers) {
+    console.error("quiver: workers keep exiting; stopping");
+    stop("SIGTERM", 1);
+    return;
+  }
+  cluster.fork();
+});
+
+function stop(signal, exitCode = 0) {
+  stopping = true;
+  const running = Object.values(cluster.workers ?? {});
+  if (running.length === 0) process.exit(exitCode);
+  for (const worker of running) worker?.process.kill(signal);
+  process.exitCode = exitCode;
+}
+for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => stop(signal));
+
+for (let i = 0; i < workers; i++) cluster.fork();
+if (workers > 1) console.log(`quiver: ${workers} workers on port ${port}`);

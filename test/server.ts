@@ -114,14 +114,31 @@ export function besideRoot(server: TestServer, name: string): BesideRoot {
   return { uri, relative: `../${name}`, storageOptions, state, remove: () => {} };
 }
 
-export async function startServer(env: Record<string, string> = {}, options: { port?: number; root?: string } = {}): Promise<TestServer> {
+/**
+ * Starts the built server on a fresh root (or on `root`): Next's own `next start`, or with `workers`, `npm start`'s
+ * script, which runs that many processes on one port.
+ */
+export async function startServer(env: Record<string, string> = {}, options: { port?: number; root?: string; workers?: number } = {}): Promise<TestServer> {
   const fresh = options.root === undefined ? await freshRoot() : { root: options.root, env: rootEnv(options.root) };
   const root = fresh.root;
   const adminKey = env.QUIVER_ADMIN_API_KEY ?? TEST_ADMIN_KEY;
   const port = options.port ?? (await freePort());
   let log = "";
-  const child: ChildProcess = spawn("node_modules/.bin/next", ["start", "-p", String(port), "-H", "127.0.0.1"], {
-    env: { ...process.env, ...fresh.env, NODE_ENV: "production", QUIVER_ADMIN_API_KEY: adminKey, NEXTAUTH_URL: `http://127.0.0.1:${port}`, ...env },
+  const [command, args] =
+    options.workers === undefined
+      ? ["node_modules/.bin/next", ["start", "-p", String(port), "-H", "127.0.0.1"]]
+      : [process.execPath, ["scripts/start.mjs", "-H", "127.0.0.1"]];
+  const child: ChildProcess = spawn(command, args, {
+    env: {
+      ...process.env,
+      ...fresh.env,
+      NODE_ENV: "production",
+      QUIVER_ADMIN_API_KEY: adminKey,
+      NEXTAUTH_URL: `http://127.0.0.1:${port}`,
+      PORT: String(port),
+      ...(options.workers === undefined ? {} : { QUIVER_WORKERS: String(options.workers) }),
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   child.stdout!.on("data", (d) => (log += d));

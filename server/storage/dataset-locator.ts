@@ -87,7 +87,8 @@ class DatasetLocator {
       server.on("error", reject);
       // The engine's requests must never keep the process alive on their own.
       server.unref();
-      server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`));
+      // Exclusive: in a cluster worker a shared port-0 socket would be one port for all workers, each with its own token.
+      server.listen({ port: 0, host: "127.0.0.1", exclusive: true }, () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`));
     });
     return this.listening;
   }

@@ -1,0 +1,105 @@
+/**
+ * `npm start` with QUIVER_WORKERS: several server processes on one port, sharing every state through the data root.
+ * Each serves requests, a worker that dies is replaced while the others go on, and SIGTERM stops them all.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import http from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { client, rows } from "./client";
+import { startServer, type TestServer } from "./server";
+
+let server: TestServer;
+let api: ReturnType<typeof client>;
+
+beforeAll(async () => {
+  server = await startServer({}, { workers: 2 });
+  api = client(server.url, server.auth);
+});
+afterAll(() => server?.stop());
+
+function workerPids(): number[] {
+  const listed = spawnSync("ps", ["-o", "pid=", "--ppid", String(server.pid)], { encoding: "utf8" }).stdout;
+  return listed.split("\n").filter(Boolean).map(Number).sort();
+}
+
+/** CPU time a process has used, in clock ticks. */
+function cpuTicks(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+/** A count of the table's rows on a connection of its own, so that the port's round robin hands it to the next worker. */
+function countOnNewConnection(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      `${server.url}/v1/table/w/count_rows`,
+      { method: "POST", agent: false, headers: { ...server.auth, "content-type": "application/json" } },
+      (res) => {
+        let body = "";
+        res.on("data", (d) => (body += d));
+        res.on("end", () => (res.statusCode === 200 ? resolve(JSON.parse(body)) : reject(new Error(`${res.statusCode}: ${body}`))));
+      },
+    );
+    request.on("error", reject);
+    request.setTimeout(20_000, () => request.destroy(new Error("no answer within 20 s")));
+    request.end("{}");
+  });
+}
+
+describe("QUIVER_WORKERS=2", () => {
+  it("runs two workers on one port, each answering with the same data", async () => {
+    const workers = workerPids();
+    expect(workers).toHaveLength(2);
+    expect((await api.arrow("/v1/table/w/create", rows(0, 50))).status).toBe(200);
+    const before = workers.map(cpuTicks);
+    const counts = await Promise.all(Array.from({ length: 60 }, countOnNewConnection));
+    expect(new Set(counts)).toEqual(new Set([50]));
+    const used = workers.map((pid, i) => cpuTicks(pid) - before[i]);
+    expect(
+      used.every((ticks) => ticks > 0),
+      `CPU ticks of each worker while answering: ${used}`,
+    ).toBe(true);
+  });
+
+  it("replaces a worker that dies, and the other goes on answering meanwhile", async () => {
+    const [victim, survivor] = workerPids();
+    process.kill(victim, "SIGKILL");
+    // Connections the port hands out before the primary has seen the death are lost with the worker, as with any crash.
+    for (let i = 0; i < 100 && !server.output().includes(`worker ${victim} exited (SIGKILL)`); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(await Promise.all(Array.from({ length: 10 }, countOnNewConnection))).toEqual(Array(10).fill(50));
+    let now = workerPids();
+    for (let i = 0; i < 300 && now.length < 2; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      now = workerPids();
+    }
+    expect(now).toHaveLength(2);
+    expect(now).toContain(survivor);
+    expect(now).not.toContain(victim);
+    expect((await api.arrow("/v1/table/w/insert", rows(50, 60))).status).toBe(200);
+    expect(await Promise.all(Array.from({ length: 10 }, countOnNewConnection))).toEqual(Array(10).fill(60));
+  });
+
+  it("stops every worker on SIGTERM", async () => {
+    const workers = workerPids();
+    await server.stop();
+    const alive = workers.filter((pid) => spawnSync("kill", ["-0", String(pid)]).status === 0);
+    expect(alive).toEqual([]);
+  });
+});
+
+describe("QUIVER_WORKERS that is no number of workers", () => {
+  it("stops before starting, naming the setting", () => {
+    for (const value of ["0", "two", "1.5"]) {
+      let output = "";
+      try {
+        execFileSync(process.execPath, ["scripts/start.mjs"], { env: { ...process.env, QUIVER_WORKERS: value, PORT: "1" }, encoding: "utf8", stdio: "pipe" });
+      } catch (err) {
+        const failed = err as { status: number; stderr: string };
+        expect(failed.status).toBe(1);
+        output = failed.stderr;
+      }
+      expect(output).toContain(`QUIVER_WORKERS must be a whole number from 1 to 256, not '${value}'`);
+    }
+  });
+});
