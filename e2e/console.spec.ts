@@ -74,8 +74,9 @@ test("schema, data, versions and tags of a table", async ({ page }) => {
 
   await page.goto("/tables/shop/items?tab=versions");
   await hydrated(page);
-  await expect(page.getByTestId("version-row-3")).toContainText("Project");
-  await expect(page.getByTestId("version-row-2")).toContainText("Append");
+  // What the user did, with Lance's name for it beside.
+  await expect(page.getByTestId("version-row-3").getByTestId("version-action")).toHaveText(/^Rename column name to title\s*Project$/);
+  await expect(page.getByTestId("version-row-2").getByTestId("version-action")).toHaveText(/^Insert 30 rows\s*Append$/);
   await expect(page.getByTestId("version-row-1")).toContainText("launch");
   await page.getByRole("button", { name: "Tag version 2" }).click();
   await page.getByLabel("Tag name").fill("appended");

@@ -178,24 +178,51 @@ describe("branches", () => {
 });
 
 describe("version operations and console listings", () => {
-  it("names the operation behind each version", async () => {
-    await api.arrow("/v1/table/h$ops/create", rows(0, 5));
-    await api.arrow("/v1/table/h$ops/insert", rows(5, 10));
-    await api.arrow("/v1/table/h$ops/merge_insert?on=id&when_matched_update_all=true&when_not_matched_insert_all=true", rows(8, 12));
-    await api.post("/v1/table/h$ops/alter_columns", { alterations: [{ path: "s", rename: "label" }] });
-    await api.post("/v1/table/h$ops/restore", { version: 2 });
-    await api.arrow("/v1/table/h$ops/insert?mode=overwrite", rows(0, 1));
-    const reply = await api.post<{ versions: Array<{ version: number; operation: string }> }>("/v1/table/h$ops/version/list?include_operations=true");
-    expect(reply.body.versions.map((v) => [v.version, v.operation])).toEqual([
-      [1, "Overwrite"],
-      [2, "Append"],
-      [3, "Update"],
-      [4, "Project"],
-      [5, "Restore"],
-      [6, "Overwrite"],
+  it("names the operation behind each version, and what the user did", async () => {
+    const ok = (reply: { status: number; body: unknown }) => expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    ok(await api.arrow("/v1/table/h$ops/create", rows(0, 5)));
+    ok(await api.arrow("/v1/table/h$ops/insert", rows(5, 10)));
+    ok(await api.arrow("/v1/table/h$ops/merge_insert?on=id&when_matched_update_all=true&when_not_matched_insert_all=true", rows(8, 12)));
+    ok(await api.post("/v1/table/h$ops/alter_columns", { alterations: [{ path: "s", rename: "label" }] }));
+    ok(await api.post("/v1/table/h$ops/restore", { version: 2 }));
+    ok(await api.arrow("/v1/table/h$ops/insert?mode=overwrite", rows(0, 1)));
+    ok(
+      await api.post("/v1/table/h$ops/add_columns", {
+        new_columns: [
+          { name: "twice", expression: "id * 2" },
+          { name: "thrice", expression: "id * 3" },
+        ],
+      }),
+    );
+    ok(await api.post("/v1/table/h$ops/drop_columns", { columns: ["twice", "thrice"] }));
+    ok(await api.post("/v1/table/h$ops/delete", { predicate: "id = 0" }));
+    ok(await api.arrow("/v1/table/h$ops/insert", rows(20, 30)));
+    ok(await api.post("/v1/table/h$ops/create_index", { column: "id", index_type: "BTREE" }));
+    ok(await api.post("/v1/table/h$ops/index/id_idx/drop", {}));
+    ok(await api.post("/v1/table/h$ops/alter_columns", { alterations: [{ path: "id", data_type: { type: "int32" } }] }));
+    ok(await api.post("/v1/table/h$ops/update", { predicate: "id = 20", updates: [["s", "'changed'"]] }));
+    const reply = await api.post<{ versions: Array<{ version: number; operation: string; action: string }> }>(
+      "/v1/table/h$ops/version/list?include_operations=true",
+    );
+    expect(reply.body.versions.map((v) => [v.version, v.operation, v.action])).toEqual([
+      [1, "Overwrite", "Create the table with 5 rows"],
+      [2, "Append", "Insert 5 rows"],
+      [3, "Update", "Update or merge-insert rows (4 rows written)"],
+      [4, "Project", "Rename column s to label"],
+      [5, "Restore", "Restore version 2"],
+      [6, "Overwrite", "Overwrite the table with 1 row"],
+      [7, "Merge", "Add columns twice, thrice"],
+      [8, "Project", "Drop columns twice, thrice"],
+      [9, "Delete", "Delete rows where id = 0"],
+      [10, "Append", "Insert 10 rows"],
+      [11, "CreateIndex", "Create index id_idx"],
+      [12, "CreateIndex", "Drop index id_idx"],
+      [13, "Merge", "Change the type of column id"],
+      [14, "Update", "Update or merge-insert rows (1 row written)"],
     ]);
     const plain = await api.post<{ versions: Array<Record<string, unknown>> }>("/v1/table/h$ops/version/list");
     expect(plain.body.versions[0]).not.toHaveProperty("operation");
+    expect(plain.body.versions[0]).not.toHaveProperty("action");
   });
 
   it("lists a namespace's entries filtered, with table states, and searches the catalog", async () => {

@@ -59,7 +59,9 @@ export function OverviewTab({ database, table }: { database: string; table: stri
                 >
                   v{v.version}
                 </Link>
-                <span className="flex-1">{v.operation ?? "commit"}</span>
+                <span className="flex-1 truncate" title={v.operation ?? undefined}>
+                  {v.action ?? "commit"}
+                </span>
                 <span className="text-slate-500">{Number(v.metadata.total_rows ?? 0).toLocaleString()} rows</span>
                 <span className="text-xs text-slate-500">{formatTime(v.timestamp_millis)}</span>
               </li>

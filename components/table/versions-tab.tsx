@@ -120,7 +120,10 @@ export function VersionsTab({ database, table }: { database: string; table: stri
                 )}
               </td>
               <td className="pr-3 whitespace-nowrap">{formatTime(v.timestamp_millis)}</td>
-              <td className="pr-3">{v.operation ?? "—"}</td>
+              <td className="pr-3" data-testid="version-action">
+                {v.action ?? "—"}
+                {v.operation && <span className="ml-2 font-mono text-xs text-slate-500">{v.operation}</span>}
+              </td>
               <td className="pr-3 text-right">{Number(v.metadata.total_rows ?? 0).toLocaleString()}</td>
               <td className="pr-3 text-right">{formatBytes(Number(v.metadata.total_files_size ?? 0))}</td>
               <td className="pr-3">

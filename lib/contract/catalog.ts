@@ -66,7 +66,8 @@ export const tableVersion = z.object({
   timestamp_millis: z.number().int(),
   timestamp: z.string().describe("RFC 3339, for LanceDB's clients"),
   metadata: z.record(z.string(), z.string()),
-  operation: z.string().nullable().optional(),
+  operation: z.string().nullable().optional().describe("Lance's name of the operation that made the version (with `operations=true`)"),
+  action: z.string().nullable().optional().describe("what the user did to make the version, in their words (with `operations=true`)"),
 });
 export const versionsResponse = z.object({ versions: z.array(tableVersion), page_token: pageToken, context });
 

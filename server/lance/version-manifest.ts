@@ -8,12 +8,15 @@ import { fromBinary } from "@bufbuild/protobuf";
 import { LRUCache } from "lru-cache";
 import type { ObjectInfo, ObjectStore } from "@/server/storage/object-store";
 import { ManifestSchema } from "./proto/lance_format_pb";
+import type { SchemaField } from "./version-operations";
 
 export interface VersionSummary {
   version: number;
   timestampMillis: number;
   transactionFile: string | null;
   metadata: Record<string, string>;
+  /** The version's schema, each column by name, id and parent id. */
+  fields: SchemaField[];
 }
 
 /** A manifest file ends with the position of its protobuf `Manifest`, its length first, then the magic `LANC`. */
@@ -44,6 +47,7 @@ export function parseManifest(buf: Buffer): VersionSummary {
     version,
     timestampMillis,
     transactionFile,
+    fields: manifest.fields.map(({ name, id, parentId }) => ({ name, id, parentId })),
     metadata: {
       total_rows: String(physicalRows - deletedRows),
       total_fragments: String(fragments),

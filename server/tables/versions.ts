@@ -40,9 +40,23 @@ async function versionSources(catalog: Catalog, entry: TableEntry, branch?: stri
   return new Map([...files].map(([version, info]) => [version, { directory, v2, info }]));
 }
 
-async function versionRecord(catalog: Catalog, version: number, { directory, v2, info }: ManifestSource, withOperation: boolean) {
+async function summaryOf(catalog: Catalog, version: number, { directory, v2, info }: ManifestSource) {
   const file = await catalog.datasets.manifestFile(directory, version, v2, info);
-  const summary = await versionSummary(catalog.store, file);
+  return { file, summary: await versionSummary(catalog.store, file) };
+}
+
+/** A version as the version operations answer it; `before` is where the previous version's manifest is, if it exists. */
+async function versionRecord(catalog: Catalog, version: number, source: ManifestSource, withOperation: boolean, before?: ManifestSource) {
+  const { file, summary } = await summaryOf(catalog, version, source);
+  const fieldsBefore = async () => (before ? (await summaryOf(catalog, version - 1, before)).summary.fields : null);
+  const operation = withOperation
+    ? await versionOperation(
+        catalog.store,
+        source.directory,
+        { key: file.key, version, fields: summary.fields, transactionFile: summary.transactionFile },
+        fieldsBefore,
+      )
+    : undefined;
   return {
     version,
     manifest_path: file.path,
@@ -51,7 +65,7 @@ async function versionRecord(catalog: Catalog, version: number, { directory, v2,
     timestamp_millis: summary.timestampMillis,
     timestamp: new Date(summary.timestampMillis).toISOString(),
     metadata: summary.metadata,
-    ...(withOperation ? { operation: await versionOperation(catalog.store, directory, file.key, summary.transactionFile) } : {}),
+    ...(withOperation ? { operation: operation?.operation ?? null, action: operation?.action ?? null } : {}),
   };
 }
 
@@ -71,7 +85,9 @@ export async function listVersions(
   const start = afterVersion === undefined ? 0 : numbers.findIndex((v) => (options.descending ? v < afterVersion : v > afterVersion));
   const slice = start < 0 ? [] : numbers.slice(start, start + options.limit);
   const more = start >= 0 && start + options.limit < numbers.length;
-  const versions = await Promise.all(slice.map((version) => versionRecord(catalog, version, sources.get(version)!, options.withOperations ?? false)));
+  const versions = await Promise.all(
+    slice.map((version) => versionRecord(catalog, version, sources.get(version)!, options.withOperations ?? false, sources.get(version - 1))),
+  );
   return { versions, page_token: more ? encodePageToken(String(slice[slice.length - 1])) : undefined };
 }
 
