@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Table } from "apache-arrow";
+import { Float64, Table as ArrowTable, vectorFromArray, type Table } from "apache-arrow";
 import { client, expectError, rows } from "./client";
 import { keyOf, onObjectStore, startServer, storeOf, uriOf, type TestServer } from "./server";
 
@@ -224,5 +224,31 @@ describe("describe", () => {
     expectError(await api.post("/v1/table/lake$hist/describe", { branch: "nope" }), 404, 22);
     const rowsAtOne = await api.post<Table>("/v1/table/lake$hist/query", { version: 1, limit: 100 });
     expect(rowsAtOne.body.numRows).toBe(2);
+  });
+});
+
+describe("describing a table another instance changes", () => {
+  it("answers the latest version each time: after another instance's insert, and after a drop and a new create at the same place", async () => {
+    const other = await startServer({}, { root: server.root });
+    try {
+      const there = client(other.url, other.auth);
+      type Described = { version: number; schema: { fields: Array<{ name: string }> }; stats: { num_rows: number } };
+      const describe = async () => {
+        const reply = await api.post<Described>("/v1/table/desc/describe", {});
+        expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+        return { version: reply.body.version, rows: reply.body.stats.num_rows, columns: reply.body.schema.fields.map((f) => f.name) };
+      };
+      expect((await api.arrow("/v1/table/desc/create", rows(0, 3))).status).toBe(200);
+      expect(await describe()).toEqual({ version: 1, rows: 3, columns: ["id", "x", "s"] });
+      expect(await describe()).toEqual({ version: 1, rows: 3, columns: ["id", "x", "s"] });
+      expect((await there.arrow("/v1/table/desc/insert", rows(3, 5))).status).toBe(200);
+      expect(await describe()).toEqual({ version: 2, rows: 5, columns: ["id", "x", "s"] });
+      expect((await there.post("/v1/table/desc/drop", {})).status).toBe(200);
+      const other7 = new ArrowTable({ other: vectorFromArray([1, 2, 3, 4, 5, 6, 7], new Float64()) });
+      expect((await there.arrow("/v1/table/desc/create", other7)).status).toBe(200);
+      expect(await describe()).toEqual({ version: 1, rows: 7, columns: ["other"] });
+    } finally {
+      await other.stop();
+    }
   });
 });

@@ -3,6 +3,7 @@
  * parsed identifiers and options and get plain values or a QuiverError.
  */
 import "server-only";
+import { LRUCache } from "lru-cache";
 import { nameProblem } from "@/lib/identifiers";
 import { tableFromIPC } from "apache-arrow";
 import { schemaToJson, type JsonSchema } from "@/lib/arrow-schema";
@@ -43,6 +44,13 @@ export function parseArrowBody(body: ReceivedBody): ArrowBody {
   }
 }
 
+interface TableVersionDescription {
+  version: number;
+  schema: JsonSchema;
+  stats: Awaited<ReturnType<NativeTable["stats"]>>;
+  deletedRows: number;
+}
+
 export class Catalog {
   readonly datasets: Datasets;
   readonly catalogTable: CatalogTable;
@@ -51,6 +59,8 @@ export class Catalog {
   private readonly writes = new KeyedLock();
   /** Appends waiting for a table's write turn, committed together. */
   readonly appends = new AppendGroups();
+  /** Descriptions of tables' latest versions, by manifest key and etag: a new version or a replaced file misses. */
+  private readonly descriptions = new LRUCache<string, TableVersionDescription>({ max: 10_000 });
 
   constructor(root: DataRoot, storageOptions: Record<string, string>) {
     this.store = openStore(root, storageOptions);
@@ -523,9 +533,15 @@ export class Catalog {
     }
   }
 
-  async describeTable(id: Id, at: ReadAt) {
+  async describeTable(id: Id, at: ReadAt): Promise<{ entry: TableEntry; declaredOnly: boolean } & Partial<TableVersionDescription>> {
     const entry = await this.resolve(id);
-    const declaredOnly = await this.isDeclaredOnly(entry);
+    const latestOfMain = at.version === undefined && at.tag === undefined && (!at.branch || at.branch === "main");
+    // Everything described is fixed by the version's manifest: its etag says whether a description still holds.
+    const latest = latestOfMain ? await this.datasets.latestManifest(entry.location) : null;
+    const cacheKey = latest?.etag ? `${latest.key}\0${latest.etag}` : null;
+    const cached = cacheKey === null ? undefined : this.descriptions.get(cacheKey);
+    if (cached) return { entry, declaredOnly: false, ...cached };
+    const declaredOnly = latest === null && (await this.isDeclaredOnly(entry));
     if (declaredOnly) {
       if (at.version !== undefined || at.tag !== undefined) {
         throw new QuiverError("TableVersionNotFound", `Table '${entry.objectId}' is declared only and has no versions`);
@@ -535,7 +551,9 @@ export class Catalog {
     const table = await this.readHandle(entry, at);
     const [version, schemaBuf, stats] = await engineCall("describe table", () => Promise.all([table.version(), table.schema(), table.stats()]));
     const schema: JsonSchema = schemaToJson(tableFromIPC(schemaBuf).schema);
-    return { entry, declaredOnly, version, schema, stats, deletedRows: await this.deletedRows(entry, table, version, at.branch) };
+    const description = { version, schema, stats, deletedRows: await this.deletedRows(entry, table, version, at.branch) };
+    if (cacheKey !== null && latest?.version === version) this.descriptions.set(cacheKey, description);
+    return { entry, declaredOnly, ...description };
   }
 
   /** Rows marked deleted at a version of the main branch, from its manifest (0 where that cannot be read). */

@@ -13,6 +13,7 @@ import type { ArrowBody } from "@/server/lance/arrow-ipc";
 import { datasetLocator, isPlainLocation } from "./dataset-locator";
 import { OutsideRootError, type ObjectInfo, type ObjectStore } from "./object-store";
 import { childUri, type DataRoot } from "./root";
+import { listVersionNumbers } from "@/server/lance/version-manifest";
 
 const OPEN_HANDLES = 4096;
 
@@ -206,6 +207,32 @@ export class Datasets {
       },
     );
     return versions.some((key) => key.endsWith(".manifest"));
+  }
+
+  /**
+   * The newest manifest of a dataset's main branch, with its etag, or null when it has none. Lance's V2 names sort
+   * the newest first, so the first key listed is it; V1 names (`<n>.manifest`) need the whole listing.
+   */
+  async latestManifest(location: string): Promise<{ key: string; version: number; etag: string } | null> {
+    const prefix = `${location}/_versions/`;
+    const [first] = await this.inside(location, () => this.store.list(prefix, 1)).catch((err) => {
+      // A link is no dataset, as hasData says.
+      if (err instanceof QuiverError && err.codeName === "InvalidTableState") return [];
+      throw err;
+    });
+    if (!first) return null;
+    const v2 = /^\d{20}\.manifest$/.test(first.slice(prefix.length));
+    let version: number;
+    if (v2) {
+      version = Number(18446744073709551615n - BigInt(first.slice(prefix.length, -".manifest".length)));
+    } else {
+      const { versions } = await listVersionNumbers(this.store, location);
+      if (!versions.length) return null;
+      version = Math.max(...versions);
+    }
+    const key = manifestKey(location, version, v2);
+    const info = await this.store.head(key);
+    return info && { key, version, etag: info.etag };
   }
 
   /** True when a declare reserved the location (its marker stays after the first write); a link is refused. */
