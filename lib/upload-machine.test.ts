@@ -41,7 +41,7 @@ describe("the upload tab's state machine", () => {
       converted,
       { type: "sendStarted", key: "c" },
       { type: "sendProgress", key: "c", sent: 2, total: 5 },
-      { type: "written", key: "c", result: { version: 2, num_inserted_rows: 1 } },
+      { type: "written", key: "c", result: { version: 2, num_inserted_rows: 1, context: {} } },
     ];
     for (const event of events) {
       files = uploadReducer(files, event);
@@ -67,7 +67,7 @@ describe("the upload tab's state machine", () => {
       { type: "sendStarted", key: "c" },
       { type: "sendFailed", key: "c", error: cancelled },
       { type: "sendProgress", key: "c", sent: 5, total: 5 },
-      { type: "written", key: "c", result: { version: 9, num_inserted_rows: 1 } },
+      { type: "written", key: "c", result: { version: 9, num_inserted_rows: 1, context: {} } },
     ]);
     expect(files[0]).toMatchObject({ phase: "ready", error: cancelled, sent: 0 });
     expect(files[0].result).toBeUndefined();
@@ -79,7 +79,7 @@ describe("the upload tab's state machine", () => {
     for (const event of [converted, { type: "sendStarted", key: "c" }, { type: "columnTypeChosen", key: "c", index: 0, columnType: "int8" }] as UploadEvent[]) {
       expect(uploadReducer(before, event)).toEqual(before);
     }
-    const done = run([...toReady, { type: "sendStarted", key: "c" }, { type: "written", key: "c", result: { version: 2, num_inserted_rows: 1 } }]);
+    const done = run([...toReady, { type: "sendStarted", key: "c" }, { type: "written", key: "c", result: { version: 2, num_inserted_rows: 1, context: {} } }]);
     expect(uploadReducer(done, { type: "sendStarted", key: "c" })[0].phase).toBe("done");
     expect(uploadReducer(done, { type: "failed", key: "c", error: new Error("late") })[0].phase).toBe("done");
   });

@@ -2,7 +2,9 @@
  * Sends an Arrow body to insert or merge-insert with upload progress and cancellation (fetch reports neither,
  * so this uses XMLHttpRequest), and answers the API's result or its error.
  */
+import type { z } from "zod";
 import { ApiError } from "./api-client";
+import type { insertAnswer, mergeInsertAnswer } from "./contract/common";
 import { encodeIdentifier } from "./identifiers";
 
 export interface WriteOptions {
@@ -15,12 +17,8 @@ export interface WriteOptions {
   whenNotMatchedBySourceDeleteFilt: string;
 }
 
-export interface WriteResult {
-  version: number;
-  num_inserted_rows: number;
-  num_updated_rows?: number;
-  num_deleted_rows?: number;
-}
+/** What an insert or a merge-insert answers. */
+export type WriteResult = z.output<typeof insertAnswer> | z.output<typeof mergeInsertAnswer>;
 
 export function writeUrl(table: string[], options: WriteOptions): string {
   const id = encodeIdentifier(table);

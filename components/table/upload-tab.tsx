@@ -450,8 +450,8 @@ export function UploadTab({ database, table }: { database: string; table: string
             {item.result && (
               <p role="status" className="text-sm text-emerald-700 dark:text-emerald-300" data-testid="upload-result">
                 {item.result.num_inserted_rows.toLocaleString()} inserted
-                {item.result.num_updated_rows !== undefined &&
-                  `, ${item.result.num_updated_rows.toLocaleString()} updated, ${item.result.num_deleted_rows?.toLocaleString() ?? 0} deleted`}{" "}
+                {"num_updated_rows" in item.result &&
+                  `, ${item.result.num_updated_rows.toLocaleString()} updated, ${item.result.num_deleted_rows.toLocaleString()} deleted`}{" "}
                 →{" "}
                 <Link className="underline" href={tableHref(database, table, "data", { version: item.result.version })}>
                   version {item.result.version}

@@ -84,3 +84,18 @@ export const tagsPage = z.object({ tags: tagMap, page_token: pageToken, context 
 export type CatalogEntry = z.output<typeof catalogEntry>;
 export type TableDescription = z.output<typeof tableDescription>;
 export type TableVersion = z.output<typeof tableVersion>;
+
+/** A table's size, rows, indices and how its rows lie in fragments (LanceDB's table stats). */
+export const tableStatsAnswer = z.object({
+  total_bytes: z.number(),
+  num_rows: z.number(),
+  num_indices: z.number(),
+  fragment_stats: z.object({
+    num_fragments: z.number().int(),
+    num_small_fragments: z.number().int().describe("fragments under the engine's small-fragment threshold, which compaction merges"),
+    lengths: z
+      .object({ min: z.number(), max: z.number(), mean: z.number(), p25: z.number(), p50: z.number(), p75: z.number(), p99: z.number() })
+      .describe("rows per fragment"),
+  }),
+  context,
+});

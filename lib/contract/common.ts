@@ -22,6 +22,15 @@ export const context = z.record(z.string(), z.string()).describe("Response heade
 export const versionResponse = { version: z.number().int(), context };
 export const versionAnswer = z.object(versionResponse);
 
+/** The answers of the two Arrow writes the console sends, insert and merge-insert. */
+export const insertAnswer = z.object({ ...versionResponse, num_inserted_rows: z.number().int() });
+export const mergeInsertAnswer = z.object({
+  ...versionResponse,
+  num_updated_rows: z.number().int(),
+  num_inserted_rows: z.number().int(),
+  num_deleted_rows: z.number().int(),
+});
+
 export const pageToken = z.string().optional().describe("Token for the next page; absent at the end of the listing");
 
 export const delimiterQuery = {

@@ -5,7 +5,7 @@ import { json, parseMode, qBool, qString, remoteDialect, route } from "@/server/
 import { analyzeQuery, countRows, explainQuery, queryTable } from "@/server/tables/queries";
 import { alterColumns, insertRecords, mergeInsert, restoreVersion, updateFieldMetadata } from "@/server/tables/writes";
 import { queryFields, queryOptions } from "./query-request";
-import { branchField, branchQuery, delimiterQuery, requestBase, versionAnswer, versionResponse } from "@/lib/contract/common";
+import { branchField, branchQuery, delimiterQuery, insertAnswer, mergeInsertAnswer, requestBase, versionAnswer, versionResponse } from "@/lib/contract/common";
 
 export const dataRoutes = [
   route({
@@ -17,7 +17,7 @@ export const dataRoutes = [
     access: { need: "editor", on: "table" },
     query: z.object({ ...delimiterQuery, ...branchQuery, mode: qString("Append (default) or Overwrite, case-insensitive") }),
     body: { kind: "arrow" },
-    response: z.object({ ...versionResponse, num_inserted_rows: z.number().int() }),
+    response: insertAnswer,
     handler: async ({ id, query, body, catalog }) => {
       const mode = parseMode(query.mode, ["append", "overwrite"] as const, "append", "mode");
       return json(await insertRecords(catalog, id, body, mode, query.branch || undefined));
@@ -46,12 +46,7 @@ export const dataRoutes = [
       use_index: qBool("Whether to use an index to match rows"),
     }),
     body: { kind: "arrow" },
-    response: z.object({
-      ...versionResponse,
-      num_updated_rows: z.number().int(),
-      num_inserted_rows: z.number().int(),
-      num_deleted_rows: z.number().int(),
-    }),
+    response: mergeInsertAnswer,
     handler: async ({ id, query, body, catalog }) => {
       const on = query.on === undefined ? [] : Array.isArray(query.on) ? query.on : [query.on];
       if (on.length === 0 || on.some((o) => o.length === 0)) throw invalidInput("'on' is required: name the key column(s) to match rows on");

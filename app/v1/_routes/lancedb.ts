@@ -7,6 +7,7 @@ import { pageOf } from "@/server/catalog/paging";
 import { createIndex, dropIndex, indexStats, listIndices, tableStats } from "@/server/tables/indices";
 import { addColumns, deleteRows, dropColumns, updateRows } from "@/server/tables/writes";
 import { branchField, branchQuery, context, delimiterQuery, pageToken, requestBase, versionAnswer, versionResponse } from "@/lib/contract/common";
+import { tableStatsAnswer } from "@/lib/contract/catalog";
 
 /** CreateTableIndex and CreateTableScalarIndex: one request shape, the second refusing vector index types. */
 function createIndexRoute(operationId: string, path: string, summary: string, scalarOnly: boolean) {
@@ -174,7 +175,7 @@ export const lancedbRoutes = [
     access: { need: "viewer", on: "table" },
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object({ ...requestBase, ...branchField }) },
-    response: z.object({ total_bytes: z.number(), num_rows: z.number(), num_indices: z.number(), fragment_stats: z.any(), context }),
+    response: tableStatsAnswer,
     handler: async ({ id, body, catalog }) => json(await tableStats(catalog, id, body.branch ?? undefined)),
   }),
   route({
