@@ -15,7 +15,7 @@ import { toIpcFile, ArrowBodyError, type ArrowBody, type ReceivedBody } from "@/
 import type { NativeTable } from "@/server/lance/native";
 import { KeyedLock } from "./keyed-lock";
 import { AppendGroups } from "@/server/tables/append-groups";
-import { versionSummary } from "@/server/lance/version-manifest";
+import { TableFiles } from "@/server/lance/table-files";
 import type { ObjectStore } from "@/server/storage/object-store";
 import { relativeTo, type DataRoot } from "@/server/storage/root";
 import { openStore } from "@/server/storage/stores";
@@ -527,6 +527,11 @@ export class Catalog {
     return table;
   }
 
+  /** The table's own Lance files, for the operations that work on them beside the engine. */
+  filesOf(entry: TableEntry): TableFiles {
+    return new TableFiles(this.store, this.datasets.root, entry.location, () => this.datasets.forget(entry.location));
+  }
+
   async requireData(entry: TableEntry, what: string) {
     if (await this.isDeclaredOnly(entry)) {
       throw new QuiverError("TableNotFound", `Table '${entry.objectId}' is declared but has no data yet, so it cannot ${what}`);
@@ -560,8 +565,8 @@ export class Catalog {
   private async deletedRows(entry: TableEntry, table: NativeTable, version: number, branch?: string): Promise<number> {
     if (branch && branch !== "main") return 0;
     try {
-      const file = await this.datasets.manifestFile(entry.location, version, await table.usesV2ManifestPaths());
-      return Number((await versionSummary(this.store, file)).metadata.total_deletion_file_rows);
+      const { summary } = await this.filesOf(entry).manifest(version, { directory: entry.location, v2: await table.usesV2ManifestPaths() });
+      return Number(summary.metadata.total_deletion_file_rows);
     } catch {
       return 0;
     }

@@ -90,3 +90,9 @@ export async function listVersionNumbers(store: ObjectStore, location: string): 
   );
   return { versions: [...files.keys()], v2, files };
 }
+
+/** The key of a version's manifest under a dataset (or branch) directory, in the V2 (u64::MAX - version) or V1 naming. */
+export function manifestKey(location: string, version: number, v2Paths: boolean): string {
+  const file = v2Paths ? `${(18446744073709551615n - BigInt(version)).toString().padStart(20, "0")}.manifest` : `${version}.manifest`;
+  return `${location}/_versions/${file}`;
+}

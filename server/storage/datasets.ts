@@ -11,9 +11,9 @@ import { connectNative, type NativeConnection, type NativeTable } from "@/server
 import { QuiverError, fromArrowWriteError, fromEngineError, invalidInput } from "../errors";
 import type { ArrowBody } from "@/server/lance/arrow-ipc";
 import { datasetLocator, isPlainLocation } from "./dataset-locator";
-import { OutsideRootError, type ObjectInfo, type ObjectStore } from "./object-store";
+import { OutsideRootError, type ObjectStore } from "./object-store";
 import { childUri, type DataRoot } from "./root";
-import { listVersionNumbers } from "@/server/lance/version-manifest";
+import { listVersionNumbers, manifestKey } from "@/server/lance/version-manifest";
 
 const OPEN_HANDLES = 4096;
 
@@ -321,20 +321,6 @@ export class Datasets {
   static locationFor(objectId: string, nested: boolean): string {
     return nested ? `${randomBytes(4).toString("hex")}_${objectId}` : `${objectId}.lance`;
   }
-
-  /** File facts for the version list: the engine's API does not expose manifest sizes or e-tags. */
-  /** A version's manifest: where it is, and its size and etag (`listed`, when a listing gave them, saves asking). */
-  async manifestFile(location: string, version: number, v2Paths: boolean, listed?: ObjectInfo) {
-    const key = manifestKey(location, version, v2Paths);
-    const info = listed ?? (await this.store.head(key).catch(() => null));
-    return { key, path: childUri(this.root, key), size: info?.size ?? 0, eTag: info?.etag ?? "" };
-  }
-}
-
-/** The key of a version's manifest under a dataset (or branch) directory, in the V2 (u64::MAX - version) or V1 naming. */
-export function manifestKey(location: string, version: number, v2Paths: boolean): string {
-  const file = v2Paths ? `${(18446744073709551615n - BigInt(version)).toString().padStart(20, "0")}.manifest` : `${version}.manifest`;
-  return `${location}/_versions/${file}`;
 }
 
 export async function engineCall<T>(what: string, fn: () => Promise<T>, classify = fromEngineError): Promise<T> {

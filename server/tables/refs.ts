@@ -3,7 +3,6 @@ import "server-only";
 import { dataHandle } from "./handles";
 import { QuiverError, invalidInput } from "@/server/errors";
 import { engineCall } from "@/server/storage/datasets";
-import { readBranchRefs, readTagRefs } from "@/server/lance/refs";
 import { pageOf } from "@/server/catalog/paging";
 import type { Catalog, Id } from "@/server/catalog/catalog";
 import type { TableEntry } from "@/server/catalog/catalog-table";
@@ -19,7 +18,7 @@ export async function listTags(catalog: Catalog, id: Id, options: { pageToken?: 
   const { tags } = await tagsOf(catalog, id);
   const all = await engineCall("list tags", () => tags.list());
   const page = await pageOf(Object.keys(all).sort(), options.pageToken, options.limit);
-  const refs = await readTagRefs(catalog.store, entry.location, page.items);
+  const refs = await catalog.filesOf(entry).tagRefs(page.items);
   const out: Record<string, { version: number; manifestSize: number; branch: string | null }> = {};
   for (const name of page.items) out[name] = { version: all[name].version, manifestSize: all[name].manifestSize, branch: refs.get(name)?.branch ?? null };
   return { tags: out, page_token: page.pageToken };
@@ -30,7 +29,7 @@ export async function tagVersion(catalog: Catalog, id: Id, tag: string, branch?:
   const version = await tags.getVersion(tag).catch(() => {
     throw new QuiverError("TableTagNotFound", `tag '${tag}' does not exist on table '${entry.objectId}'`);
   });
-  const refs = await readTagRefs(catalog.store, entry.location, [tag]);
+  const refs = await catalog.filesOf(entry).tagRefs([tag]);
   return { version, branch: refs.get(tag)?.branch ?? null };
 }
 
@@ -71,7 +70,7 @@ export async function listBranches(catalog: Catalog, id: Id, options: { pageToke
   const { entry, branches } = await branchesOf(catalog, id);
   const all = await engineCall("list branches", () => branches.list());
   const page = await pageOf(Object.keys(all).sort(), options.pageToken, options.limit);
-  const refs = await readBranchRefs(catalog.store, entry.location, page.items);
+  const refs = await catalog.filesOf(entry).branchRefs(page.items);
   return {
     branches: Object.fromEntries(
       page.items.map((name) => {

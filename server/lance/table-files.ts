@@ -1,0 +1,119 @@
+/**
+ * One table's own Lance files, for the operations that read or write them beside the engine: the version manifests
+ * of its main branch (in its directory) and of each branch (in `tree/<branch>/`), the transaction a manifest names,
+ * and the tag and branch refs. The catalog hands one out per table, so table operations reach no further into the
+ * store than the table's directory; a change to the manifests drops the engine's open handles on the table.
+ */
+import "server-only";
+import type { ObjectInfo, ObjectStore } from "@/server/storage/object-store";
+import { childUri, relativeTo, type DataRoot } from "@/server/storage/root";
+import { listVersionNumbers, manifestKey, versionSummary, type VersionSummary } from "./version-manifest";
+import { versionOperation, type SchemaField, type VersionOperation } from "./version-operations";
+import { readBranchRefs, readTagRefs } from "./refs";
+
+/** Where a version's manifest is, as a listing of its directory found it. */
+export interface ManifestSource {
+  directory: string;
+  v2: boolean;
+  info?: ObjectInfo;
+}
+
+export interface ManifestFile {
+  key: string;
+  /** Its URI (or, on a local root, its path). */
+  path: string;
+  size: number;
+  eTag: string;
+}
+
+export class TableFiles {
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly root: DataRoot,
+    readonly location: string,
+    /** Called after this table's manifests changed, so that no open handle answers from before. */
+    private readonly changed: () => void,
+  ) {}
+
+  /** The directory whose `_versions/` holds a branch's own manifests (main's: the table's directory). */
+  directoryOf(branch?: string): string {
+    return !branch || branch === "main" ? this.location : `${this.location}/tree/${branch}`;
+  }
+
+  private own(key: string): string {
+    if (!key.startsWith(`${this.location}/`)) throw new Error(`'${key}' is not a file of the table at '${this.location}'`);
+    return key;
+  }
+
+  /** The versions whose manifests lie in a directory, with each manifest's listing, and which naming they use. */
+  async versions(directory: string): Promise<{ v2: boolean; sources: Map<number, ManifestSource> }> {
+    const { v2, files } = await listVersionNumbers(this.store, this.own(`${directory}/`).slice(0, -1));
+    return { v2, sources: new Map([...files].map(([version, info]) => [version, { directory, v2, info }])) };
+  }
+
+  /** A version's manifest file (its size and etag from the listing when given) and what it says. */
+  async manifest(version: number, { directory, v2, info }: ManifestSource): Promise<{ file: ManifestFile; summary: VersionSummary }> {
+    const key = this.own(manifestKey(directory, version, v2));
+    const listed = info ?? (await this.store.head(key).catch(() => null));
+    const file = { key, path: childUri(this.root, key), size: listed?.size ?? 0, eTag: listed?.etag ?? "" };
+    return { file, summary: await versionSummary(this.store, file) };
+  }
+
+  /** What made a version; `before` is where the previous version's manifest is, when it exists. */
+  operation(
+    version: number,
+    source: ManifestSource,
+    made: { file: ManifestFile; summary: VersionSummary },
+    before?: ManifestSource,
+  ): Promise<VersionOperation | null> {
+    const fieldsBefore = async (): Promise<SchemaField[] | null> => (before ? (await this.manifest(version - 1, before)).summary.fields : null);
+    const { file, summary } = made;
+    return versionOperation(
+      this.store,
+      source.directory,
+      { key: file.key, version, fields: summary.fields, transactionFile: summary.transactionFile },
+      fieldsBefore,
+    );
+  }
+
+  tagRefs(names?: readonly string[]) {
+    return readTagRefs(this.store, this.location, names);
+  }
+
+  branchRefs(names?: readonly string[]) {
+    return readBranchRefs(this.store, this.location, names);
+  }
+
+  /** The key of a file named by its URI or path, when it lies inside `directory`; otherwise null. */
+  keyInside(directory: string, uri: string): string | null {
+    const key = relativeTo(this.root, uri);
+    if (key === null || !key.startsWith(`${this.own(`${directory}/`)}`) || key.split("/").some((s) => s === ".." || s === ".")) return null;
+    return key;
+  }
+
+  /** A file of the table (a manifest a writer staged, say), or null when there is none. */
+  read(key: string): Promise<Buffer | null> {
+    return this.store.get(this.own(key));
+  }
+
+  head(key: string): Promise<ObjectInfo | null> {
+    return this.store.head(this.own(key));
+  }
+
+  async remove(key: string): Promise<void> {
+    await this.store.delete(this.own(key));
+  }
+
+  /** Writes a version's manifest where none exists; false when one does (a concurrent commit of that version). */
+  async commitManifest(directory: string, version: number, v2: boolean, content: Buffer): Promise<{ committed: boolean; key: string }> {
+    const key = this.own(manifestKey(directory, version, v2));
+    const committed = await this.store.putIfAbsent(key, content);
+    if (committed) this.changed();
+    return { committed, key };
+  }
+
+  async deleteManifests(directory: string, versions: number[], v2: boolean): Promise<void> {
+    for (const version of versions) await this.store.delete(this.own(manifestKey(directory, version, v2)));
+    this.changed();
+  }
+}
