@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import os from "node:os";
 import { expect, test, type Page } from "@playwright/test";
-import { tableToIPC, Table, vectorFromArray, Int64, Utf8, Float64 } from "apache-arrow";
+import { Field, FixedSizeList, Float32, makeVector, tableToIPC, Table, vectorFromArray, Int64, Utf8, Float64 } from "apache-arrow";
 import { hydrated, signInWithKey } from "./helpers";
 import { call, rows } from "./api";
 
@@ -350,4 +350,43 @@ test("create a declared-only table from a 50 MB CSV with chosen types, with prog
     ["amount", "double"],
     ["flag", "bool"],
   ]);
+});
+
+test("the data grid keeps long values and vectors in their cells, shows doubles readably, and expands on demand", async ({ page }) => {
+  const embedding = new FixedSizeList(128, new Field("item", new Float32()));
+  const values = Float32Array.from({ length: 2 * 128 }, (_, i) => i / 10);
+  const vectors = makeVector({ type: embedding, length: 2, nullCount: 0, child: makeVector(values).data[0] });
+  const body = tableToIPC(
+    new Table({
+      id: vectorFromArray([1n, 2n], new Int64()),
+      price: vectorFromArray([9.450000000000001, 0.1 + 0.2], new Float64()),
+      embedding: vectors,
+      note: vectorFromArray(["short", "a long note ".repeat(40)], new Utf8()),
+    }),
+    "stream",
+  );
+  await call("/v1/table/shop$vectors/create", { body });
+  await signInWithKey(page, undefined, "/tables/shop/vectors?tab=data");
+  await hydrated(page);
+  const cells = page.getByTestId("data-cell");
+  await expect(cells).toHaveCount(8);
+  await expect(cells.nth(1)).toHaveText("9.45");
+  await expect(cells.nth(5)).toHaveText("0.3");
+  await expect(cells.nth(2)).toHaveText("[128] 0, 0.1, 0.2, …");
+  // No value runs over the next column: each cell's text ends inside the cell, or is clipped by a box that does.
+  const overrunning = await cells.evaluateAll((tds) =>
+    tds.flatMap((td, i) => {
+      const inner = td.firstElementChild!;
+      const range = document.createRange();
+      range.selectNodeContents(inner);
+      const cellRight = td.getBoundingClientRect().right;
+      const fits = range.getBoundingClientRect().right <= cellRight + 0.5;
+      const clipped = getComputedStyle(inner).overflowX === "hidden" && inner.getBoundingClientRect().right <= cellRight + 0.5;
+      return fits || clipped ? [] : [i];
+    }),
+  );
+  expect(overrunning).toEqual([]);
+  await cells.nth(6).getByRole("button").click();
+  await expect(page.getByRole("dialog")).toContainText("[12.8, 12.9, 13, 13.1,");
+  await expect(page.getByRole("dialog")).toContainText("25.5]");
 });

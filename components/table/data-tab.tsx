@@ -6,19 +6,9 @@ import { Dialog } from "../ui/dialog";
 import { Empty, ErrorBanner, Loading } from "../ui/states";
 import { fromPicker, pickerValue, refOf, VersionPicker } from "./version-picker";
 import { useTableAddress } from "./use-table-address";
+import { cellText } from "@/lib/cell-format";
 
 const PAGE = 50;
-const TRUNCATE = 80;
-
-function show(value: unknown): string {
-  if (value === null || value === undefined) return "null";
-  if (typeof value === "bigint") return value.toString();
-  if (value instanceof Date) return value.toISOString();
-  if (value instanceof Uint8Array) return `0x${Array.from(value.slice(0, 64), (b) => b.toString(16).padStart(2, "0")).join("")}${value.length > 64 ? "…" : ""}`;
-  if (typeof value === "object") return JSON.stringify(value, (_, v) => (typeof v === "bigint" ? v.toString() : v));
-  return String(value);
-}
-
 export function DataTab({ database, table }: { database: string; table: string[] }) {
   const address = useTableAddress();
   const at = refOf({ version: address.get("version"), tag: address.get("tag") });
@@ -105,18 +95,20 @@ export function DataTab({ database, table }: { database: string; table: string[]
                 {data.toArray().map((row, r) => (
                   <tr key={r} className="border-t border-slate-100 dark:border-slate-800">
                     {names.map((n) => {
-                      const text = show((row as Record<string, unknown>)[n]);
+                      const { short, full } = cellText((row as Record<string, unknown>)[n]);
                       return (
-                        <td key={n} className="max-w-xs whitespace-nowrap px-3 py-1 font-mono text-xs">
-                          {text.length > TRUNCATE ? (
-                            <>
-                              {text.slice(0, TRUNCATE)}…{" "}
-                              <button type="button" className="text-indigo-600 underline" onClick={() => setExpanded({ column: n, value: text })}>
-                                show all
-                              </button>
-                            </>
+                        <td key={n} className="max-w-xs overflow-hidden px-3 py-1 font-mono text-xs" data-testid="data-cell">
+                          {short === full ? (
+                            <span className="block truncate">{short}</span>
                           ) : (
-                            text
+                            <button
+                              type="button"
+                              className="block max-w-full truncate text-left hover:text-indigo-600 hover:underline"
+                              title="Show the whole value"
+                              onClick={() => setExpanded({ column: n, value: full })}
+                            >
+                              {short}
+                            </button>
                           )}
                         </td>
                       );
