@@ -22,6 +22,8 @@ export async function register() {
 }
 
 async function start() {
+  // Loaded now, not at the first API request: under workers the primary may ask this process for its metrics first.
+  await import("./server/metrics");
   const { config } = await import("./server/config");
   const { rootStore } = await import("./server/storage/stores");
   const { credentialVendor } = await import("./server/storage/credentials");

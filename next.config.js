@@ -9,8 +9,9 @@ const securityHeaders = [
 
 /** @type {import('next').NextConfig} */
 const nextConfig = {
-  // The Lance engine and OpenDAL ship native addons, and the engine requires its own CommonJS apache-arrow.
-  serverExternalPackages: ["@lancedb/lancedb", "apache-arrow", "opendal", "@aws-sdk/client-sts", "google-auth-library"],
+  // The Lance engine and OpenDAL ship native addons, and the engine requires its own CommonJS apache-arrow;
+  // prom-client keeps one registry per process and answers the cluster primary from it.
+  serverExternalPackages: ["@lancedb/lancedb", "apache-arrow", "opendal", "@aws-sdk/client-sts", "google-auth-library", "prom-client"],
   // API clients (LanceDB's remote client) neither expect nor follow redirects; both slash forms are routed.
   skipTrailingSlashRedirect: true,
   poweredByHeader: false,
@@ -23,6 +24,7 @@ const nextConfig = {
       { source: "/api/:path*", headers: [{ key: "Content-Security-Policy", value: "default-src 'none'; frame-ancestors 'none'" }] },
       { source: "/healthz", headers: [{ key: "Content-Security-Policy", value: "default-src 'none'; frame-ancestors 'none'" }] },
       { source: "/readyz", headers: [{ key: "Content-Security-Policy", value: "default-src 'none'; frame-ancestors 'none'" }] },
+      { source: "/metrics", headers: [{ key: "Content-Security-Policy", value: "default-src 'none'; frame-ancestors 'none'" }] },
     ];
   },
 };

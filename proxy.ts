@@ -55,5 +55,5 @@ export function proxy(request: NextRequest) {
 }
 
 export const config = {
-  matcher: ["/((?!v1|api|_next|healthz$|readyz$|favicon.ico).*)", "/v1/(.*%(?![0-7][0-9A-Fa-f]).*)"],
+  matcher: ["/((?!v1|api|_next|healthz$|readyz$|metrics$|favicon.ico).*)", "/v1/(.*%(?![0-7][0-9A-Fa-f]).*)"],
 };

@@ -5,6 +5,9 @@ import cluster from "node:cluster";
 import { existsSync } from "node:fs";
 import os from "node:os";
 import { spawnSync } from "node:child_process";
+import promClient from "prom-client";
+
+const { AggregatorRegistry } = promClient;
 
 const next = "node_modules/next/dist/bin/next";
 const port = process.env.PORT || "3000";
@@ -25,6 +28,16 @@ function workerCount(value) {
   }
   return n;
 }
+
+// A worker asked for /metrics asks here for the sum over all workers (server/metrics.ts).
+const aggregator = new AggregatorRegistry();
+cluster.on("message", (worker, message) => {
+  if (message?.type !== "quiver:metrics-request") return;
+  aggregator.clusterMetrics().then(
+    (text) => worker.send({ type: "quiver:metrics-answer", id: message.id, text }),
+    (err) => worker.send({ type: "quiver:metrics-answer", id: message.id, error: String(err?.message ?? err) }),
+  );
+});
 
 // Each worker is Next's own `next start`; as a cluster worker its listen() shares the primary's socket.
 cluster.setupPrimary({ exec: next, args: ["start", "-p", port, ...process.argv.slice(2)] });

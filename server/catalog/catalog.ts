@@ -16,6 +16,7 @@ import type { NativeTable } from "@/server/lance/native";
 import { KeyedLock } from "./keyed-lock";
 import { AppendGroups } from "@/server/tables/append-groups";
 import { TableFiles } from "@/server/lance/table-files";
+import { countLookup } from "@/server/metrics";
 import type { ObjectStore } from "@/server/storage/object-store";
 import { relativeTo, type DataRoot } from "@/server/storage/root";
 import { openStore } from "@/server/storage/stores";
@@ -545,6 +546,7 @@ export class Catalog {
     const latest = latestOfMain ? await this.datasets.latestManifest(entry.location) : null;
     const cacheKey = latest?.etag ? `${latest.key}\0${latest.etag}` : null;
     const cached = cacheKey === null ? undefined : this.descriptions.get(cacheKey);
+    if (cacheKey !== null) countLookup("table_description", cached !== undefined);
     if (cached) return { entry, declaredOnly: false, ...cached };
     const declaredOnly = latest === null && (await this.isDeclaredOnly(entry));
     if (declaredOnly) {

@@ -7,6 +7,7 @@
 import "server-only";
 import { config } from "@/server/config";
 import { QuiverError } from "@/server/errors";
+import { metrics } from "@/server/metrics";
 
 export const slowDown = (reason: string) => new QuiverError("ServiceUnavailable", `the service is busy: ${reason}; retry after a moment`);
 
@@ -18,7 +19,13 @@ export class Admission {
     private readonly concurrent: number,
     private readonly queued: number,
     private readonly waitMs: number,
+    /** Told the numbers running and waiting whenever they change. */
+    private readonly report: (running: number, waiting: number) => void = () => {},
   ) {}
+
+  private changed() {
+    this.report(this.running, this.waiting.length);
+  }
 
   /** Resolves with a release function once the request may run; throws "Slow down" when the queue is full or the wait too long. */
   async enter(): Promise<() => void> {
@@ -28,21 +35,25 @@ export class Admission {
       const entry = { admit: () => (clearTimeout(timer), resolve()) };
       const timer = setTimeout(() => {
         this.waiting.splice(this.waiting.indexOf(entry), 1);
+        this.changed();
         reject(slowDown(`no turn came within ${this.waitMs} ms`));
       }, this.waitMs);
       this.waiting.push(entry);
+      this.changed();
     });
     return this.take();
   }
 
   private take(): () => void {
     this.running++;
+    this.changed();
     let released = false;
     return () => {
       if (released) return;
       released = true;
       this.running--;
       this.waiting.shift()?.admit();
+      this.changed();
     };
   }
 }
@@ -69,5 +80,8 @@ export class BodyBudget {
   }
 }
 
-export const heavyRequests = new Admission(config.maxHeavyRequests, config.maxQueuedRequests, config.queueWaitMs);
+export const heavyRequests = new Admission(config.maxHeavyRequests, config.maxQueuedRequests, config.queueWaitMs, (running, waiting) => {
+  metrics.heavyRunning.set(running);
+  metrics.heavyQueued.set(waiting);
+});
 export const bodyBudget = new BodyBudget(config.maxBufferedBodyBytes);

@@ -7,9 +7,10 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import { DEFAULT_DELIMITER, formatIdentifier, IdentifierError, parseIdentifier, sameIdentifier, validateIdentifier } from "@/lib/identifiers";
-import { QuiverError, invalidInput } from "../errors";
+import { ErrorCode, QuiverError, invalidInput } from "../errors";
 import { parseArrowBody } from "@/server/catalog/catalog";
-import { FILE_ROOM } from "@/server/lance/arrow-ipc";
+import { FILE_ROOM, type ArrowBody } from "@/server/lance/arrow-ipc";
+import { metrics } from "@/server/metrics";
 import { config } from "../config";
 import { heavyRequests } from "./admission";
 import { PhaseTimer } from "./phase-timer";
@@ -87,6 +88,15 @@ async function authorize(route: RouteDef, principal: Principal, database: string
   }
 }
 
+function countRequest(operation: string, status: number, errorCode: number | null, seconds: number, arrowRows: number | null) {
+  metrics.requests.inc({ operation, status });
+  metrics.duration.observe({ operation }, seconds);
+  if (status === 503) metrics.refused.inc({ operation });
+  if (status === 401 || status === 403) metrics.authFailures.inc({ status });
+  if (errorCode === ErrorCode.ConcurrentModification) metrics.conflicts.inc({ operation });
+  if (status === 200 && arrowRows !== null) metrics.rowsWritten.inc({ operation }, arrowRows);
+}
+
 /** Mutating calls are audited whatever their outcome; every refused call is audited too. */
 const mutating = (route: RouteDef) => ["editor", "admin", "global-admin"].includes(route.access.need) && !route.methods.includes("GET");
 
@@ -112,6 +122,8 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
   let response: Response;
   const releases: Array<() => void> = [];
   const timing = new PhaseTimer();
+  const started = performance.now();
+  let arrowRows: number | null = null;
   try {
     const found = findRoute(routes, request.method, url.pathname);
     if (!found) {
@@ -182,6 +194,8 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
       const held = await timing.time("body", readBody(request, config.maxArrowBodyBytes, true, FILE_ROOM));
       releases.push(held.release);
       body = parseArrowBody(held.body);
+      arrowRows = (body as ArrowBody).rows;
+      metrics.bytesReceived.inc((body as ArrowBody).file.byteLength);
     }
     const work = route.handler({ request, requestId, principal, database, catalog, access: access(), id, params, delimiter, query, body });
     // The work owns the admission from here: it is given back when the work ends, even if a timeout answered first.
@@ -212,6 +226,7 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
       })
       .catch((err) => console.error(`[${requestId}] audit log write failed`, err));
   }
+  countRequest(matched?.operationId ?? "unmatched", response.status, errorCode, (performance.now() - started) / 1000, arrowRows);
   // Only a caller who proved who they are learns how long each phase took.
   if (principal) response.headers.set("server-timing", timing.header());
   return response;

@@ -9,6 +9,7 @@ import { LRUCache } from "lru-cache";
 import type { ObjectInfo, ObjectStore } from "@/server/storage/object-store";
 import { ManifestSchema } from "./proto/lance_format_pb";
 import type { SchemaField } from "./version-operations";
+import { countLookup } from "@/server/metrics";
 
 export interface VersionSummary {
   version: number;
@@ -69,6 +70,7 @@ const cache = new LRUCache<string, VersionSummary>({ max: 50_000 });
 export async function versionSummary(store: ObjectStore, manifest: { key: string; eTag: string }): Promise<VersionSummary> {
   const cacheKey = `${store.root.uri}\0${manifest.key}\0${manifest.eTag}`;
   const cached = cache.get(cacheKey);
+  countLookup("version_summary", cached !== undefined);
   if (cached) return cached;
   const file = await store.get(manifest.key);
   if (!file) throw new Error(`manifest ${manifest.key} is missing`);

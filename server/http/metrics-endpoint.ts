@@ -1,0 +1,29 @@
+/**
+ * GET /metrics: the Prometheus text for a scraper with an administrator's credential (an admin API key as a bearer
+ * token or `x-api-key`). Refusals answer in the API's error shape and are counted like the API's.
+ */
+import "server-only";
+import { randomUUID } from "node:crypto";
+import { QuiverError } from "../errors";
+import { access } from "../auth/access";
+import { metrics, metricsText } from "../metrics";
+import { credentialsOf } from "./authenticate";
+import { errorResponse } from "./responses";
+
+export async function serveMetrics(request: Request): Promise<Response> {
+  const requestId = randomUUID();
+  try {
+    const credentials = await credentialsOf(request, { apiKeyHeaderOnly: false });
+    if ("missing" in credentials) throw new QuiverError("Unauthenticated", credentials.missing);
+    if ("refused" in credentials) throw new QuiverError("Unauthenticated", credentials.refused);
+    if ("forbidden" in credentials) throw new QuiverError("PermissionDenied", credentials.forbidden);
+    if (!(await access().isGlobalAdmin(credentials.principal)))
+      throw new QuiverError("PermissionDenied", "the metrics need an administrator of the whole service");
+    const { text, contentType } = await metricsText();
+    return new Response(text, { headers: { "content-type": contentType, "cache-control": "no-store, no-transform", "x-request-id": requestId } });
+  } catch (err) {
+    const response = errorResponse(err, "/metrics", requestId);
+    if (response.status === 401 || response.status === 403) metrics.authFailures.inc({ status: response.status });
+    return response;
+  }
+}

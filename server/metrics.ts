@@ -1,0 +1,88 @@
+/**
+ * The service's Prometheus metrics (GET /metrics). Each process counts its own; under `npm start` with several
+ * workers, a scrape that reaches any worker asks the primary process for the sum over all of them (prom-client's
+ * cluster aggregation), so one scrape of the port sees the whole service.
+ */
+import "server-only";
+import cluster from "node:cluster";
+import { randomUUID } from "node:crypto";
+import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, register } from "prom-client";
+
+const PREFIX = "quiver_";
+
+// Next may load this module more than once (one copy per route bundle); the metrics are made once per process.
+const made = globalThis as typeof globalThis & { quiverMetrics?: ReturnType<typeof makeMetrics> };
+
+function makeMetrics() {
+  collectDefaultMetrics({ prefix: PREFIX });
+  // Making one is what sets a cluster worker to answer the primary's requests for this process's metrics.
+  if (cluster.isWorker) new AggregatorRegistry();
+  return {
+    requests: new Counter({
+      name: `${PREFIX}http_requests_total`,
+      help: "API requests answered, by operation and status",
+      labelNames: ["operation", "status"],
+    }),
+    duration: new Histogram({
+      name: `${PREFIX}http_request_duration_seconds`,
+      help: "Time to answer an API request, by operation",
+      labelNames: ["operation"],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    }),
+    rowsWritten: new Counter({
+      name: `${PREFIX}rows_written_total`,
+      help: "Rows written by Arrow writes (insert, create, merge-insert), by operation",
+      labelNames: ["operation"],
+    }),
+    bytesReceived: new Counter({ name: `${PREFIX}arrow_body_bytes_total`, help: "Bytes of Arrow request bodies received" }),
+    heavyRunning: new Gauge({ name: `${PREFIX}heavy_requests_running`, help: "Heavy requests (Arrow writes, queries, rewrites) running now" }),
+    heavyQueued: new Gauge({ name: `${PREFIX}heavy_requests_queued`, help: "Heavy requests waiting for a turn now" }),
+    refused: new Counter({
+      name: `${PREFIX}requests_refused_total`,
+      help: "Requests answered 503 (busy, store or engine unavailable, timeout), by operation",
+      labelNames: ["operation"],
+    }),
+    conflicts: new Counter({
+      name: `${PREFIX}commit_conflicts_total`,
+      help: "Writes that lost a commit race and answered 409 ConcurrentModification, by operation",
+      labelNames: ["operation"],
+    }),
+    authFailures: new Counter({
+      name: `${PREFIX}auth_failures_total`,
+      help: "Requests refused for their credentials (401) or their rights (403)",
+      labelNames: ["status"],
+    }),
+    cacheLookups: new Counter({
+      name: `${PREFIX}cache_lookups_total`,
+      help: "Lookups in the server's caches, by cache and result (hit or miss)",
+      labelNames: ["cache", "result"],
+    }),
+  };
+}
+
+export const metrics = (made.quiverMetrics ??= makeMetrics());
+
+export const countLookup = (cache: string, hit: boolean) => metrics.cacheLookups.inc({ cache, result: hit ? "hit" : "miss" });
+
+/** The request and answer messages between a worker and the primary of `npm start` (scripts/start.mjs). */
+const REQUEST = "quiver:metrics-request";
+const ANSWER = "quiver:metrics-answer";
+
+/** The metrics in Prometheus's text format: this process's, or under workers the sum over all of them. */
+export async function metricsText(): Promise<{ text: string; contentType: string }> {
+  if (!cluster.isWorker || !process.send) return { text: await register.metrics(), contentType: register.contentType };
+  const id = randomUUID();
+  const text = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => (process.off("message", listen), reject(new Error("the primary process did not answer with the workers' metrics"))), 10_000);
+    const listen = (message: { type?: string; id?: string; text?: string; error?: string }) => {
+      if (message?.type !== ANSWER || message.id !== id) return;
+      clearTimeout(timer);
+      process.off("message", listen);
+      if (message.error !== undefined) reject(new Error(message.error));
+      else resolve(message.text ?? "");
+    };
+    process.on("message", listen);
+    process.send!({ type: REQUEST, id });
+  });
+  return { text, contentType: register.contentType };
+}

@@ -1,0 +1,111 @@
+/**
+ * GET /metrics: Prometheus text for an administrator, counting what the API did (requests by operation and status,
+ * rows and bytes written, refusals, auth failures, cache lookups); under QUIVER_WORKERS, one scrape sums all workers.
+ */
+import http from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { client, expectError, rows } from "./client";
+import { startServer, type TestServer } from "./server";
+
+/** The samples of a Prometheus text exposition, by metric name and sorted labels. */
+function parse(text: string): Map<string, number> {
+  const samples = new Map<string, number>();
+  for (const line of text.split("\n")) {
+    if (!line || line.startsWith("#")) continue;
+    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (\S+)$/.exec(line);
+    if (!match) throw new Error(`not a Prometheus sample line: ${line}`);
+    const labels = match[3] ? [...match[3].matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map(([, k, v]) => `${k}=${v}`).sort() : [];
+    samples.set(`${match[1]}{${labels.join(",")}}`, Number(match[4]));
+  }
+  return samples;
+}
+
+async function scrape(server: TestServer, headers: Record<string, string> = server.auth) {
+  const res = await fetch(`${server.url}/metrics`, { headers });
+  return { status: res.status, type: res.headers.get("content-type"), text: await res.text() };
+}
+
+describe("GET /metrics on one process", () => {
+  let server: TestServer;
+  let api: ReturnType<typeof client>;
+  beforeAll(async () => {
+    server = await startServer();
+    api = client(server.url, server.auth);
+  });
+  afterAll(() => server?.stop());
+
+  it("is refused without an administrator's credential, in the API's error shape", async () => {
+    const anonymous = await fetch(`${server.url}/metrics`);
+    expect(anonymous.status).toBe(401);
+    expect(await anonymous.json()).toMatchObject({ status: 401, code: 16, instance: "/metrics" });
+    const key = await api.post<{ key: string }>("/v1/admin/keys/create", { name: "reader", role: "viewer" });
+    expect(key.status, JSON.stringify(key.body)).toBe(200);
+    const viewer = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${key.body.key}` } });
+    expect(viewer.status).toBe(403);
+    expect(await viewer.json()).toMatchObject({ status: 403, code: 15 });
+  });
+
+  it("counts requests, rows and bytes written, auth failures and cache lookups", async () => {
+    expect((await api.arrow("/v1/table/m/create", rows(0, 100))).status).toBe(200);
+    expect((await api.arrow("/v1/table/m/insert", rows(100, 130))).status).toBe(200);
+    expect((await api.arrow("/v1/table/m/insert", rows(130, 135))).status).toBe(200);
+    expectError(await api.arrow("/v1/table/nope/insert", rows(0, 1)), 404, 4);
+    for (let i = 0; i < 3; i++) expect((await api.post("/v1/table/m/describe", {})).status).toBe(200);
+    expect((await fetch(`${server.url}/v1/table/m/describe`, { method: "POST", headers: { "x-api-key": "wrong" } })).status).toBe(401);
+
+    const scraped = await scrape(server);
+    expect(scraped.status).toBe(200);
+    expect(scraped.type).toContain("text/plain");
+    const m = parse(scraped.text);
+    expect(m.get("quiver_http_requests_total{operation=CreateTable,status=200}")).toBe(1);
+    expect(m.get("quiver_http_requests_total{operation=InsertIntoTable,status=200}")).toBe(2);
+    expect(m.get("quiver_http_requests_total{operation=InsertIntoTable,status=404}")).toBe(1);
+    expect(m.get("quiver_http_requests_total{operation=DescribeTable,status=200}")).toBe(3);
+    expect(m.get("quiver_http_request_duration_seconds_count{operation=DescribeTable}")).toBe(4);
+    expect(m.get("quiver_rows_written_total{operation=CreateTable}")).toBe(100);
+    expect(m.get("quiver_rows_written_total{operation=InsertIntoTable}")).toBe(35);
+    expect(m.get("quiver_arrow_body_bytes_total{}")).toBeGreaterThan(0);
+    expect(m.get("quiver_auth_failures_total{status=401}")).toBeGreaterThanOrEqual(2);
+    expect(m.get("quiver_auth_failures_total{status=403}")).toBe(1);
+    // The first describe of the version reads it; the next two are answered from the cache.
+    expect(m.get("quiver_cache_lookups_total{cache=table_description,result=hit}")).toBe(2);
+    expect(m.get("quiver_cache_lookups_total{cache=table_description,result=miss}")).toBe(1);
+    expect(m.get("quiver_heavy_requests_running{}")).toBe(0);
+    expect(m.get("quiver_heavy_requests_queued{}")).toBe(0);
+    expect(m.has("quiver_process_resident_memory_bytes{}")).toBe(true);
+  });
+});
+
+describe("GET /metrics under QUIVER_WORKERS=2", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({}, { workers: 2 });
+  });
+  afterAll(() => server?.stop());
+
+  /** A describe on a connection of its own, so that the port's round robin hands it to the next worker. */
+  const describeOnNewConnection = () =>
+    new Promise<number>((resolve, reject) => {
+      const request = http.request(
+        `${server.url}/v1/table/w/describe`,
+        { method: "POST", agent: false, headers: { ...server.auth, "content-type": "application/json" } },
+        (res) => {
+          res.resume();
+          res.on("end", () => resolve(res.statusCode ?? 0));
+        },
+      );
+      request.on("error", reject);
+      request.end("{}");
+    });
+
+  it("sums the workers' counts in one scrape, whichever worker answers it", async () => {
+    const api = client(server.url, server.auth);
+    expect((await api.arrow("/v1/table/w/create", rows(0, 10))).status).toBe(200);
+    expect(await Promise.all(Array.from({ length: 20 }, describeOnNewConnection))).toEqual(Array(20).fill(200));
+    for (let i = 0; i < 4; i++) {
+      const m = parse((await scrape(server)).text);
+      expect(m.get("quiver_http_requests_total{operation=DescribeTable,status=200}")).toBe(20);
+      expect(m.get("quiver_rows_written_total{operation=CreateTable}")).toBe(10);
+    }
+  });
+});
