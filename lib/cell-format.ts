@@ -59,15 +59,18 @@ function fullText(value: unknown): string {
   return String(value);
 }
 
+function shortText(value: unknown, full: string): string {
+  if (typeof value === "number") return readableNumber(value);
+  if (value instanceof Uint8Array) return value.length > 16 ? `${full.slice(0, 34)}… (${value.length} bytes)` : full;
+  const list = value !== null && typeof value === "object" ? asList(value) : null;
+  if (list) {
+    const head = list.slice(0, VECTOR_HEAD).map((v) => (typeof v === "number" ? readableNumber(v) : fullText(v)));
+    return list.length > VECTOR_HEAD ? `[${list.length}] ${head.join(", ")}, …` : `[${head.join(", ")}]`;
+  }
+  return full.length > SHORT_TEXT ? `${full.slice(0, SHORT_TEXT)}…` : full;
+}
+
 export function cellText(value: unknown): CellText {
   const full = fullText(value);
-  let short: string;
-  if (typeof value === "number") short = readableNumber(value);
-  else if (value instanceof Uint8Array) short = value.length > 16 ? `${full.slice(0, 34)}… (${value.length} bytes)` : full;
-  else if (value !== null && typeof value === "object" && asList(value)) {
-    const list = asList(value)!;
-    const head = list.slice(0, VECTOR_HEAD).map((v) => (typeof v === "number" ? readableNumber(v) : fullText(v)));
-    short = list.length > VECTOR_HEAD ? `[${list.length}] ${head.join(", ")}, …` : `[${head.join(", ")}]`;
-  } else short = full.length > SHORT_TEXT ? `${full.slice(0, SHORT_TEXT)}…` : full;
-  return { short, full };
+  return { short: shortText(value, full), full };
 }

@@ -1,4 +1,5 @@
 /** A small HTTP client for the tests: JSON and Arrow calls that return status and parsed body. */
+import http from "node:http";
 import { Float64, Int64, Table, tableFromIPC, tableToIPC, vectorFromArray, Utf8 } from "apache-arrow";
 
 export interface Reply<T = Record<string, unknown>> {
@@ -74,5 +75,22 @@ export async function postAccessKey(base: string, key: string): Promise<Response
     redirect: "manual",
     headers: { "content-type": "application/x-www-form-urlencoded", cookie },
     body: new URLSearchParams({ csrfToken, key, json: "true" }),
+  });
+}
+
+/**
+ * A JSON POST on a connection of its own, never a kept-alive one, so that a port shared by workers hands each call
+ * to the next worker in turn. Answers the status and the body's text.
+ */
+export function postOnNewConnection(url: string, headers: Record<string, string>, body: unknown = {}): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(url, { method: "POST", agent: false, headers: { ...headers, "content-type": "application/json" } }, (res) => {
+      let text = "";
+      res.on("data", (d) => (text += d));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    request.on("error", reject);
+    request.setTimeout(20_000, () => request.destroy(new Error("no answer within 20 s")));
+    request.end(JSON.stringify(body));
   });
 }

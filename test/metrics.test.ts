@@ -2,9 +2,8 @@
  * GET /metrics: Prometheus text for an administrator, counting what the API did (requests by operation and status,
  * rows and bytes written, refusals, auth failures, cache lookups); under QUIVER_WORKERS, one scrape sums all workers.
  */
-import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { client, expectError, rows } from "./client";
+import { client, expectError, postOnNewConnection, rows } from "./client";
 import { startServer, type TestServer } from "./server";
 
 /** The samples of a Prometheus text exposition, by metric name and sorted labels. */
@@ -84,19 +83,7 @@ describe("GET /metrics under QUIVER_WORKERS=2", () => {
   afterAll(() => server?.stop());
 
   /** A describe on a connection of its own, so that the port's round robin hands it to the next worker. */
-  const describeOnNewConnection = () =>
-    new Promise<number>((resolve, reject) => {
-      const request = http.request(
-        `${server.url}/v1/table/w/describe`,
-        { method: "POST", agent: false, headers: { ...server.auth, "content-type": "application/json" } },
-        (res) => {
-          res.resume();
-          res.on("end", () => resolve(res.statusCode ?? 0));
-        },
-      );
-      request.on("error", reject);
-      request.end("{}");
-    });
+  const describeOnNewConnection = async () => (await postOnNewConnection(`${server.url}/v1/table/w/describe`, server.auth)).status;
 
   it("sums the workers' counts in one scrape, whichever worker answers it", async () => {
     const api = client(server.url, server.auth);

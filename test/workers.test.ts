@@ -4,9 +4,8 @@
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { client, rows } from "./client";
+import { client, postOnNewConnection, rows } from "./client";
 import { startServer, type TestServer } from "./server";
 
 let server: TestServer;
@@ -30,21 +29,10 @@ function cpuTicks(pid: number): number {
 }
 
 /** A count of the table's rows on a connection of its own, so that the port's round robin hands it to the next worker. */
-function countOnNewConnection(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const request = http.request(
-      `${server.url}/v1/table/w/count_rows`,
-      { method: "POST", agent: false, headers: { ...server.auth, "content-type": "application/json" } },
-      (res) => {
-        let body = "";
-        res.on("data", (d) => (body += d));
-        res.on("end", () => (res.statusCode === 200 ? resolve(JSON.parse(body)) : reject(new Error(`${res.statusCode}: ${body}`))));
-      },
-    );
-    request.on("error", reject);
-    request.setTimeout(20_000, () => request.destroy(new Error("no answer within 20 s")));
-    request.end("{}");
-  });
+async function countOnNewConnection(): Promise<number> {
+  const { status, text } = await postOnNewConnection(`${server.url}/v1/table/w/count_rows`, server.auth);
+  if (status !== 200) throw new Error(`${status}: ${text}`);
+  return JSON.parse(text) as number;
 }
 
 describe("QUIVER_WORKERS=2", () => {

@@ -4,7 +4,9 @@
  */
 import "server-only";
 import { getToken } from "next-auth/jwt";
+import { QuiverError } from "../errors";
 import { access, type Authenticated } from "../auth/access";
+import type { Principal } from "../auth/model";
 import { looksLikeApiKey } from "../auth/api-keys";
 import { principalFromSession } from "../auth/next-auth";
 import { sessionSecret } from "../auth/session";
@@ -65,4 +67,13 @@ export async function credentialsOf(
     return principal ? { principal } : { refused: "the console session has expired or its key was revoked; sign in again" };
   }
   return { missing: "credentials are required: an API key (x-api-key) or a bearer token" };
+}
+
+/** The caller a request's credentials prove, or the API's 401/403 when they prove none. */
+export async function principalOf(request: Request, options: Parameters<typeof credentialsOf>[1]): Promise<Principal> {
+  const credentials = await credentialsOf(request, options);
+  if ("missing" in credentials) throw new QuiverError("Unauthenticated", credentials.missing);
+  if ("refused" in credentials) throw new QuiverError("Unauthenticated", credentials.refused);
+  if ("forbidden" in credentials) throw new QuiverError("PermissionDenied", credentials.forbidden);
+  return credentials.principal;
 }

@@ -17,7 +17,7 @@ import { PhaseTimer } from "./phase-timer";
 import { catalogFor, checkDatabaseName, DEFAULT_DATABASE } from "@/server/catalog/databases";
 import { access } from "../auth/access";
 import { describePrincipal, roleRank, type Principal } from "../auth/model";
-import { credentialsOf } from "./authenticate";
+import { principalOf } from "./authenticate";
 import { unknownFields } from "./unknown-fields";
 import { refusedOperation } from "./refused-operations";
 import { discardBody, readBody, readJsonBody, requestDeadline } from "./request-body";
@@ -148,11 +148,7 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
     let json: Awaited<ReturnType<typeof readJsonBody>> | undefined;
     if (route.body?.kind === "json") json = await timing.time("body", readJsonBody(request));
     const identity = json && "value" in json ? (json.value.identity as { api_key?: string; auth_token?: string } | null | undefined) : undefined;
-    const credentials = await credentialsOf(request, { apiKeyHeaderOnly: route.access.apiKeyHeaderOnly === true, identity });
-    if ("missing" in credentials) throw new QuiverError("Unauthenticated", credentials.missing);
-    if ("refused" in credentials) throw new QuiverError("Unauthenticated", credentials.refused);
-    if ("forbidden" in credentials) throw new QuiverError("PermissionDenied", credentials.forbidden);
-    principal = credentials.principal;
+    principal = await principalOf(request, { apiKeyHeaderOnly: route.access.apiKeyHeaderOnly === true, identity });
 
     checkDatabaseName(database);
     const keyDatabase = access().keyDatabase(principal);

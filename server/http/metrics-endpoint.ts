@@ -7,18 +7,14 @@ import { randomUUID } from "node:crypto";
 import { QuiverError } from "../errors";
 import { access } from "../auth/access";
 import { metrics, metricsText } from "../metrics";
-import { credentialsOf } from "./authenticate";
+import { principalOf } from "./authenticate";
 import { errorResponse } from "./responses";
 
 export async function serveMetrics(request: Request): Promise<Response> {
   const requestId = randomUUID();
   try {
-    const credentials = await credentialsOf(request, { apiKeyHeaderOnly: false });
-    if ("missing" in credentials) throw new QuiverError("Unauthenticated", credentials.missing);
-    if ("refused" in credentials) throw new QuiverError("Unauthenticated", credentials.refused);
-    if ("forbidden" in credentials) throw new QuiverError("PermissionDenied", credentials.forbidden);
-    if (!(await access().isGlobalAdmin(credentials.principal)))
-      throw new QuiverError("PermissionDenied", "the metrics need an administrator of the whole service");
+    const principal = await principalOf(request, { apiKeyHeaderOnly: false });
+    if (!(await access().isGlobalAdmin(principal))) throw new QuiverError("PermissionDenied", "the metrics need an administrator of the whole service");
     const { text, contentType } = await metricsText();
     return new Response(text, { headers: { "content-type": contentType, "cache-control": "no-store, no-transform", "x-request-id": requestId } });
   } catch (err) {

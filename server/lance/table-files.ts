@@ -47,7 +47,8 @@ export class TableFiles {
 
   /** The versions whose manifests lie in a directory, with each manifest's listing, and which naming they use. */
   async versions(directory: string): Promise<{ v2: boolean; sources: Map<number, ManifestSource> }> {
-    const { v2, files } = await listVersionNumbers(this.store, this.own(`${directory}/`).slice(0, -1));
+    this.own(`${directory}/`);
+    const { v2, files } = await listVersionNumbers(this.store, directory);
     return { v2, sources: new Map([...files].map(([version, info]) => [version, { directory, v2, info }])) };
   }
 

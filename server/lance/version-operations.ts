@@ -60,25 +60,34 @@ function pathsById(fields: SchemaField[]): Map<number, string> {
 function schemaChanges(before: SchemaField[], after: SchemaField[]): string[] {
   const old = pathsById(before);
   const now = pathsById(after);
-  const oldIds = new Set(before.map((f) => f.id));
   const oldNames = new Set(old.values());
+  const nowNames = new Set(now.values());
+  const oldById = new Map(before.map((f) => [f.id, f]));
   const topmost = (fields: SchemaField[], keep: (f: SchemaField) => boolean) => {
     const kept = new Set(fields.filter(keep).map((f) => f.id));
     return fields.filter((f) => kept.has(f.id) && !kept.has(f.parentId));
   };
-  const changes: string[] = [];
-  const dropped = topmost(before, (f) => !now.has(f.id) && !new Set(now.values()).has(old.get(f.id)!));
-  if (dropped.length) changes.push(`Drop ${dropped.length === 1 ? "column" : "columns"} ${list(dropped.map((f) => old.get(f.id)!))}`);
-  for (const field of after) {
-    if (oldIds.has(field.id) && before.find((f) => f.id === field.id)!.name !== field.name) {
-      changes.push(`Rename column ${old.get(field.id)} to ${field.name}`);
-    }
-  }
-  const retyped = topmost(after, (f) => !oldIds.has(f.id) && oldNames.has(now.get(f.id)!));
-  if (retyped.length) changes.push(`Change the type of ${retyped.length === 1 ? "column" : "columns"} ${list(retyped.map((f) => now.get(f.id)!))}`);
-  const added = topmost(after, (f) => !oldIds.has(f.id) && !oldNames.has(now.get(f.id)!));
-  if (added.length) changes.push(`Add ${added.length === 1 ? "column" : "columns"} ${list(added.map((f) => now.get(f.id)!))}`);
-  return changes;
+  const told = (verb: string, fields: SchemaField[], paths: Map<number, string>) =>
+    fields.length ? [`${verb} ${fields.length === 1 ? "column" : "columns"} ${list(fields.map((f) => paths.get(f.id)!))}`] : [];
+  const renamed = after.filter((f) => oldById.has(f.id) && oldById.get(f.id)!.name !== f.name);
+  return [
+    ...told(
+      "Drop",
+      topmost(before, (f) => !now.has(f.id) && !nowNames.has(old.get(f.id)!)),
+      old,
+    ),
+    ...renamed.map((f) => `Rename column ${old.get(f.id)} to ${f.name}`),
+    ...told(
+      "Change the type of",
+      topmost(after, (f) => !old.has(f.id) && oldNames.has(now.get(f.id)!)),
+      now,
+    ),
+    ...told(
+      "Add",
+      topmost(after, (f) => !old.has(f.id) && !oldNames.has(now.get(f.id)!)),
+      now,
+    ),
+  ];
 }
 
 /**

@@ -230,7 +230,7 @@ export class Datasets {
       if (!versions.length) return null;
       version = Math.max(...versions);
     }
-    const key = manifestKey(location, version, v2);
+    const key = v2 ? first : manifestKey(location, version, false);
     const info = await this.store.head(key);
     return info && { key, version, etag: info.etag };
   }

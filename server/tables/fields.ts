@@ -2,7 +2,7 @@
 import "server-only";
 import type { Field } from "apache-arrow";
 import { parseFieldPath } from "@/lib/field-path";
-import { invalidInput } from "@/server/errors";
+import { QuiverError, invalidInput } from "@/server/errors";
 
 /** A field path from the request; a malformed one is the caller's error, named by `where`. */
 export function requestedFieldPath(path: string, where: string): string[] {
@@ -28,4 +28,11 @@ export function resolveField(fields: readonly FieldLike[] | Field[], segments: s
     current = found.type.children ?? [];
   }
   return found;
+}
+
+/** The segments of a column path the request names (`where` names it in errors), which must exist in the table. */
+export function existingColumn(fields: readonly FieldLike[] | Field[], path: string, where: string, table: string): string[] {
+  const segments = requestedFieldPath(path, where);
+  if (!resolveField(fields, segments)) throw new QuiverError("TableColumnNotFound", `column '${path}' does not exist in table '${table}'`);
+  return segments;
 }

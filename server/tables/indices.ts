@@ -5,7 +5,7 @@ import { engineCall } from "@/server/storage/datasets";
 import type { Catalog, Id, ReadAt } from "@/server/catalog/catalog";
 import { compare } from "@/server/catalog/catalog-table";
 import { indexConfig, type IndexOptions } from "@/server/lance/index-config";
-import { requestedFieldPath, resolveField } from "./fields";
+import { existingColumn } from "./fields";
 import { dataAt, dataHandle } from "./handles";
 
 export async function tableStats(catalog: Catalog, id: Id, branch?: string) {
@@ -66,8 +66,7 @@ export async function createIndex(
   const config = indexConfig(options.indexType, options.settings, options.scalarOnly);
   const { entry, table } = await dataHandle(catalog, id, "be indexed", options.branch);
   const schema = await catalog.schemaOf(table);
-  if (!resolveField(schema.fields, requestedFieldPath(options.column, "column")))
-    throw new QuiverError("TableColumnNotFound", `column '${options.column}' does not exist in table '${entry.objectId}'`);
+  existingColumn(schema.fields, options.column, "column", entry.objectId);
   await catalog.commitTo(entry, () =>
     engineCall("create index", () => table.createIndex(config, options.column, options.replace ?? true, null, options.name ?? null)).catch((err) => {
       if (err instanceof QuiverError && err.codeName === "TableAlreadyExists") throw new QuiverError("TableIndexAlreadyExists", err.message);

@@ -12,7 +12,7 @@ import { engineCall } from "@/server/storage/datasets";
 import { checkWriteSchema } from "./schema-check";
 import type { Catalog, Id } from "@/server/catalog/catalog";
 import type { TableEntry } from "@/server/catalog/catalog-table";
-import { requestedFieldPath, resolveField } from "./fields";
+import { existingColumn, requestedFieldPath, resolveField } from "./fields";
 
 /** Writes the first version of a declared-only table; null when it already had data (a concurrent writer won). */
 async function materialize(catalog: Catalog, entry: TableEntry, body: ArrowBody): Promise<number | null> {
@@ -141,10 +141,7 @@ export async function alterColumns(catalog: Catalog, id: Id, alterations: Altera
     if (a.rename === undefined && a.nullable === undefined && a.data_type === undefined) {
       throw invalidInput(`alterations[${i}] for '${a.path}' needs a rename, nullable or data_type`);
     }
-    const segments = requestedFieldPath(a.path, `alterations[${i}]`);
-    if (!resolveField(schema.fields, segments)) {
-      throw new QuiverError("TableColumnNotFound", `column '${a.path}' does not exist in table '${entry.objectId}'`);
-    }
+    const segments = existingColumn(schema.fields, a.path, `alterations[${i}]`, entry.objectId);
     if (a.rename !== undefined && (a.rename.length === 0 || a.rename.includes("."))) {
       throw invalidInput(`alterations[${i}]: '${a.rename}' is not a valid column name`);
     }
@@ -173,11 +170,7 @@ export async function updateFieldMetadata(catalog: Catalog, id: Id, updates: Fie
   if (updates.length === 0) throw invalidInput("updates must list at least one field");
   const { entry, table } = await dataHandle(catalog, id, "have field metadata updated", branch);
   const schema = await catalog.schemaOf(table);
-  const paths = updates.map((u, i) => {
-    const segments = requestedFieldPath(u.path, `updates[${i}]`);
-    if (!resolveField(schema.fields, segments)) throw new QuiverError("TableColumnNotFound", `column '${u.path}' does not exist in table '${entry.objectId}'`);
-    return segments;
-  });
+  const paths = updates.map((u, i) => existingColumn(schema.fields, u.path, `updates[${i}]`, entry.objectId));
   const native = updates.map((u, i) => ({ path: formatFieldPath(paths[i]), metadata: u.metadata, replace: u.replace ?? false }));
   const result = await catalog.commitTo(entry, () => engineCall("update field metadata", () => table.updateFieldMetadata(native)));
   const after = await catalog.schemaOf(table);
@@ -201,10 +194,7 @@ export async function dropColumns(catalog: Catalog, id: Id, columns: string[], b
   if (columns.length === 0) throw invalidInput("columns must list at least one column");
   const { entry, table } = await dataHandle(catalog, id, "have columns dropped", branch);
   const schema = await catalog.schemaOf(table);
-  for (const c of columns) {
-    if (!resolveField(schema.fields, requestedFieldPath(c, "columns")))
-      throw new QuiverError("TableColumnNotFound", `column '${c}' does not exist in table '${entry.objectId}'`);
-  }
+  for (const c of columns) existingColumn(schema.fields, c, "columns", entry.objectId);
   return catalog.commitTo(entry, () => engineCall("drop columns", () => table.dropColumns(columns)));
 }
 
