@@ -57,6 +57,15 @@ function makeMetrics() {
       help: "Lookups in the server's caches, by cache and result (hit or miss)",
       labelNames: ["cache", "result"],
     }),
+    maintenanceRuns: new Counter({
+      name: `${PREFIX}maintenance_runs_total`,
+      help: "Maintenance jobs finished, by kind (compact, cleanup), trigger (request, policy) and outcome",
+      labelNames: ["kind", "trigger", "outcome"],
+    }),
+    maintenanceRetries: new Counter({
+      name: `${PREFIX}maintenance_conflicts_retried_total`,
+      help: "Compactions run again because a user's write committed first",
+    }),
   };
 }
 

@@ -119,7 +119,14 @@ export interface NativeTable {
     }>
   >;
   indexStats(name: string): Promise<{ numIndexedRows: number; numUnindexedRows: number; indexType: string; distanceType?: string; numIndices?: number } | null>;
-  optimize(beforeTimestampMs?: number | null, deleteUnverified?: boolean | null): Promise<unknown>;
+  /** Compacts, removes versions made before the time (ms since the epoch) and indexes new rows, in one call. */
+  optimize(
+    beforeTimestampMs?: number | null,
+    deleteUnverified?: boolean | null,
+  ): Promise<{
+    compaction: { fragmentsRemoved: number; fragmentsAdded: number; filesRemoved: number; filesAdded: number };
+    prune: { bytesRemoved: number; oldVersionsRemoved: number };
+  }>;
   createIndex(index: unknown, column: string, replace?: boolean | null, waitTimeoutS?: number | null, name?: string | null): Promise<void>;
   dropIndex(name: string): Promise<void>;
   close(): void;

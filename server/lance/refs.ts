@@ -8,12 +8,19 @@ import type { ObjectStore } from "@/server/storage/object-store";
 
 export interface TagRef {
   branch: string | null;
+  version: number;
 }
 
 export interface BranchRef {
   createAt: number;
   metadata: Record<string, string>;
+  /** The branch and version it was made from (null: main). */
+  parentBranch: string | null;
+  parentVersion: number;
 }
+
+const branchName = (value: unknown) => (typeof value === "string" && value !== "main" ? value : null);
+const count = (value: unknown) => (typeof value === "number" ? value : 0);
 
 type RefKind = "tags" | "branches";
 
@@ -54,10 +61,15 @@ const stringMap = (value: unknown): Record<string, string> =>
 
 export async function readTagRefs(store: ObjectStore, location: string, names?: readonly string[]): Promise<Map<string, TagRef>> {
   const refs = await readRefs(store, location, "tags", names);
-  return new Map([...refs].map(([name, ref]) => [name, { branch: typeof ref.branch === "string" && ref.branch !== "main" ? ref.branch : null }]));
+  return new Map([...refs].map(([name, ref]) => [name, { branch: branchName(ref.branch), version: count(ref.version) }]));
 }
 
 export async function readBranchRefs(store: ObjectStore, location: string, names?: readonly string[]): Promise<Map<string, BranchRef>> {
   const refs = await readRefs(store, location, "branches", names);
-  return new Map([...refs].map(([name, ref]) => [name, { createAt: typeof ref.createAt === "number" ? ref.createAt : 0, metadata: stringMap(ref.metadata) }]));
+  return new Map(
+    [...refs].map(([name, ref]) => [
+      name,
+      { createAt: count(ref.createAt), metadata: stringMap(ref.metadata), parentBranch: branchName(ref.parentBranch), parentVersion: count(ref.parentVersion) },
+    ]),
+  );
 }

@@ -77,6 +77,13 @@ export class TableFiles {
     );
   }
 
+  /** What every version of every branch says (a branch's manifests lie in `tree/<branch>/_versions/`). */
+  async branchManifests(): Promise<VersionSummary[]> {
+    const listed = await this.store.listInfo(`${this.location}/tree/`);
+    const manifests = [...listed].filter(([key]) => /\/_versions\/\d+\.manifest$/.test(key));
+    return Promise.all(manifests.map(([key, info]) => versionSummary(this.store, { key, eTag: info.etag })));
+  }
+
   tagRefs(names?: readonly string[]) {
     return readTagRefs(this.store, this.location, names);
   }
@@ -111,6 +118,21 @@ export class TableFiles {
     const committed = await this.store.putIfAbsent(key, content);
     if (committed) this.changed();
     return { committed, key };
+  }
+
+  /** The size of every file in the table's directory, by its name relative to the directory. */
+  async sizes(): Promise<Map<string, number>> {
+    const prefix = `${this.location}/`;
+    return new Map([...(await this.store.listInfo(prefix))].map(([key, info]) => [key.slice(prefix.length), info.size]));
+  }
+
+  /** Removes files of the table by their names relative to its directory; a name ending in `/` is a directory. */
+  async removeNamed(names: Iterable<string>): Promise<void> {
+    for (const name of names) {
+      const key = `${this.location}/${name}`;
+      if (name.endsWith("/")) await this.store.deletePrefix(this.own(key));
+      else await this.store.delete(this.own(key));
+    }
   }
 
   async deleteManifests(directory: string, versions: number[], v2: boolean): Promise<void> {

@@ -37,6 +37,37 @@ describe("reading Lance's manifest and transaction files", () => {
     expect(operations).toEqual(["Overwrite", "Append", "Delete", "Update", "CreateIndex"]);
   });
 
+  it("names every file a version uses: the files on disk are exactly those the versions name", async () => {
+    const table = await (
+      await lancedb.connect(dir)
+    ).createTable(
+      "files",
+      Array.from({ length: 300 }, (_, i) => ({ id: i, s: `row ${i % 7}`, vector: [i, i + 1, i + 2, i + 3] })),
+    );
+    await table.add(Array.from({ length: 5 }, (_, i) => ({ id: 1000 + i, s: "more", vector: [0, 0, 0, i] })));
+    await table.delete("id < 3");
+    await table.delete("id = 1001");
+    await table.update({ where: "id = 10", values: { s: "'changed'" } });
+    await table.createIndex("id", { config: lancedb.Index.btree() });
+    await table.createIndex("s", { config: lancedb.Index.fts() });
+    await table.createIndex("vector", { config: lancedb.Index.ivfFlat({ numPartitions: 2 }) });
+    await table.optimize({ cleanupOlderThan: new Date(0) });
+    const root = path.join(dir, "files.lance");
+    const onDisk = (sub: string) => readdirSync(path.join(root, sub)).map((name) => `${sub}/${name}`);
+    const named = readdirSync(path.join(root, "_versions"))
+      .filter((name) => name.endsWith(".manifest"))
+      .map((name) => parseManifest(readFileSync(path.join(root, "_versions", name))).files);
+    const files = new Set(named.flatMap((v) => v.files));
+    const indexDirectories = new Set(named.flatMap((v) => v.indexDirectories.map((d) => d.slice(0, -1))));
+    expect(named.flatMap((v) => v.borrowed)).toEqual([]);
+    expect([...files].filter((f) => f.startsWith("data/")).sort()).toEqual(onDisk("data").sort());
+    expect([...files].filter((f) => f.startsWith("_deletions/")).sort()).toEqual(onDisk("_deletions").sort());
+    expect([...files].filter((f) => f.startsWith("_transactions/")).sort()).toEqual(onDisk("_transactions").sort());
+    expect([...indexDirectories].sort()).toEqual(onDisk("_indices").sort());
+    expect(indexDirectories.size).toBeGreaterThanOrEqual(4);
+    expect(onDisk("_deletions").length).toBeGreaterThanOrEqual(2);
+  });
+
   it("refuses a file that is not a manifest, and names no operation for one that is not a transaction", () => {
     expect(() => parseManifest(Buffer.from("not a manifest at all"))).toThrow(/not a Lance manifest/);
     expect(transactionOperation(Buffer.from([0xff, 0xff, 0xff]))).toBeNull();

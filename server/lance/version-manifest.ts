@@ -7,7 +7,7 @@ import "server-only";
 import { fromBinary } from "@bufbuild/protobuf";
 import { LRUCache } from "lru-cache";
 import type { ObjectInfo, ObjectStore } from "@/server/storage/object-store";
-import { ManifestSchema } from "./proto/lance_format_pb";
+import { IndexSectionSchema, ManifestSchema, type DataFragment, type Manifest } from "./proto/lance_format_pb";
 import type { SchemaField } from "./version-operations";
 import { countLookup } from "@/server/metrics";
 
@@ -18,14 +18,29 @@ export interface VersionSummary {
   metadata: Record<string, string>;
   /** The version's schema, each column by name, id and parent id. */
   fields: SchemaField[];
+  /** The files the version is made of. */
+  files: VersionFiles;
+  /** Fragments with fewer live rows than Lance's compaction aims for. */
+  smallFragments: number;
+}
+
+/** Lance's compaction rewrites fragments with fewer rows than this (its default target rows per fragment). */
+export const COMPACTION_TARGET_ROWS = 1024 * 1024;
+
+/** A message of a manifest file at a position, its length first. */
+function messageAt(buf: Buffer, position: number): Buffer {
+  const length = buf.readUInt32LE(position);
+  return buf.subarray(position + 4, position + 4 + length);
 }
 
 /** A manifest file ends with the position of its protobuf `Manifest`, its length first, then the magic `LANC`. */
-export function parseManifest(buf: Buffer): VersionSummary {
+function readManifest(buf: Buffer): Manifest {
   if (buf.length < 16 || buf.toString("latin1", buf.length - 4) !== "LANC") throw new Error("not a Lance manifest");
-  const position = Number(buf.readBigInt64LE(buf.length - 16));
-  const length = buf.readUInt32LE(position);
-  const manifest = fromBinary(ManifestSchema, buf.subarray(position + 4, position + 4 + length));
+  return fromBinary(ManifestSchema, messageAt(buf, Number(buf.readBigInt64LE(buf.length - 16))));
+}
+
+export function parseManifest(buf: Buffer): VersionSummary {
+  const manifest = readManifest(buf);
   let physicalRows = 0;
   let deletedRows = 0;
   let dataFiles = 0;
@@ -49,6 +64,8 @@ export function parseManifest(buf: Buffer): VersionSummary {
     timestampMillis,
     transactionFile,
     fields: manifest.fields.map(({ name, id, parentId }) => ({ name, id, parentId })),
+    files: filesNamed(manifest, buf),
+    smallFragments: manifest.fragments.filter((f) => Number(f.physicalRows) - Number(f.deletionFile?.numDeletedRows ?? 0) < COMPACTION_TARGET_ROWS).length,
     metadata: {
       total_rows: String(physicalRows - deletedRows),
       total_fragments: String(fragments),
@@ -97,4 +114,51 @@ export async function listVersionNumbers(store: ObjectStore, location: string): 
 export function manifestKey(location: string, version: number, v2Paths: boolean): string {
   const file = v2Paths ? `${(18446744073709551615n - BigInt(version)).toString().padStart(20, "0")}.manifest` : `${version}.manifest`;
   return `${location}/_versions/${file}`;
+}
+
+/** The files of a version, as keys relative to its dataset's directory; those below `_indices/<uuid>/` by directory. */
+export interface VersionFiles {
+  /** Files of this dataset: data, deletion, row-id sequence and transaction files. */
+  files: string[];
+  /** Index directories of this dataset (`_indices/<uuid>/`). */
+  indexDirectories: string[];
+  /** Names of files the version takes from another dataset (`base_paths`: a shallow clone's source, a branch's parent). */
+  borrowed: string[];
+}
+
+const DELETION_EXTENSION = ["arrow", "bin"];
+
+const uuidText = (bytes: Uint8Array) => {
+  const hex = Buffer.from(bytes).toString("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+};
+
+/**
+ * Every file a version's manifest names, as Lance lays them out: data files in `data/`, deletion files in
+ * `_deletions/<fragment>-<read version>-<id>.<arrow|bin>`, row-id sequences at their path, overlays' data files, the
+ * transaction in `_transactions/`, and each index's directory `_indices/<uuid>/`.
+ */
+function filesNamed(manifest: Manifest, buf: Buffer): VersionFiles {
+  const files: string[] = [];
+  const borrowed: string[] = [];
+  const indexDirectories: string[] = [];
+  const add = (name: string, baseId: number | undefined) => (baseId === undefined ? files : borrowed).push(name);
+  const fragmentFiles = (fragment: DataFragment) => {
+    for (const file of fragment.files) add(`data/${file.path}`, file.baseId);
+    for (const overlay of fragment.overlays) if (overlay.dataFile) add(`data/${overlay.dataFile.path}`, overlay.dataFile.baseId);
+    const deletion = fragment.deletionFile;
+    if (deletion) add(`_deletions/${fragment.id}-${deletion.readVersion}-${deletion.id}.${DELETION_EXTENSION[deletion.fileType] ?? "bin"}`, deletion.baseId);
+    for (const external of [fragment.externalRowIds, fragment.externalLastUpdatedAtVersions, fragment.externalCreatedAtVersions])
+      if (external?.path) files.push(external.path);
+  };
+  manifest.fragments.forEach(fragmentFiles);
+  if (manifest.transactionFile) files.push(`_transactions/${manifest.transactionFile}`);
+  if (manifest.indexSection !== undefined) {
+    for (const index of fromBinary(IndexSectionSchema, messageAt(buf, Number(manifest.indexSection))).indices) {
+      if (!index.uuid) continue;
+      const directory = `_indices/${uuidText(index.uuid.uuid)}/`;
+      (index.baseId === undefined ? indexDirectories : borrowed).push(directory);
+    }
+  }
+  return { files, indexDirectories, borrowed };
 }

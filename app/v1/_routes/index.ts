@@ -9,8 +9,18 @@ import { historyRoutes } from "./history";
 import { adminRoutes } from "./admin";
 import { lancedbRoutes } from "./lancedb";
 import { transactionRoutes } from "./transactions";
+import { maintenanceRoutes } from "./maintenance";
 
-const catalogRoutes: RouteDef[] = [...namespaceRoutes, ...tableRoutes, ...dataRoutes, ...historyRoutes, ...lancedbRoutes, ...transactionRoutes, ...adminRoutes];
+const catalogRoutes: RouteDef[] = [
+  ...namespaceRoutes,
+  ...tableRoutes,
+  ...dataRoutes,
+  ...historyRoutes,
+  ...lancedbRoutes,
+  ...transactionRoutes,
+  ...maintenanceRoutes,
+  ...adminRoutes,
+];
 
 const openApiRoute = route({
   operationId: "GetOpenApi",

@@ -1,0 +1,123 @@
+/**
+ * Maintenance runs as jobs: a job is started by a request (or by the automatic policy), runs in the background of the
+ * instance that started it, and outlives the request. Its record lives in the data root, so any instance answers
+ * for it: `.quiver/maintenance/<table location>/jobs/<id>.json`, written only by the instance running it, which
+ * refreshes it while it works. A record left "running" and not refreshed for a while belongs to an instance that
+ * stopped: it is answered as abandoned.
+ */
+import "server-only";
+import { randomBytes } from "node:crypto";
+import type { z } from "zod";
+import type { maintenanceJob } from "@/lib/contract/maintenance";
+import type { Catalog } from "@/server/catalog/catalog";
+import type { TableEntry } from "@/server/catalog/catalog-table";
+import { QuiverError } from "@/server/errors";
+import { metrics } from "@/server/metrics";
+import { TableLease } from "./lease";
+import { cleanupVersions, compactTable } from "./operations";
+
+export type MaintenanceJob = z.output<typeof maintenanceJob>;
+type JobKind = MaintenanceJob["kind"];
+
+const HEARTBEAT_MS = 5_000;
+const ABANDONED_AFTER_MS = 60_000;
+
+const jobsPrefix = (entry: TableEntry) => `.quiver/maintenance/${entry.location}/jobs/`;
+
+export interface JobRequest {
+  kind: JobKind;
+  trigger: MaintenanceJob["trigger"];
+  requestedBy: string;
+  /** For cleanup: versions made before this time go. */
+  olderThan?: Date;
+}
+
+/** Starts a job on the table; refused (409) while another job holds the table's maintenance. */
+export async function startJob(
+  catalog: Catalog,
+  entry: TableEntry,
+  request: JobRequest,
+): Promise<{ job: MaintenanceJob; done: Promise<{ job: MaintenanceJob; failure: QuiverError | null }> }> {
+  const store = catalog.store;
+  // Named by time first, so that a listing is in time order.
+  const jobId = `${Date.now().toString().padStart(14, "0")}-${randomBytes(4).toString("hex")}`;
+  const lease = await TableLease.acquire(store, entry.location, jobId);
+  if (!lease) {
+    const holder = await TableLease.holderOf(store, entry.location);
+    throw new QuiverError("ConcurrentModification", `maintenance of table '${entry.objectId}' is already running${holder ? ` (job ${holder})` : ""}`);
+  }
+  const now = new Date().toISOString();
+  const job: MaintenanceJob = {
+    job_id: jobId,
+    table: entry.id,
+    kind: request.kind,
+    trigger: request.trigger,
+    requested_by: request.requestedBy,
+    status: "running",
+    progress: null,
+    parameters: request.olderThan ? { older_than: request.olderThan.toISOString() } : {},
+    created_at: now,
+    updated_at: now,
+    finished_at: null,
+    compaction: null,
+    cleanup: null,
+    error: null,
+  };
+  const key = `${jobsPrefix(entry)}${jobId}.json`;
+  const save = () => store.put(key, JSON.stringify({ ...job, updated_at: new Date().toISOString() }));
+  try {
+    await save();
+  } catch (err) {
+    await lease.release();
+    throw err;
+  }
+  const heartbeat = setInterval(() => void save().catch(() => undefined), HEARTBEAT_MS);
+  heartbeat.unref();
+  const done = (async () => {
+    let failure: QuiverError | null = null;
+    try {
+      if (request.kind === "compact") {
+        job.compaction = await compactTable(catalog, entry, () => metrics.maintenanceRetries.inc());
+      } else {
+        job.cleanup = await cleanupVersions(catalog, entry, request.olderThan ?? new Date(), (done, total) => (job.progress = { done, total }));
+      }
+      job.status = "succeeded";
+    } catch (err) {
+      job.status = "failed";
+      failure = err instanceof QuiverError ? err : new QuiverError("Internal", `${request.kind} failed`);
+      if (!(err instanceof QuiverError)) console.error(`maintenance job ${jobId} (${request.kind} of '${entry.objectId}') failed:`, err);
+      job.error = { code: failure.code, message: failure.message };
+    } finally {
+      clearInterval(heartbeat);
+      job.finished_at = new Date().toISOString();
+      metrics.maintenanceRuns.inc({ kind: request.kind, trigger: request.trigger, outcome: job.status });
+      await save().catch((err: unknown) => console.error(`maintenance job ${jobId}: its record could not be saved:`, err));
+      await lease.release();
+    }
+    return { job: { ...job }, failure };
+  })();
+  return { job: { ...job }, done };
+}
+
+function answered(job: MaintenanceJob): MaintenanceJob {
+  return job.status === "running" && Date.now() - Date.parse(job.updated_at) > ABANDONED_AFTER_MS ? { ...job, status: "abandoned" } : job;
+}
+
+export async function jobOf(catalog: Catalog, entry: TableEntry, jobId: string): Promise<MaintenanceJob> {
+  const missing = () => new QuiverError("TransactionNotFound", `table '${entry.objectId}' has no maintenance job '${jobId}'`);
+  if (!/^\d{14}-[0-9a-f]{8}$/.test(jobId)) throw missing();
+  const body = await catalog.store.get(`${jobsPrefix(entry)}${jobId}.json`);
+  if (!body) throw missing();
+  return answered(JSON.parse(body.toString("utf8")) as MaintenanceJob);
+}
+
+/** The table's maintenance jobs, newest first. */
+export async function jobsOf(catalog: Catalog, entry: TableEntry, limit: number): Promise<MaintenanceJob[]> {
+  const keys = (await catalog.store.list(jobsPrefix(entry)))
+    .filter((k) => k.endsWith(".json"))
+    .sort()
+    .reverse()
+    .slice(0, limit);
+  const bodies = await Promise.all(keys.map((key) => catalog.store.get(key)));
+  return bodies.flatMap((body) => (body ? [answered(JSON.parse(body.toString("utf8")) as MaintenanceJob)] : []));
+}
