@@ -180,6 +180,22 @@ describe("cleaning up old versions", () => {
     expect(await ids("v")).toEqual([...expected(6), 500, 501, 502, 503, 504]);
   });
 
+  it("keeps what a branch uses: the version it was made from and the table's files its versions name", async () => {
+    await smallWrites("b", 4);
+    expect((await api.post("/v1/table/b/branches/create", { name: "dev", from_version: 3 })).status).toBe(200);
+    expect((await api.arrow("/v1/table/b/insert?branch=dev", rows(900, 905))).status).toBe(200);
+    const onBranch = await ids("b", { branch: "dev" });
+    expect(onBranch).toEqual([...Array.from({ length: 30 }, (_, i) => i), 900, 901, 902, 903, 904]);
+    await api.post("/v1/table/b/maintenance/compact?wait=true", {});
+    const latest = Math.max(...(await versions("b")));
+    const job = (await api.post<{ job: Job; cleanup: Plan }>("/v1/table/b/maintenance/cleanup?wait=true", { older_than_seconds: 0 })).body.job;
+    expect(job.status).toBe("succeeded");
+    expect(job.cleanup).toMatchObject({ kept: { branch_parents: [{ branch: "dev", version: 3 }] } });
+    expect(await versions("b")).toEqual([3, latest]);
+    expect(await ids("b", { branch: "dev" })).toEqual(onBranch);
+    expect(await ids("b")).toEqual(expected(4));
+  });
+
   it("keeps versions made within the retention, and refuses a negative one", async () => {
     const plan = (await api.post<Plan>("/v1/table/h/maintenance/cleanup", { older_than_seconds: 3600, dry_run: true })).body;
     expect(plan).toMatchObject({ versions: [], files: 0, bytes: 0, kept: { newer: 15 } });
