@@ -1,8 +1,9 @@
 /**
  * Runs once when the server starts: checks the settings and that the data root's store answers (a server that
  * cannot serve says so in one line and exits, rather than failing request after request), lets API handlers read
- * request bodies from Node's own request, opens the default database, makes the console's session secret (so that
- * no request, refused ones included, is what first writes it), and issues the first admin key if none exists.
+ * request bodies from Node's own request, opens the default database, starts the automatic maintenance policy, makes
+ * the console's session secret (so that no request, refused ones included, is what first writes it), and issues the
+ * first admin key if none exists.
  */
 const STARTUP_STORE_TIMEOUT_MS = 20_000;
 
@@ -36,6 +37,8 @@ async function start() {
   const { access } = await import("./server/auth/access");
   const { sessionSecret } = await import("./server/auth/session");
   await defaultCatalog();
+  const { startMaintenancePolicy } = await import("./server/maintenance/scheduler");
+  startMaintenancePolicy();
   await sessionSecret();
   const key = await access().bootstrap();
   if (key) {

@@ -177,8 +177,11 @@ async function startAzurite(port) {
   return { child, storageOptions };
 }
 
-/** Quiver as the tests run it (`next start`), or with `workers` as `npm start` runs it, with that many workers. */
-async function startQuiver(root, port, storageOptions, workers) {
+/**
+ * Quiver as the tests run it (`next start`), or with `workers` as `npm start` runs it, with that many workers. The
+ * automatic maintenance policy is off unless `env` turns it on: it would change what the other cases measure.
+ */
+async function startQuiver(root, port, storageOptions, workers, env = {}) {
   const args = workers ? ["scripts/start.mjs", "-H", "127.0.0.1"] : ["node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"];
   const child = spawn("node", args, {
     env: {
@@ -190,6 +193,8 @@ async function startQuiver(root, port, storageOptions, workers) {
       QUIVER_ADMIN_API_KEY: KEY,
       NODE_ENV: "production",
       QUIVER_MAX_PAGE_SIZE: "1000",
+      QUIVER_MAINTENANCE: "off",
+      ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -616,6 +621,49 @@ try {
     }
     record(`describe under load, QUIVER_WORKERS=${cores} (baseline: 1)`, "req/s", "req/s", [rates[cores].rps], [rates[1].rps], "grows with workers");
     record(`describe under load, QUIVER_WORKERS=${cores} (baseline: 1)`, "p99", "ms", [rates[cores].p99], [rates[1].p99]);
+  }
+
+  if (want("maintenance")) {
+    console.log("a table after 1,000 small inserts, before and after the automatic policy compacted it");
+    const SMALL = 1000;
+    await api(base, "/v1/table/small/create", { body: streamOf(0, 10) });
+    for (let i = 1; i <= SMALL; i++) await api(base, "/v1/table/small/insert", { body: streamOf(i * 10, 10) });
+    const health = async (at) => api(at, "/v1/table/small/maintenance/health", { method: "POST" });
+    const latencies = async (at) => {
+      const ms = [];
+      for (let i = 0; i <= 30; i++) {
+        const from = 10 * ((i * 97) % SMALL);
+        const s = performance.now();
+        await fetch(`${at}/v1/table/small/query`, {
+          method: "POST",
+          headers: { "x-api-key": KEY, "content-type": "application/json" },
+          body: JSON.stringify({ filter: `id >= ${from} AND id < ${from + 10}`, limit: 100 }),
+        }).then((r) => r.arrayBuffer());
+        if (i > 0) ms.push(performance.now() - s);
+      }
+      return ms;
+    };
+    const before = { health: await health(base), ms: await latencies(base) };
+    // The same root served with the policy on, looking every second: it finds the table due and compacts it.
+    const policy = await startQuiver(root, 3700 + Math.floor(Math.random() * 90), azurite?.storageOptions, undefined, {
+      QUIVER_MAINTENANCE: "on",
+      QUIVER_MAINTENANCE_INTERVAL_S: "1",
+    });
+    const started = performance.now();
+    let after;
+    for (;;) {
+      after = await health(policy.base);
+      if (after.last_job?.status === "succeeded" && after.last_job.trigger === "policy") break;
+      if (performance.now() - started > 300_000) throw new Error(`the policy did not compact within 5 minutes:\n${policy.log()}`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    const afterMs = await latencies(policy.base);
+    policy.child.kill("SIGTERM");
+    await new Promise((resolve) => policy.child.once("exit", resolve));
+    const name = `${SMALL.toLocaleString("en")} small inserts, after automatic compaction (baseline: before)`;
+    record(name, "query of 10 rows by id range, p50", "ms", afterMs, before.ms, "< before");
+    record(name, "fragments", "", [after.fragments], [before.health.fragments], "a few");
+    record(name, "compaction job", "ms", [Date.parse(after.last_job.finished_at) - Date.parse(after.last_job.created_at)]);
   }
 
   if (want("query")) {

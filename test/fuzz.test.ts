@@ -553,11 +553,13 @@ function tableFor(op: string): string {
 function pathFor(route: RouteDef): string {
   const op = route.operationId;
   const namespace = op === "CreateNamespace" ? `ns$${freshName("n")}` : op === "DropNamespace" ? "ns$ghost" : "ns";
-  return route.path
+  const path = route.path
     .replace("{id}", route.access.on === "table" ? tableFor(op) : namespace)
     .replace("{table_name}", freshName("e"))
     .replace("{key_id}", "0123456789abcdef")
     .replace("{grant_id}", "0123456789abcdef");
+  // A maintenance job outlives its request: waiting for it keeps its work out of the next request's check.
+  return fieldsOf(route.query).includes("wait") ? `${path}?wait=true` : path;
 }
 
 const JSON_ROUTES = apiRoutes.filter((r) => r.body?.kind === "json");

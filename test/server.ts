@@ -136,6 +136,8 @@ export async function startServer(env: Record<string, string> = {}, options: { p
       QUIVER_ADMIN_API_KEY: adminKey,
       NEXTAUTH_URL: `http://127.0.0.1:${port}`,
       PORT: String(port),
+      // Background compaction would change the versions and fragments tests count; the policy's own tests turn it on.
+      QUIVER_MAINTENANCE: "off",
       ...(options.workers === undefined ? {} : { QUIVER_WORKERS: String(options.workers) }),
       ...env,
     },

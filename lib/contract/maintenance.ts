@@ -71,5 +71,19 @@ export const maintenanceJob = z.object({
 
 export const maintenanceJobAnswer = z.object({ job: maintenanceJob, context });
 export const maintenanceJobsAnswer = z.object({ jobs: z.array(maintenanceJob), context });
-export const tableHealthAnswer = tableHealth.extend({ running_job: z.string().nullable(), last_job: maintenanceJob.nullable(), context });
+export const maintenancePolicy = z.object({
+  enabled: z.boolean(),
+  compact_small_fragments: z.number().int(),
+  compact_deleted_fraction: z.number(),
+  retention_seconds: z.number().int(),
+  problems: z.array(z.string()).describe("Properties of the table or its namespaces that could not be read, and were ignored"),
+});
+
+export const tableHealthAnswer = tableHealth.extend({
+  running_job: z.string().nullable(),
+  last_job: maintenanceJob.nullable(),
+  policy: maintenancePolicy.describe("The automatic maintenance policy for this table: the service's, overridden by namespace and table properties"),
+  due: z.object({ compact: z.string().nullable().describe("Why the policy would compact now"), cleanup: z.boolean() }),
+  context,
+});
 export const cleanupPlanAnswer = cleanupPlan.extend({ context });

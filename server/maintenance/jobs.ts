@@ -30,6 +30,8 @@ export interface JobRequest {
   requestedBy: string;
   /** For cleanup: versions made before this time go. */
   olderThan?: Date;
+  /** Why the policy started it. */
+  reason?: string;
 }
 
 /** Starts a job on the table; refused (409) while another job holds the table's maintenance. */
@@ -55,7 +57,10 @@ export async function startJob(
     requested_by: request.requestedBy,
     status: "running",
     progress: null,
-    parameters: request.olderThan ? { older_than: request.olderThan.toISOString() } : {},
+    parameters: {
+      ...(request.olderThan ? { older_than: request.olderThan.toISOString() } : {}),
+      ...(request.reason ? { reason: request.reason } : {}),
+    },
     created_at: now,
     updated_at: now,
     finished_at: null,

@@ -5,6 +5,7 @@ import { describePrincipal, type Principal } from "@/server/auth/model";
 import { TableLease } from "./lease";
 import { jobOf, jobsOf, startJob, type MaintenanceJob } from "./jobs";
 import { indexCoverage, manifestHealth, planCleanup } from "./operations";
+import { cleanupDue, compactionDue, servicePolicy, tablePolicy } from "./policy";
 
 async function writtenTable(catalog: Catalog, id: Id, what: string) {
   const entry = await catalog.resolve(id);
@@ -20,7 +21,21 @@ export async function maintenanceOverview(catalog: Catalog, id: Id) {
     TableLease.holderOf(catalog.store, entry.location),
     jobsOf(catalog, entry, 1),
   ]);
-  return { ...health, ...coverage, running_job: holder, last_job: last ?? null };
+  const { policy, problems } = tablePolicy(servicePolicy().policy, await catalog.index(), entry);
+  return {
+    ...health,
+    ...coverage,
+    running_job: holder,
+    last_job: last ?? null,
+    policy: {
+      enabled: policy.enabled,
+      compact_small_fragments: policy.compactSmallFragments,
+      compact_deleted_fraction: policy.compactDeletedFraction,
+      retention_seconds: policy.retentionSeconds,
+      problems,
+    },
+    due: { compact: compactionDue(policy, health), cleanup: cleanupDue(policy, health) },
+  };
 }
 
 export async function cleanupPreview(catalog: Catalog, id: Id, olderThan: Date) {

@@ -1,0 +1,85 @@
+/**
+ * The automatic policy at work: every instance looks at every table of every database now and then and runs the
+ * maintenance a table is due for, one table after another. The lease makes sure only one instance works on a table
+ * at a time: an instance that finds the table's maintenance running elsewhere goes on to the next table.
+ */
+import "server-only";
+import type { Catalog } from "@/server/catalog/catalog";
+import type { TableEntry } from "@/server/catalog/catalog-table";
+import { catalogFor, listDatabases } from "@/server/catalog/databases";
+import { ConfigError } from "@/server/config-error";
+import { QuiverError } from "@/server/errors";
+import { startJob, type JobRequest } from "./jobs";
+import { manifestHealth, planCleanup } from "./operations";
+import { cleanupDue, compactionDue, servicePolicy, tablePolicy, type MaintenancePolicy } from "./policy";
+
+export const POLICY_PRINCIPAL = "quiver:policy";
+
+const intervalMs = () => (Number(process.env.QUIVER_MAINTENANCE_INTERVAL_S) || 300) * 1000;
+
+/** Checks the service-wide policy (a setting that cannot be read stops the server) and starts the passes. */
+export function startMaintenancePolicy(): void {
+  const { policy, problems } = servicePolicy();
+  if (problems.length) throw new ConfigError(problems.join("; "));
+  let running = false;
+  const pass = async () => {
+    if (running) return;
+    running = true;
+    try {
+      await maintainAll(policy);
+    } catch (err) {
+      console.error("maintenance policy pass failed:", err instanceof Error ? err.message : err);
+    } finally {
+      running = false;
+    }
+  };
+  // Instances started together should not look at the same table at the same moment: each starts at its own offset.
+  const first = setTimeout(
+    () => {
+      void pass();
+      setInterval(() => void pass(), intervalMs()).unref();
+    },
+    intervalMs() * (0.5 + Math.random() / 2),
+  );
+  first.unref();
+}
+
+async function maintainAll(service: MaintenancePolicy) {
+  for (const database of await listDatabases()) {
+    const catalog = await catalogFor(database);
+    const index = await catalog.index();
+    for (const entry of [...index.tables.values()]) {
+      const { policy } = tablePolicy(service, index, entry);
+      if (!policy.enabled) continue;
+      try {
+        await maintainTable(catalog, entry, policy);
+      } catch (err) {
+        // A table dropped meanwhile, or a store that failed: the next pass looks again.
+        if (!(err instanceof QuiverError && err.codeName === "TableNotFound"))
+          console.error(`maintenance policy: table '${entry.objectId}' of database '${database}':`, err instanceof Error ? err.message : err);
+      }
+    }
+  }
+}
+
+async function maintainTable(catalog: Catalog, entry: TableEntry, policy: MaintenancePolicy) {
+  if (await catalog.isDeclaredOnly(entry)) return;
+  const health = await manifestHealth(catalog.filesOf(entry));
+  const reason = compactionDue(policy, health);
+  if (reason) await runJob(catalog, entry, { kind: "compact", reason });
+  if (cleanupDue(policy, health)) {
+    const olderThan = new Date(Date.now() - policy.retentionSeconds * 1000);
+    const plan = await planCleanup(catalog, entry, olderThan);
+    if (plan.versions.length > 0) await runJob(catalog, entry, { kind: "cleanup", olderThan, reason: `${plan.versions.length} versions past the retention` });
+  }
+}
+
+async function runJob(catalog: Catalog, entry: TableEntry, request: Pick<JobRequest, "kind" | "olderThan" | "reason">) {
+  try {
+    const { done } = await startJob(catalog, entry, { ...request, trigger: "policy", requestedBy: POLICY_PRINCIPAL });
+    await done;
+  } catch (err) {
+    // Another instance holds the table's maintenance: it does the work.
+    if (!(err instanceof QuiverError && err.codeName === "ConcurrentModification")) throw err;
+  }
+}
