@@ -62,7 +62,7 @@ export const POLICY_SETTINGS: PolicySetting[] = [
 export const BUILT_IN_POLICY: MaintenancePolicy = { enabled: true, compactSmallFragments: 10, compactDeletedFraction: 0.1, retentionSeconds: 7 * 24 * 3600 };
 
 /** The service-wide policy; a variable that cannot be read stops the server (config errors are found at start). */
-export function servicePolicy(env: NodeJS.ProcessEnv = process.env): { policy: MaintenancePolicy; problems: string[] } {
+export function servicePolicy(env: Record<string, string | undefined> = process.env): { policy: MaintenancePolicy; problems: string[] } {
   const policy = { ...BUILT_IN_POLICY };
   const problems: string[] = [];
   for (const setting of POLICY_SETTINGS) {
