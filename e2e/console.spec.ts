@@ -390,3 +390,38 @@ test("the data grid keeps long values and vectors in their cells, shows doubles 
   await expect(page.getByRole("dialog")).toContainText("[12.8, 12.9, 13, 13.1,");
   await expect(page.getByRole("dialog")).toContainText("25.5]");
 });
+
+test("a table's health, compaction and version cleanup with its preview, from the overview", async ({ page }) => {
+  await call("/v1/table/shop$events/create", { body: rows(0, 10) });
+  for (let i = 1; i <= 11; i++) await call("/v1/table/shop$events/insert", { body: rows(i * 10, i * 10 + 10) });
+  await call("/v1/table/shop$events/delete", { json: { predicate: "id < 5" } });
+  await call("/v1/table/shop$events/tags/create", { json: { tag: "audit", version: 2 } });
+  await signInWithKey(page, undefined, "/tables/shop/events");
+  await hydrated(page);
+  const health = page.getByTestId("table-health");
+  await expect(health).toContainText("12 (12 small)");
+  await expect(health).toContainText("compaction: 12 small fragments (at 10)");
+  await expect(page.getByText("No maintenance has run on this table.")).toBeVisible();
+
+  await page.getByRole("button", { name: "Compact" }).click();
+  const history = page.getByRole("list", { name: "Maintenance history" });
+  await expect(history.getByRole("listitem")).toHaveCount(1);
+  await expect(history.getByRole("listitem").first()).toContainText("succeeded");
+  await expect(history.getByRole("listitem").first()).toContainText("12 → 1 fragments, 5 deleted rows removed");
+  await expect(health).toContainText("1 (1 small)");
+
+  await page.getByRole("button", { name: "Clean up versions…" }).click();
+  const dialog = page.getByRole("dialog");
+  await dialog.getByLabel("Older than").fill("0");
+  await dialog.getByRole("button", { name: "Preview" }).click();
+  const preview = dialog.getByTestId("cleanup-preview");
+  // 15 versions: the creation, 11 inserts, the delete and the compaction's two commits; the latest and the tagged one stay.
+  await expect(preview).toContainText("13 versions would go (v1, v3, v4,");
+  await expect(preview).toContainText("Kept by tags: audit (v2)");
+  await dialog.getByRole("button", { name: "Remove 13 versions" }).click();
+  await expect(dialog).toBeHidden();
+  await expect(history.getByRole("listitem").first()).toContainText("Version cleanup");
+  await expect(history.getByRole("listitem").first()).toContainText("13 versions removed");
+  await expect(health).toContainText(/Versions\s*2,/);
+  await shots(page, "table-maintenance");
+});

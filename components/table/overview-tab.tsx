@@ -6,6 +6,7 @@ import { Badge } from "../ui/controls";
 import { ErrorBanner, Loading } from "../ui/states";
 import { PropertiesTable } from "../ui/properties-editor";
 import { formatBytes, formatTime } from "./format";
+import { MaintenancePanel } from "./maintenance-panel";
 
 export function OverviewTab({ database, table }: { database: string; table: string[] }) {
   const described = useTable(database, table);
@@ -69,6 +70,7 @@ export function OverviewTab({ database, table }: { database: string; table: stri
           </ol>
         )}
       </section>
+      {!d.is_only_declared && <MaintenancePanel database={database} table={table} />}
     </div>
   );
 }
