@@ -73,6 +73,27 @@ describe("GET /metrics on one process", () => {
     expect(m.get("quiver_heavy_requests_queued{}")).toBe(0);
     expect(m.has("quiver_process_resident_memory_bytes{}")).toBe(true);
   });
+
+  it("can be scraped with a key of the metrics role, which reads nothing else", async () => {
+    const created = await api.post<{ key: string; record: { id: string; role: string } }>("/v1/admin/keys/create", { name: "prometheus", role: "metrics" });
+    expect(created.status).toBe(200);
+    expect(created.body.record.role).toBe("metrics");
+    const bearer = { authorization: `Bearer ${created.body.key}` };
+    const scraped = await scrape(server, bearer);
+    expect(scraped.status).toBe(200);
+    expect(parse(scraped.text).has("quiver_http_requests_total{operation=CreateApiKey,status=200}")).toBe(true);
+    const scraper = client(server.url, { "x-api-key": created.body.key });
+    expectError(await scraper.post("/v1/table/m/describe", {}), 403, 15);
+    expectError(await scraper.get("/v1/admin/keys"), 403, 15);
+    expect((await scraper.get<{ tables: string[] }>("/v1/table")).body.tables).toEqual([]);
+    // Granting it a role on data changes nothing: the key reads metrics only.
+    await api.post("/v1/admin/grants/create", {
+      principal: { type: "key", name: created.body.record.id },
+      role: "viewer",
+      scope: { kind: "namespace", id: [] },
+    });
+    expectError(await scraper.post("/v1/table/m/describe", {}), 403, 15);
+  });
 });
 
 describe("GET /metrics under QUIVER_WORKERS=2", () => {

@@ -1,6 +1,6 @@
 "use client";
 import { useState } from "react";
-import { useApiKeys, useCreateApiKey, useRevokeApiKey, type ApiKey, type Role } from "@/lib/queries/access";
+import { useApiKeys, useCreateApiKey, useRevokeApiKey, type ApiKey, type KeyRole } from "@/lib/queries/access";
 import { Badge, Button, Field, TextInput } from "../ui/controls";
 import { Empty, ErrorBanner, Loading } from "../ui/states";
 import { emptyScope, formatScope, RoleField, ScopeFields, toScope } from "./scope";
@@ -16,7 +16,7 @@ const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : "ne
 function CreateKeyForm() {
   const create = useCreateApiKey();
   const [name, setName] = useState("");
-  const [role, setRole] = useState<Role>("viewer");
+  const [role, setRole] = useState<KeyRole>("viewer");
   const [scope, setScope] = useState(emptyScope);
   const [expires, setExpires] = useState("");
   const [copied, setCopied] = useState(false);
@@ -36,7 +36,7 @@ function CreateKeyForm() {
         <Field label="Name" htmlFor="key-name">
           <TextInput id="key-name" value={name} onChange={(e) => setName(e.target.value)} required maxLength={100} placeholder="nightly-loader" />
         </Field>
-        <RoleField id="key-role" value={role} onChange={setRole} />
+        <RoleField id="key-role" value={role} onChange={setRole} forKey />
         <Field label="Expires (optional)" htmlFor="key-expires">
           <TextInput id="key-expires" type="datetime-local" value={expires} onChange={(e) => setExpires(e.target.value)} />
         </Field>

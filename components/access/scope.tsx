@@ -1,6 +1,6 @@
 "use client";
 /** Reading and writing scopes: a namespace subtree or one table, in one database or all of them. */
-import type { Role, Scope } from "@/lib/queries/access";
+import type { KeyRole, Role, Scope } from "@/lib/queries/access";
 import { Field, Select, TextInput } from "../ui/controls";
 
 export function formatScope(scope: Scope): string {
@@ -44,13 +44,24 @@ export function ScopeFields({ value, onChange, prefix }: { value: ScopeDraft; on
   );
 }
 
-export function RoleField({ id, value, onChange }: { id: string; value: Role; onChange: (role: Role) => void }) {
+export function RoleField<R extends Role | KeyRole>({
+  id,
+  value,
+  onChange,
+  forKey = false,
+}: {
+  id: string;
+  value: R;
+  onChange: (role: R) => void;
+  forKey?: boolean;
+}) {
   return (
     <Field label="Role" htmlFor={id}>
-      <Select id={id} value={value} onChange={(e) => onChange(e.target.value as Role)}>
+      <Select id={id} value={value} onChange={(e) => onChange(e.target.value as R)}>
         <option value="viewer">viewer: read metadata and data</option>
         <option value="editor">editor: also write data, tags, columns</option>
         <option value="admin">admin: also drop, namespaces, access</option>
+        {forKey && <option value="metrics">metrics: scrape /metrics only</option>}
       </Select>
     </Field>
   );

@@ -8,6 +8,10 @@ import { context, pageToken } from "./common";
 export const ROLES = ["viewer", "editor", "admin"] as const;
 export const role = z.enum(ROLES);
 
+/** A key's role: a role on data, or `metrics`, which scrapes GET /metrics and reads nothing else. */
+export const KEY_ROLES = [...ROLES, "metrics"] as const;
+export const keyRole = z.enum(KEY_ROLES);
+
 export const scope = z
   .object({
     database: z.string().nullable().describe("The one database it covers; all databases when null"),
@@ -22,7 +26,7 @@ export const apiKey = z
   .object({
     id: z.string(),
     name: z.string(),
-    role,
+    role: keyRole,
     scope,
     createdAt: z.string(),
     createdBy: z.string(),
@@ -67,6 +71,7 @@ export const databasesResponse = z.object({ databases: z.array(z.string()), cont
 export const createdDatabaseResponse = z.object({ name: z.string(), created: z.boolean().describe("False when it already existed"), context });
 
 export type Role = z.output<typeof role>;
+export type KeyRole = z.output<typeof keyRole>;
 export type Scope = z.output<typeof scope>;
 export type ApiKey = z.output<typeof apiKey>;
 export type Grant = z.output<typeof grant>;

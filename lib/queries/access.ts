@@ -16,13 +16,14 @@ import type {
   Grant,
   grantResponse,
   grantsResponse,
+  KeyRole,
   Role,
   Scope,
   WhoAmI,
   whoAmIResponse,
 } from "../contract/access";
 
-export type { ApiKey, AuditEntry, Grant, Role, Scope, WhoAmI };
+export type { ApiKey, AuditEntry, Grant, KeyRole, Role, Scope, WhoAmI };
 
 export const useWhoAmI = (database: string) =>
   useQuery({ queryKey: queryKeys.whoami(database), queryFn: () => apiCall<Answer<typeof whoAmIResponse>>("/v1/whoami", { database }) });
@@ -32,7 +33,7 @@ export const useApiKeys = () => useQuery({ queryKey: queryKeys.admin.apiKeys(), 
 export function useCreateApiKey() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (input: { name: string; role: Role; scope: Scope; expires_at: string | null }) =>
+    mutationFn: (input: { name: string; role: KeyRole; scope: Scope; expires_at: string | null }) =>
       apiCall<Answer<typeof createdApiKeyResponse>>("/v1/admin/keys/create", { json: input }),
     onSuccess: () => client.invalidateQueries({ queryKey: queryKeys.admin.apiKeys() }),
   });

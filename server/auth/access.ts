@@ -95,6 +95,8 @@ export class Access {
   private async scopesOf(p: Principal): Promise<Array<{ scope: Scope; role: Role }>> {
     const grants = (await this.grantsOf(p)).map((g) => ({ scope: g.scope, role: g.role }));
     if (p.kind === "key" && p.key) {
+      // A metrics key reads the metrics and nothing of the catalog, whatever it has been granted.
+      if (p.key.role === "metrics") return [];
       const keyScope = p.key.scope;
       // A key acts only inside its own scope, whatever it has been granted.
       return [{ scope: keyScope, role: p.key.role }, ...grants.filter((g) => withinScope(g.scope, keyScope))];
@@ -115,6 +117,11 @@ export class Access {
     if (p.admin) return true;
     for (const s of await this.scopesOf(p)) if (covers(s.scope, database, namespace) || reachesInto(s.scope, database, namespace)) return true;
     return false;
+  }
+
+  /** Who may scrape GET /metrics: an administrator of the whole service, or a key with the metrics role. */
+  async canReadMetrics(p: Principal): Promise<boolean> {
+    return (p.kind === "key" && p.key?.role === "metrics") || this.isGlobalAdmin(p);
   }
 
   async isGlobalAdmin(p: Principal): Promise<boolean> {

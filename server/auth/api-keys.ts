@@ -6,7 +6,7 @@ import "server-only";
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { ObjectStore } from "../storage/object-store";
 import { RecordStore } from "./records";
-import type { ApiKeyRecord, Role, Scope } from "./model";
+import type { ApiKeyRecord, KeyRole, Scope } from "./model";
 
 const KEY_PATTERN = /^qvr_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -62,7 +62,13 @@ export class ApiKeyStore {
     );
   }
 
-  async create(input: { name: string; role: Role; scope: Scope; expiresAt: string | null; createdBy: string }): Promise<{ key: string; record: ApiKeyRecord }> {
+  async create(input: {
+    name: string;
+    role: KeyRole;
+    scope: Scope;
+    expiresAt: string | null;
+    createdBy: string;
+  }): Promise<{ key: string; record: ApiKeyRecord }> {
     for (;;) {
       const created = await this.createWithNewId(input);
       if (created) return created;
@@ -70,7 +76,7 @@ export class ApiKeyStore {
   }
 
   /** Null in the (2^-64) case that the random id is taken. */
-  private async createWithNewId(input: { name: string; role: Role; scope: Scope; expiresAt: string | null; createdBy: string }) {
+  private async createWithNewId(input: { name: string; role: KeyRole; scope: Scope; expiresAt: string | null; createdBy: string }) {
     const id = randomBytes(8).toString("hex");
     const key = `qvr_${id}_${randomBytes(32).toString("base64url")}`;
     const record: ApiKeyRecord = {

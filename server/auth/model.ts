@@ -1,9 +1,9 @@
 /** Who is calling, what roles exist, and what a grant or key covers. */
 import "server-only";
 
-import { ROLES, type Role, type Scope } from "@/lib/contract/access";
+import { ROLES, type KeyRole, type Role, type Scope } from "@/lib/contract/access";
 
-export { ROLES, type Role, type Scope };
+export { ROLES, type KeyRole, type Role, type Scope };
 
 export const roleRank = (role: Role | null): number => (role === null ? -1 : ROLES.indexOf(role));
 export const maxRole = (a: Role | null, b: Role | null): Role | null => (roleRank(a) >= roleRank(b) ? a : b);
@@ -11,7 +11,7 @@ export const maxRole = (a: Role | null, b: Role | null): Role | null => (roleRan
 export interface ApiKeyRecord {
   id: string;
   name: string;
-  role: Role;
+  role: KeyRole;
   scope: Scope;
   hash: string;
   createdAt: string;

@@ -1,6 +1,6 @@
 /**
- * GET /metrics: the Prometheus text for a scraper with an administrator's credential (an admin API key as a bearer
- * token or `x-api-key`). Refusals answer in the API's error shape and are counted like the API's.
+ * GET /metrics: the Prometheus text for a scraper with an administrator's credential or a key with the metrics role
+ * (as a bearer token or `x-api-key`). Refusals answer in the API's error shape and are counted like the API's.
  */
 import "server-only";
 import { randomUUID } from "node:crypto";
@@ -14,7 +14,8 @@ export async function serveMetrics(request: Request): Promise<Response> {
   const requestId = randomUUID();
   try {
     const principal = await principalOf(request, { apiKeyHeaderOnly: false });
-    if (!(await access().isGlobalAdmin(principal))) throw new QuiverError("PermissionDenied", "the metrics need an administrator of the whole service");
+    if (!(await access().canReadMetrics(principal)))
+      throw new QuiverError("PermissionDenied", "the metrics need an administrator of the whole service or a key with the metrics role");
     const { text, contentType } = await metricsText();
     return new Response(text, { headers: { "content-type": contentType, "cache-control": "no-store, no-transform", "x-request-id": requestId } });
   } catch (err) {

@@ -14,6 +14,7 @@ import {
   databasesResponse,
   grantResponse,
   grantsResponse,
+  keyRole,
   role,
   whoAmIResponse,
 } from "@/lib/contract/access";
@@ -80,7 +81,7 @@ export const adminRoutes = [
       schema: z.object({
         ...requestBase,
         name: z.string().min(1).max(100),
-        role,
+        role: keyRole,
         scope: scopeInput.optional(),
         expires_at: z.string().datetime({ offset: true }).nullish().describe("RFC 3339 time after which the key stops working"),
       }),
