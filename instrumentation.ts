@@ -23,6 +23,8 @@ export async function register() {
 }
 
 async function start() {
+  // First, so that a bad log setting stops the server here rather than failing a request.
+  await import("./server/log");
   // Loaded now, not at the first API request: under workers the primary may ask this process for its metrics first.
   await import("./server/metrics");
   const { config } = await import("./server/config");

@@ -11,7 +11,7 @@ const securityHeaders = [
 const nextConfig = {
   // The Lance engine and OpenDAL ship native addons, and the engine requires its own CommonJS apache-arrow;
   // prom-client keeps one registry per process and answers the cluster primary from it.
-  serverExternalPackages: ["@lancedb/lancedb", "apache-arrow", "opendal", "@aws-sdk/client-sts", "google-auth-library", "prom-client"],
+  serverExternalPackages: ["@lancedb/lancedb", "apache-arrow", "opendal", "@aws-sdk/client-sts", "google-auth-library", "prom-client", "pino", "pino-pretty"],
   // API clients (LanceDB's remote client) neither expect nor follow redirects; both slash forms are routed.
   skipTrailingSlashRedirect: true,
   poweredByHeader: false,

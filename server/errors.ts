@@ -3,6 +3,7 @@
  * seed's `type`/`title` follow from it, so a failure reads the same to the seed's clients and to Lance clients.
  */
 import "server-only";
+import { log } from "@/server/log";
 
 export const ErrorCode = {
   Unsupported: 0,
@@ -159,7 +160,7 @@ export function fromEngineError(err: unknown, what: string): QuiverError {
   for (const [pattern, code] of rules) {
     if (pattern.test(lower)) return new QuiverError(code, `${what}: ${message}`);
   }
-  console.error(`engine failure in ${what}:`, err);
+  log.error({ err, what }, "unclassified engine failure");
   return new QuiverError("Internal", `${what} failed`);
 }
 

@@ -44,6 +44,11 @@ describe("a root the server cannot use", () => {
       },
       /^quiver: cannot start: the data root az:\/\/quiver\/data cannot be reached: .*\(check QUIVER_ROOT and QUIVER_STORAGE_OPTIONS\)$/m,
     ],
+    [
+      { QUIVER_ROOT: "/tmp/x", QUIVER_LOG_LEVEL: "loud" },
+      /^quiver: QUIVER_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got 'loud'$/m,
+    ],
+    [{ QUIVER_ROOT: "/tmp/x", QUIVER_LOG_FORMAT: "xml" }, /^quiver: QUIVER_LOG_FORMAT must be 'json' or 'pretty', got 'xml'$/m],
     [{ QUIVER_ROOT: "/tmp/x", QUIVER_VEND_CREDENTIALS: "always" }, /^quiver: QUIVER_VEND_CREDENTIALS must be 'off', 'table' or 'container', got 'always'$/m],
     [{ QUIVER_ROOT: "/tmp/x", QUIVER_VEND_CREDENTIALS: "table" }, /^quiver: QUIVER_VEND_CREDENTIALS=table needs an object-store QUIVER_ROOT/m],
     // Settings that cannot vend are refused before the store is asked anything (no S3 answers here).

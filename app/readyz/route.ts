@@ -4,6 +4,7 @@
  */
 import { storeAnswers } from "@/server/storage/readiness";
 import { rootStore } from "@/server/storage/stores";
+import { log } from "@/server/log";
 
 export const dynamic = "force-dynamic";
 
@@ -12,6 +13,6 @@ const headers = { "cache-control": "no-store, no-transform" };
 export async function GET() {
   const answer = await storeAnswers(rootStore(), 5_000);
   if (answer.ready) return Response.json({ status: "ready" }, { headers });
-  console.error(`readyz: the data root's store is unavailable: ${answer.reason}`);
+  log.warn({ reason: answer.reason }, "readyz: the data root's store is unavailable");
   return Response.json({ status: "unavailable" }, { status: 503, headers: { ...headers, "retry-after": "5" } });
 }

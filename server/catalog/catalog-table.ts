@@ -4,6 +4,7 @@
  * directories that other writers made without a manifest row (as Lance's own directory listing finds them).
  */
 import "server-only";
+import { log } from "@/server/log";
 import { makeData, RecordBatch, Struct, Table, tableFromIPC, tableToIPC, vectorFromArray, type Schema } from "apache-arrow";
 import { engineCall, type Datasets } from "@/server/storage/datasets";
 import type { ObjectStore } from "@/server/storage/object-store";
@@ -258,7 +259,7 @@ export class CatalogTable {
     this.compacting ??= this.datasets
       .catalogTable()
       .then((table) => table.optimize(Date.now() - CATALOG_HISTORY_MS))
-      .catch((err) => console.error("catalog compaction failed", err))
+      .catch((err: unknown) => log.error({ err }, "catalog compaction failed"))
       .finally(() => (this.compacting = undefined));
   }
 

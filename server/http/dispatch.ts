@@ -24,6 +24,7 @@ import { discardBody, readBody, readJsonBody, requestDeadline } from "./request-
 import { errorResponse, reply } from "./responses";
 import { findRoute } from "./router";
 import type { JsonBody, RouteDef } from "./route";
+import { log, logRequest } from "@/server/log";
 
 function queryObject(url: URL): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
@@ -220,9 +221,22 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
         code: errorCode,
         outcome: response.status < 400 ? "ok" : response.status === 401 || response.status === 403 ? "refused" : "failed",
       })
-      .catch((err) => console.error(`[${requestId}] audit log write failed`, err));
+      .catch((err: unknown) => log.error({ request_id: requestId, err }, "audit log write failed"));
   }
-  countRequest(matched?.operationId ?? "unmatched", response.status, errorCode, (performance.now() - started) / 1000, arrowRows);
+  const durationMs = performance.now() - started;
+  countRequest(matched?.operationId ?? "unmatched", response.status, errorCode, durationMs / 1000, arrowRows);
+  const who = principal ? describePrincipal(principal) : null;
+  logRequest({
+    requestId,
+    method: request.method,
+    path: url.pathname,
+    operation: matched?.operationId ?? "unmatched",
+    status: response.status,
+    code: errorCode,
+    durationMs,
+    principal: who ? `${who.kind}:${who.name}` : null,
+    database,
+  });
   // Only a caller who proved who they are learns how long each phase took.
   if (principal) response.headers.set("server-timing", timing.header());
   return response;

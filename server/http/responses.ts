@@ -1,5 +1,6 @@
 /** Every answer of the API: the same headers, and each failure in the seed's shape with the Lance error code. */
 import "server-only";
+import { log } from "@/server/log";
 import { QuiverError, seedShape, unavailableStore } from "../errors";
 import type { Reply } from "./route";
 
@@ -16,7 +17,7 @@ export function errorResponse(err: unknown, instance: string, requestId: string)
     err instanceof QuiverError
       ? err
       : (unavailableStore(err) ?? new QuiverError("Internal", "the service failed to complete the request; see the server log with this request id"));
-  if (!(err instanceof QuiverError)) console.error(`[${requestId}]`, err);
+  if (!(err instanceof QuiverError)) log.error({ request_id: requestId, err }, "unexpected failure");
   const headers = responseHeaders(requestId, "application/json");
   if (error.status === 401) headers["www-authenticate"] = `Bearer realm="quiver"`;
   if (error.status === 503) headers["retry-after"] = "1";

@@ -6,6 +6,7 @@
  * stopped: it is answered as abandoned.
  */
 import "server-only";
+import { log } from "@/server/log";
 import { randomBytes } from "node:crypto";
 import type { z } from "zod";
 import type { maintenanceJob } from "@/lib/contract/maintenance";
@@ -90,13 +91,13 @@ export async function startJob(
     } catch (err) {
       job.status = "failed";
       failure = err instanceof QuiverError ? err : new QuiverError("Internal", `${request.kind} failed`);
-      if (!(err instanceof QuiverError)) console.error(`maintenance job ${jobId} (${request.kind} of '${entry.objectId}') failed:`, err);
+      if (!(err instanceof QuiverError)) log.error({ err, job: jobId, kind: request.kind, table: entry.objectId }, "maintenance job failed");
       job.error = { code: failure.code, message: failure.message };
     } finally {
       clearInterval(heartbeat);
       job.finished_at = new Date().toISOString();
       metrics.maintenanceRuns.inc({ kind: request.kind, trigger: request.trigger, outcome: job.status });
-      await save().catch((err: unknown) => console.error(`maintenance job ${jobId}: its record could not be saved:`, err));
+      await save().catch((err: unknown) => log.error({ err, job: jobId }, "maintenance job: its record could not be saved"));
       await lease.release();
     }
     return { job: { ...job }, failure };

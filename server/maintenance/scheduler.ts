@@ -4,6 +4,7 @@
  * at a time: an instance that finds the table's maintenance running elsewhere goes on to the next table.
  */
 import "server-only";
+import { log } from "@/server/log";
 import type { Catalog } from "@/server/catalog/catalog";
 import type { TableEntry } from "@/server/catalog/catalog-table";
 import { catalogFor, listDatabases } from "@/server/catalog/databases";
@@ -28,7 +29,7 @@ export function startMaintenancePolicy(): void {
     try {
       await maintainAll(policy);
     } catch (err) {
-      console.error("maintenance policy pass failed:", err instanceof Error ? err.message : err);
+      log.error({ err }, "maintenance policy pass failed");
     } finally {
       running = false;
     }
@@ -56,7 +57,7 @@ async function maintainAll(service: MaintenancePolicy) {
       } catch (err) {
         // A table dropped meanwhile, or a store that failed: the next pass looks again.
         if (!(err instanceof QuiverError && err.codeName === "TableNotFound"))
-          console.error(`maintenance policy: table '${entry.objectId}' of database '${database}':`, err instanceof Error ? err.message : err);
+          log.error({ err, table: entry.objectId, database }, "maintenance policy: a table could not be maintained");
       }
     }
   }

@@ -4,6 +4,7 @@
  * the root: a key whose path passes through one is refused.
  */
 import "server-only";
+import { log } from "@/server/log";
 import { randomBytes } from "node:crypto";
 import { promises as fs, type BigIntStats, type Dirent } from "node:fs";
 import path from "node:path";
@@ -189,7 +190,7 @@ export class LocalStore implements ObjectStore {
         if (Number.isFinite(doomedAt) && doomedAt < settledBefore) await fs.rm(path.join(this.trash, name), { recursive: true, force: true });
       }
     } catch (err) {
-      if (!missing(err)) console.error("emptying the trash of deleted directories failed", err);
+      if (!missing(err)) log.error({ err }, "emptying the trash of deleted directories failed");
     }
   }
 
