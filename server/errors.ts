@@ -156,6 +156,8 @@ export function fromEngineError(err: unknown, what: string): QuiverError {
     [/not supported|not implemented|unsupported/, "Unsupported"],
     [STORE_UNAVAILABLE, "ServiceUnavailable"],
     [/invalid|parser error|parse error|ipc|arrow error|ambiguous|must have|duplicate|prohibited|not configured|expected/, "InvalidInput"],
+    // What the data cannot give (too few rows to train an index): the request, not the service, is at fault.
+    [/^unprocessable:|not enough rows/, "InvalidInput"],
   ];
   for (const [pattern, code] of rules) {
     if (pattern.test(lower)) return new QuiverError(code, `${what}: ${message}`);

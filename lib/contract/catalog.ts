@@ -99,3 +99,26 @@ export const tableStatsAnswer = z.object({
   }),
   context,
 });
+
+export const indexDescription = z.object({
+  index_name: z.string(),
+  index_uuid: z.string(),
+  index_type: z.string(),
+  columns: z.array(z.string()),
+  status: z.string(),
+  num_indexed_rows: z.number().optional(),
+  num_unindexed_rows: z.number().optional(),
+  size_bytes: z.number().optional(),
+  created_at: z.string().optional(),
+});
+
+export const indexListAnswer = z.object({ indexes: z.array(indexDescription), page_token: pageToken, context });
+
+export const indexStatsAnswer = z.object({
+  index_type: z.string(),
+  distance_type: z.string().optional(),
+  num_indexed_rows: z.number(),
+  num_unindexed_rows: z.number(),
+  num_indices: z.number().optional(),
+  context,
+});

@@ -127,9 +127,12 @@ function ftsOptions(o: IndexOptions) {
 
 const defined = <T extends object>(o: T): Partial<T> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 
+/** The type's name as the engine knows it (the remote client's aliases, any case). */
+export const indexTypeName = (type: string) => ALIASES[type.toUpperCase()] ?? type.toUpperCase();
+
 /** The engine's configuration of an index of `type` with `options`; refuses what it cannot build as asked. */
 export function indexConfig(type: string, options: IndexOptions, scalarOnly = false): unknown {
-  const name = ALIASES[type.toUpperCase()] ?? type.toUpperCase();
+  const name = indexTypeName(type);
   const kind = TYPES[name];
   if (!kind) throw unsupported(`index type '${type}' is not supported; use ${Object.keys(TYPES).join(", ")}`);
   if (scalarOnly && name.startsWith("IVF_"))

@@ -1,11 +1,14 @@
 /** A table's indices and statistics: create (vector, scalar, full-text), list, describe, drop. */
 import "server-only";
-import { QuiverError } from "@/server/errors";
+import type { Field } from "apache-arrow";
+import { QuiverError, invalidInput } from "@/server/errors";
 import { engineCall } from "@/server/storage/datasets";
 import type { Catalog, Id, ReadAt } from "@/server/catalog/catalog";
 import { compare } from "@/server/catalog/catalog-table";
-import { indexConfig, type IndexOptions } from "@/server/lance/index-config";
-import { existingColumn } from "./fields";
+import { indexConfig, indexTypeName, type IndexOptions } from "@/server/lance/index-config";
+import { fieldToJson } from "@/lib/arrow-schema";
+import { columnKind } from "@/lib/index-types";
+import { existingColumn, resolveField } from "./fields";
 import { dataAt, dataHandle } from "./handles";
 
 export async function tableStats(catalog: Catalog, id: Id, branch?: string) {
@@ -66,7 +69,11 @@ export async function createIndex(
   const config = indexConfig(options.indexType, options.settings, options.scalarOnly);
   const { entry, table } = await dataHandle(catalog, id, "be indexed", options.branch);
   const schema = await catalog.schemaOf(table);
-  existingColumn(schema.fields, options.column, "column", entry.objectId);
+  const field = resolveField(schema.fields, existingColumn(schema.fields, options.column, "column", entry.objectId))!;
+  const json = fieldToJson(field as Field);
+  const typeName = indexTypeName(options.indexType);
+  if (typeName.startsWith("IVF_") && columnKind(json) !== "vector")
+    throw invalidInput(`a ${typeName} index needs a vector column (a fixed-size list of floats or of uint8); column '${options.column}' is ${json.type.type}`);
   await catalog.commitTo(entry, () =>
     engineCall("create index", () => table.createIndex(config, options.column, options.replace ?? true, null, options.name ?? null)).catch((err) => {
       if (err instanceof QuiverError && err.codeName === "TableAlreadyExists") throw new QuiverError("TableIndexAlreadyExists", err.message);

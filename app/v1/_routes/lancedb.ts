@@ -6,8 +6,8 @@ import { json, pageLimit, pageQuery, route } from "@/server/http/route";
 import { pageOf } from "@/server/catalog/paging";
 import { createIndex, dropIndex, indexStats, listIndices, tableStats } from "@/server/tables/indices";
 import { addColumns, deleteRows, dropColumns, updateRows } from "@/server/tables/writes";
-import { branchField, branchQuery, context, delimiterQuery, pageToken, requestBase, versionAnswer, versionResponse } from "@/lib/contract/common";
-import { tableStatsAnswer } from "@/lib/contract/catalog";
+import { branchField, branchQuery, context, delimiterQuery, requestBase, versionAnswer, versionResponse } from "@/lib/contract/common";
+import { indexListAnswer, indexStatsAnswer, tableStatsAnswer } from "@/lib/contract/catalog";
 
 /** CreateTableIndex and CreateTableScalarIndex: one request shape, the second refusing vector index types. */
 function createIndexRoute(operationId: string, path: string, summary: string, scalarOnly: boolean) {
@@ -196,23 +196,7 @@ export const lancedbRoutes = [
         limit: z.number().int().min(1).nullish(),
       }),
     },
-    response: z.object({
-      indexes: z.array(
-        z.object({
-          index_name: z.string(),
-          index_uuid: z.string(),
-          index_type: z.string(),
-          columns: z.array(z.string()),
-          status: z.string(),
-          num_indexed_rows: z.number().optional(),
-          num_unindexed_rows: z.number().optional(),
-          size_bytes: z.number().optional(),
-          created_at: z.string().optional(),
-        }),
-      ),
-      page_token: pageToken,
-      context,
-    }),
+    response: indexListAnswer,
     handler: async ({ id, body, query, catalog }) => {
       const indexes = await listIndices(catalog, id, { version: body.version ?? undefined, branch: body.branch ?? undefined });
       const byName = new Map(indexes.map((i) => [i.index_name, i]));
@@ -229,14 +213,7 @@ export const lancedbRoutes = [
     access: { need: "viewer", on: "table" },
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object({ ...requestBase, ...branchField, version: z.number().int().min(0).nullish() }) },
-    response: z.object({
-      index_type: z.string(),
-      distance_type: z.string().optional(),
-      num_indexed_rows: z.number(),
-      num_unindexed_rows: z.number(),
-      num_indices: z.number().optional(),
-      context,
-    }),
+    response: indexStatsAnswer,
     handler: async ({ id, params, body, catalog }) =>
       json(await indexStats(catalog, id, params.index_name, { version: body.version ?? undefined, branch: body.branch ?? undefined })),
   }),
