@@ -425,3 +425,86 @@ test("a table's health, compaction and version cleanup with its preview, from th
   await expect(health).toContainText(/Versions\s*2,/);
   await shots(page, "table-maintenance");
 });
+
+test("build and drop indices of every kind a column takes, then search by vector, by a row, and by text, with the plan", async ({ page }) => {
+  const DIM = 8;
+  const count = 300;
+  const ids = Array.from({ length: count }, (_, i) => i);
+  const embedding = new FixedSizeList(DIM, new Field("item", new Float32()));
+  const values = Float32Array.from(ids.flatMap((i) => Array.from({ length: DIM }, (_, d) => Math.cos(i * 0.7 + d) + (d === i % DIM ? 1 : 0))));
+  await call("/v1/table/shop$docs/create", {
+    body: tableToIPC(
+      new Table({
+        id: vectorFromArray(ids.map(BigInt), new Int64()),
+        title: vectorFromArray(
+          ids.map((i) => (i % 30 === 0 ? `banana bread ${i}` : `apple pie ${i}`)),
+          new Utf8(),
+        ),
+        embedding: makeVector({ type: embedding, length: count, nullCount: 0, child: makeVector(values).data[0] }),
+      }),
+      "stream",
+    ),
+  });
+  await signInWithKey(page, undefined, "/tables/shop/docs?tab=indexes");
+  await hydrated(page);
+  await expect(page.getByText("This table has no index")).toBeVisible();
+  const form = page.getByRole("form", { name: "Build an index" });
+  await form.getByLabel("Column").selectOption("embedding");
+  await expect(form.getByLabel("Type")).toHaveValue("IVF_PQ");
+  await expect(form.getByText("Vectors of dimension 8.")).toBeVisible();
+  await form.getByLabel("Sub-vectors").fill("3");
+  await expect(form.getByRole("alert")).toHaveText("sub-vectors must divide the dimension 8; 3 does not");
+  await expect(form.getByRole("button", { name: "Build index" })).toBeDisabled();
+  await form.getByLabel("Sub-vectors").fill("2");
+  await form.getByLabel("Partitions").fill("2");
+  await form.getByRole("button", { name: "Build index" }).click();
+  const list = page.getByRole("table", { name: "Indices" });
+  await expect(list.getByRole("row").filter({ hasText: "embedding_idx" })).toContainText("IVF_PQ");
+  await expect(list.getByRole("row").filter({ hasText: "embedding_idx" })).toContainText("300");
+  await expect(list.getByRole("row").filter({ hasText: "embedding_idx" })).toContainText("l2");
+  await expect(list.getByRole("row").filter({ hasText: "embedding_idx" })).toContainText("num sub vectors 2");
+
+  await form.getByLabel("Column").selectOption("title");
+  await form.getByLabel("Type").selectOption("FTS");
+  await expect(form.getByText("Full-text search ranked by BM25.")).toBeVisible();
+  await form.getByRole("button", { name: "Build index" }).click();
+  await expect(list.getByRole("row").filter({ hasText: "title_idx" })).toContainText("FTS");
+  await form.getByLabel("Column").selectOption("id");
+  await form.getByLabel("Type").selectOption("BITMAP");
+  await form.getByLabel("Name").fill("id_bitmap");
+  await form.getByRole("button", { name: "Build index" }).click();
+  await expect(list.getByRole("row").filter({ hasText: "id_bitmap" })).toContainText("BITMAP");
+  await list.getByRole("button", { name: "Drop index id_bitmap" }).click();
+  await page.getByRole("dialog").getByRole("button", { name: "Drop index" }).click();
+  await expect(list.getByRole("row").filter({ hasText: "id_bitmap" })).toHaveCount(0);
+  await shots(page, "table-indexes");
+
+  await page.getByRole("link", { name: "Data" }).click();
+  await page.getByRole("button", { name: "Full-text search" }).click();
+  const text = page.getByRole("form", { name: "Full-text search" });
+  await text.getByLabel("Words").fill("banana");
+  await text.getByRole("button", { name: "Search" }).click();
+  await expect(page.getByTestId("search-count")).toHaveText("10 matching rows, best first");
+  const results = page.getByRole("table", { name: "Search results" });
+  await expect(results.getByRole("columnheader", { name: "_score" })).toBeVisible();
+  await expect(results).toContainText("banana bread 0");
+  await text.getByRole("button", { name: "Explain plan" }).click();
+  await expect(page.getByTestId("query-plan")).toContainText(/MatchQuery|FTS/i);
+  await page.getByRole("dialog").getByRole("button", { name: "Close" }).click();
+
+  await page.getByRole("button", { name: "Browse" }).click();
+  await page.getByLabel("Filter expression").fill("id = 7");
+  await page.getByRole("button", { name: "Apply" }).click();
+  await expect(page.getByTestId("data-range")).toContainText("of 1 matching");
+  await page.getByLabel("Filter expression").fill("");
+  await page.getByRole("button", { name: "Apply" }).click();
+  await page.getByRole("table", { name: "Rows" }).getByRole("row").nth(8).getByRole("button", { name: "Similar" }).click();
+  const vector = page.getByRole("form", { name: "Vector search" });
+  await expect(vector.getByLabel("Query vector")).not.toHaveValue("");
+  await vector.getByLabel("Results").fill("3");
+  await vector.getByRole("button", { name: "Search" }).click();
+  await expect(page.getByTestId("search-count")).toHaveText("3 nearest rows, nearest first");
+  await expect(results.getByRole("columnheader", { name: "_distance" })).toBeVisible();
+  await expect(results.getByTestId("data-cell").first()).toHaveText("7");
+  await shots(page, "table-search");
+});

@@ -174,3 +174,25 @@ export const INDEX_TYPES: IndexType[] = [
 
 /** The index types a column can take. */
 export const typesFor = (field: JsonField) => INDEX_TYPES.filter((t) => t.columns.includes(columnKind(field)));
+
+/** The request's name of an index type the engine lists by its own (IvfPq, BTree, Inverted): IVF_PQ, BTREE, FTS. */
+export function indexTypeLabel(engineName: string): string {
+  const plain = engineName.toUpperCase().replace(/_/g, "");
+  if (plain === "INVERTED") return "FTS";
+  return INDEX_TYPES.find((t) => t.type.replace(/_/g, "") === plain)?.type ?? engineName;
+}
+
+/** An index's recorded build parameters as short `name value` pairs, leaving out the engine's tuning hints. */
+export function buildParameters(details: Record<string, unknown> | undefined): string[] {
+  const pairs: string[] = [];
+  const walk = (value: unknown, name: string) => {
+    if (value === null || value === undefined || name === "runtime_hints") return;
+    if (typeof value === "object" && !Array.isArray(value)) {
+      for (const [key, inner] of Object.entries(value)) walk(inner, key);
+      return;
+    }
+    pairs.push(`${name.replace(/_/g, " ")} ${Array.isArray(value) ? value.join(", ") : String(value).toLowerCase()}`);
+  };
+  walk(details, "");
+  return pairs;
+}

@@ -91,7 +91,7 @@ describe("vector indices", () => {
   const target = 123;
   const cases: Array<[string, Record<string, unknown>]> = [
     ["IVF_FLAT", { num_partitions: 4 }],
-    ["IVF_PQ", { num_partitions: 4, num_sub_vectors: 4 }],
+    ["IVF_PQ", { num_partitions: 4, num_sub_vectors: 4, distance_type: "cosine" }],
     ["IVF_RQ", { num_partitions: 4 }],
     ["IVF_HNSW_PQ", { num_partitions: 2, num_sub_vectors: 4, m: 8, ef_construction: 50 }],
     ["IVF_HNSW_SQ", { num_partitions: 2, m: 8, ef_construction: 50 }],
@@ -100,9 +100,17 @@ describe("vector indices", () => {
     const built = await api.post("/v1/table/items/create_index", { column: "vec", index_type: type, name: "vec_idx", replace: true, ...options });
     expect(built.status, JSON.stringify(built.body)).toBe(200);
     const listed = (
-      await api.post<{ indexes: Array<{ index_name: string; index_type: string; num_unindexed_rows: number }> }>("/v1/table/items/index/list", {})
+      await api.post<{ indexes: Array<{ index_name: string; index_type: string; num_unindexed_rows: number; index_details: unknown }> }>(
+        "/v1/table/items/index/list",
+        {},
+      )
     ).body.indexes;
     expect(listed.find((i) => i.index_name === "vec_idx")).toMatchObject({ num_unindexed_rows: 0 });
+    // The parameters it was built with, as the engine recorded them.
+    const details = listed.find((i) => i.index_name === "vec_idx")!.index_details as Record<string, Record<string, unknown>>;
+    if (options.num_sub_vectors) expect(details.compression.num_sub_vectors).toBe(options.num_sub_vectors);
+    if (options.m) expect(details.hnsw).toMatchObject({ max_connections: options.m, construction_ef: options.ef_construction });
+    expect(details.metric_type).toBe(String(options.distance_type ?? "l2").toUpperCase());
     const query = { vector: vectorOf(target), vector_column: "vec", k: 5, columns: ["id"], nprobes: 4, refine_factor: 5 };
     expect(await plan(query)).toMatch(/ANN|Ivf/i);
     const found = await run(query);

@@ -10,6 +10,7 @@ import { Badge } from "../ui/controls";
 import { ErrorBanner } from "../ui/states";
 import { ColumnsTab } from "./columns-tab";
 import { DataTab } from "./data-tab";
+import { IndexesTab } from "./indexes-tab";
 import { OverviewTab } from "./overview-tab";
 import { SchemaTab } from "./schema-tab";
 import { TagsTab } from "./tags-tab";
@@ -23,6 +24,7 @@ const TABS = [
   ["data", "Data", DataTab],
   ["versions", "Versions", VersionsTab],
   ["tags", "Tags", TagsTab],
+  ["indexes", "Indexes", IndexesTab],
   ["columns", "Columns", ColumnsTab],
   ["upload", "Upload", UploadTab],
 ] as const;

@@ -106,6 +106,22 @@ export const useRows = (database: string, id: Id, q: RowsQuery, enabled = true) 
     enabled,
   });
 
+/** A vector or full-text search: the query as QueryTable takes it; its rows carry `_distance` or `_score`. */
+export const useTableQuery = (database: string, id: Id, query: Record<string, unknown> | null) =>
+  useQuery({
+    queryKey: [...queryKeys.table(database, id), "search", query],
+    queryFn: async (): Promise<ArrowTable> =>
+      tableFromIPC(new Uint8Array(await apiCall<ArrayBuffer>(path("table", id, "query"), { database, json: query, accept: "arrow" }))),
+    enabled: query !== null,
+    retry: false,
+  });
+
+/** The engine's plan for a query, without running it. */
+export const useExplainPlan = (database: string, id: Id) =>
+  useMutation({
+    mutationFn: (query: Record<string, unknown>) => apiCall<string>(path("table", id, "explain_plan"), { database, json: { query, verbose: true } }),
+  });
+
 export const useCount = (database: string, id: Id, at: At & { filter?: string }, enabled = true) =>
   useQuery({
     queryKey: [...queryKeys.table(database, id), "count", at],

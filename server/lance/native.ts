@@ -116,6 +116,8 @@ export interface NativeTable {
       numUnindexedRows?: number;
       sizeBytes?: number;
       createdAt?: Date;
+      /** Parsed from the index's details; a string when the engine could not parse them. */
+      indexDetails?: unknown;
     }>
   >;
   indexStats(name: string): Promise<{ numIndexedRows: number; numUnindexedRows: number; indexType: string; distanceType?: string; numIndices?: number } | null>;

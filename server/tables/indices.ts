@@ -36,6 +36,8 @@ export async function listIndices(catalog: Catalog, id: Id, at: ReadAt = {}) {
       num_unindexed_rows: i.numUnindexedRows,
       size_bytes: i.sizeBytes,
       created_at: i.createdAt?.toISOString(),
+      // How it was built (metric, quantisation, graph, tokenizer), as the engine records it in the index.
+      index_details: typeof i.indexDetails === "object" && i.indexDetails !== null ? (i.indexDetails as Record<string, unknown>) : undefined,
     }))
     .sort((a, b) => compare(a.index_name, b.index_name));
 }
