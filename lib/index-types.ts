@@ -182,8 +182,14 @@ export function indexTypeLabel(engineName: string): string {
   return INDEX_TYPES.find((t) => t.type.replace(/_/g, "") === plain)?.type ?? engineName;
 }
 
-/** An index's recorded build parameters as short `name value` pairs, leaving out the engine's tuning hints. */
-export function buildParameters(details: Record<string, unknown> | undefined): string[] {
+/** An index's recorded build parameters (JSON text) as short `name value` pairs, leaving out the engine's tuning hints. */
+export function buildParameters(detailsJson: string | undefined): string[] {
+  let details: unknown;
+  try {
+    details = detailsJson ? JSON.parse(detailsJson) : undefined;
+  } catch {
+    return [detailsJson!];
+  }
   const pairs: string[] = [];
   const walk = (value: unknown, name: string) => {
     if (value === null || value === undefined || name === "runtime_hints") return;

@@ -107,7 +107,7 @@ describe("vector indices", () => {
     ).body.indexes;
     expect(listed.find((i) => i.index_name === "vec_idx")).toMatchObject({ num_unindexed_rows: 0 });
     // The parameters it was built with, as the engine recorded them.
-    const details = listed.find((i) => i.index_name === "vec_idx")!.index_details as Record<string, Record<string, unknown>>;
+    const details = JSON.parse(listed.find((i) => i.index_name === "vec_idx")!.index_details as string) as Record<string, Record<string, unknown>>;
     if (options.num_sub_vectors) expect(details.compression.num_sub_vectors).toBe(options.num_sub_vectors);
     if (options.m) expect(details.hnsw).toMatchObject({ max_connections: options.m, construction_ef: options.ef_construction });
     expect(details.metric_type).toBe(String(options.distance_type ?? "l2").toUpperCase());

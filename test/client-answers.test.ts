@@ -167,6 +167,12 @@ describe("the remote client gets the engine's answers", () => {
     const rest = await api.post<{ indexes: Array<{ index_name: string }> }>("/v1/table/fruit/index/list", { page_token: paged.body.page_token });
     expect(rest.body.indexes.map((i) => i.index_name)).toEqual(["x_idx"]);
 
+    // The parameters each index was built with reach the client as the engine reports them.
+    const details = async (t: lancedb.Table) => Object.fromEntries((await t.listIndices()).map((i) => [i.name, i.indexDetails as unknown]));
+    const [remoteDetails, localDetails] = [await details(remote), await details(local)];
+    expect(remoteDetails.vec_idx).toMatchObject({ metric_type: expect.any(String) });
+    expect([remoteDetails.text_idx, remoteDetails.vec_idx]).toEqual([localDetails.text_idx, localDetails.vec_idx]);
+
     await remote.dropIndex("x_idx");
     expect((await remote.listIndices()).map((i) => i.name).sort()).toEqual(["text_idx", "vec_idx"]);
     await expect(remote.indexStats("x_idx")).resolves.toBeUndefined();

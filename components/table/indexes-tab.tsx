@@ -9,6 +9,7 @@ import type { JsonField } from "@/lib/arrow-schema";
 import { buildParameters, columnKind, indexTypeLabel, typesFor, type IndexParam, type IndexType } from "@/lib/index-types";
 import { useTable } from "@/lib/queries/catalog";
 import { useCreateIndex, useDropIndex, useIndexes, useIndexStats, type IndexDescription } from "@/lib/queries/indexes";
+import { useCompact, useRunningJob } from "@/lib/queries/maintenance";
 import { Badge, Button, Field, Select, TextInput } from "../ui/controls";
 import { Dialog } from "../ui/dialog";
 import { Empty, ErrorBanner, Loading } from "../ui/states";
@@ -61,6 +62,36 @@ function IndexRow({ database, table, index }: { database: string; table: string[
         <DropIndexButton database={database} table={table} name={index.index_name} />
       </td>
     </tr>
+  );
+}
+
+/**
+ * Rows written since an index was built are searched without it. The engine indexes them as part of compaction, so
+ * "Index new rows" starts that job; the overview shows its history.
+ */
+function NewRows({ database, table, indexes }: { database: string; table: string[]; indexes: IndexDescription[] }) {
+  const running = useRunningJob(database, table);
+  const compact = useCompact(database, table);
+  const unindexed = Math.max(0, ...indexes.map((index) => index.num_unindexed_rows ?? 0));
+  if (unindexed === 0 && !running) return null;
+  return (
+    <div className="mt-3 flex flex-wrap items-center gap-3 text-sm" data-testid="unindexed-rows">
+      {running ? (
+        <span role="status" className="text-indigo-700 dark:text-indigo-300">
+          Maintenance is running on this table…
+        </span>
+      ) : (
+        <>
+          <span className="text-amber-700 dark:text-amber-300">
+            {unindexed.toLocaleString()} rows written since the indices were built are not in them yet: queries read those rows without the index.
+          </span>
+          <Button variant="secondary" disabled={compact.isPending} onClick={() => compact.mutate(undefined)}>
+            Index new rows
+          </Button>
+        </>
+      )}
+      {compact.isError && <ErrorBanner error={compact.error} />}
+    </div>
   );
 }
 
@@ -252,6 +283,7 @@ export function IndexesTab({ database, table }: { database: string; table: strin
             </tbody>
           </table>
         )}
+        {indexes.data && <NewRows database={database} table={table} indexes={indexes.data.indexes} />}
       </section>
       <section aria-labelledby="build-index" className="rounded-lg border border-slate-200 p-4 dark:border-slate-800">
         <h2 id="build-index" className="mb-3 font-semibold">

@@ -4,14 +4,13 @@
  * rows no index covers), what the automatic policy would do, "Compact" and "Clean up versions" (with a preview of
  * what would go), the running job's progress, and what maintenance did before.
  */
-import { useEffect, useRef, useState } from "react";
-import { useQueryClient } from "@tanstack/react-query";
-import { queryKeys } from "@/lib/queries/keys";
+import { useState } from "react";
 import {
   useCleanup,
   useCleanupPreview,
   useCompact,
   useMaintenanceJobs,
+  useRunningJob,
   useTableHealth,
   type MaintenanceJob,
   type TableHealth,
@@ -159,14 +158,7 @@ export function MaintenancePanel({ database, table }: { database: string; table:
   const jobs = useMaintenanceJobs(database, table);
   const compact = useCompact(database, table);
   const [cleanupOpen, setCleanupOpen] = useState(false);
-  const client = useQueryClient();
-  const running = health.data?.running_job ?? null;
-  const wasRunning = useRef<string | null>(null);
-  // When a job finishes, what it changed (versions, fragments, rows) shows everywhere.
-  useEffect(() => {
-    if (wasRunning.current && !running) void client.invalidateQueries({ queryKey: queryKeys.table(database, table) });
-    wasRunning.current = running;
-  }, [running, client, database, table]);
+  const running = useRunningJob(database, table);
   const runningJob = jobs.data?.jobs.find((j) => j.job_id === running);
   return (
     <section aria-labelledby="maintenance" className="rounded-lg border border-slate-200 p-4 lg:col-span-2 dark:border-slate-800">
@@ -175,7 +167,11 @@ export function MaintenancePanel({ database, table }: { database: string; table:
           Health and maintenance
         </h2>
         <div className="flex gap-2">
-          <Button disabled={!!running || compact.isPending} onClick={() => compact.mutate(undefined)}>
+          <Button
+            disabled={!!running || compact.isPending}
+            onClick={() => compact.mutate(undefined)}
+            title="Rewrites small fragments together, materialises deleted rows and indexes the rows written since each index was built"
+          >
             Compact
           </Button>
           <Button variant="secondary" disabled={!!running} onClick={() => setCleanupOpen(true)}>

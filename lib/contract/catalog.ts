@@ -110,7 +110,7 @@ export const indexDescription = z.object({
   num_unindexed_rows: z.number().optional(),
   size_bytes: z.number().optional(),
   created_at: z.string().optional(),
-  index_details: z.record(z.string(), z.unknown()).optional().describe("The build parameters the engine recorded in the index"),
+  index_details: z.string().optional().describe("The build parameters the engine recorded in the index, as JSON text"),
 });
 
 export const indexListAnswer = z.object({ indexes: z.array(indexDescription), page_token: pageToken, context });

@@ -1,5 +1,6 @@
 "use client";
 /** A table's maintenance: its health, jobs (polled while one runs), compaction and version cleanup with its preview. */
+import { useEffect, useRef } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { z } from "zod";
 import { apiCall } from "../api-client";
@@ -23,6 +24,19 @@ export const useTableHealth = (database: string, id: Id, enabled = true) =>
     refetchInterval: (query) => (query.state.data?.running_job ? POLL_MS : false),
     enabled,
   });
+
+/** The table's running maintenance job, if any; when it finishes, what it changed (versions, fragments, indexed rows) shows everywhere. */
+export function useRunningJob(database: string, id: Id): string | null {
+  const health = useTableHealth(database, id);
+  const client = useQueryClient();
+  const running = health.data?.running_job ?? null;
+  const wasRunning = useRef<string | null>(null);
+  useEffect(() => {
+    if (wasRunning.current && !running) void client.invalidateQueries({ queryKey: queryKeys.table(database, id) });
+    wasRunning.current = running;
+  }, [running, client, database, id]);
+  return running;
+}
 
 export const useMaintenanceJobs = (database: string, id: Id, enabled = true) =>
   useQuery({

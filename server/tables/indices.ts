@@ -36,8 +36,9 @@ export async function listIndices(catalog: Catalog, id: Id, at: ReadAt = {}) {
       num_unindexed_rows: i.numUnindexedRows,
       size_bytes: i.sizeBytes,
       created_at: i.createdAt?.toISOString(),
-      // How it was built (metric, quantisation, graph, tokenizer), as the engine records it in the index.
-      index_details: typeof i.indexDetails === "object" && i.indexDetails !== null ? (i.indexDetails as Record<string, unknown>) : undefined,
+      // How it was built (metric, quantisation, graph, tokenizer), as the engine records it in the index; JSON text,
+      // which is what LanceDB's remote client parses.
+      index_details: i.indexDetails === undefined ? undefined : typeof i.indexDetails === "string" ? i.indexDetails : JSON.stringify(i.indexDetails),
     }))
     .sort((a, b) => compare(a.index_name, b.index_name));
 }
