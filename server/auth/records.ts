@@ -6,6 +6,7 @@
  */
 import "server-only";
 import { randomBytes } from "node:crypto";
+import { FreshRead } from "../storage/fresh-read";
 import type { ObjectStore } from "../storage/object-store";
 
 const READ_CONCURRENCY = 32;
@@ -35,8 +36,11 @@ export class RecordStore<T extends { id: string }> {
     await this.store.put(this.changedKey, randomBytes(8).toString("hex"));
   }
 
+  /** The `_changed` object's etag, shared by the requests that ask while it is read. */
+  private readonly stamp = new FreshRead(async () => (await this.store.head(this.changedKey))?.etag ?? null);
+
   async list(): Promise<T[]> {
-    const stamp = (await this.store.head(this.changedKey))?.etag ?? null;
+    const stamp = await this.stamp.get();
     if (!this.cache || this.cache.stamp !== stamp) {
       // Records never change once written: only those new since the last look are read.
       const keys = (await this.store.list(this.prefix)).filter((k) => RECORD.test(k.slice(this.prefix.length)));

@@ -7,6 +7,7 @@ import "server-only";
 import { log } from "@/server/log";
 import { makeData, RecordBatch, Struct, Table, tableFromIPC, tableToIPC, vectorFromArray, type Schema } from "apache-arrow";
 import { engineCall, type Datasets } from "@/server/storage/datasets";
+import { FreshRead } from "@/server/storage/fresh-read";
 import type { ObjectStore } from "@/server/storage/object-store";
 import { KeyedLock } from "./keyed-lock";
 import type { NativeTable } from "@/server/lance/native";
@@ -199,9 +200,14 @@ export class CatalogTable {
     private readonly store: ObjectStore,
   ) {}
 
-  async index(): Promise<CatalogIndex> {
+  /** The catalog's latest version and the root's datasets, shared by the requests that ask while it is read. */
+  private readonly state = new FreshRead(async () => {
     const table = await this.datasets.catalogTable();
-    const [version, foreign] = await Promise.all([table.version(), this.rootDatasets()]);
+    return Promise.all([table.version(), this.rootDatasets()]);
+  });
+
+  async index(): Promise<CatalogIndex> {
+    const [version, foreign] = await this.state.get();
     if (this.cached && this.cached.version === version) {
       // Only root-level datasets came or went (a root-level create or drop): no need to read the rows again.
       if (this.cached.foreign !== foreign) {

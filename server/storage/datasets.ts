@@ -11,6 +11,7 @@ import { connectNative, type NativeConnection, type NativeTable } from "@/server
 import { QuiverError, fromArrowWriteError, fromEngineError, invalidInput } from "../errors";
 import type { ArrowBody } from "@/server/lance/arrow-ipc";
 import { datasetLocator, isPlainLocation } from "./dataset-locator";
+import { KeyedFreshRead } from "./fresh-read";
 import { OutsideRootError, type ObjectStore } from "./object-store";
 import { childUri, type DataRoot } from "./root";
 import { listVersionNumbers, manifestKey } from "@/server/lance/version-manifest";
@@ -28,6 +29,12 @@ export const DEREGISTERED_MARKER = ".lance-deregistered";
 const CLAIM_MARKER = ".quiver-claim";
 const MANIFEST_DIR = "__manifest";
 
+export interface LatestManifest {
+  key: string;
+  version: number;
+  etag: string;
+}
+
 export class Datasets {
   private readonly rootId: string;
   /** Open handles on the most recently used datasets: a root with many tables does not keep every one open. */
@@ -36,6 +43,7 @@ export class Datasets {
   private latestConnection?: Promise<NativeConnection>;
   private lazyConnection?: Promise<NativeConnection>;
   private namespaceConnection?: Promise<NativeConnection>;
+  private readonly latestManifests = new KeyedFreshRead<LatestManifest | null>();
 
   constructor(
     readonly root: DataRoot,
@@ -213,7 +221,11 @@ export class Datasets {
    * The newest manifest of a dataset's main branch, with its etag, or null when it has none. Lance's V2 names sort
    * the newest first, so the first key listed is it; V1 names (`<n>.manifest`) need the whole listing.
    */
-  async latestManifest(location: string): Promise<{ key: string; version: number; etag: string } | null> {
+  latestManifest(location: string): Promise<LatestManifest | null> {
+    return this.latestManifests.get(location, () => this.readLatestManifest(location));
+  }
+
+  private async readLatestManifest(location: string): Promise<LatestManifest | null> {
     const prefix = `${location}/_versions/`;
     const [first] = await this.inside(location, () => this.store.list(prefix, 1)).catch((err) => {
       // A link is no dataset, as hasData says.
