@@ -17,7 +17,10 @@ function makeLogger(): Logger {
   const level = (process.env.QUIVER_LOG_LEVEL || "info").toLowerCase();
   if (!LEVELS.includes(level)) throw new ConfigError(`QUIVER_LOG_LEVEL must be one of ${LEVELS.join(", ")}, got '${level}'`);
   const options = { level, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime };
-  return format === "pretty" ? pino(options, pretty({ colorize: true, singleLine: true, translateTime: "SYS:HH:MM:ss.l", ignore: "pid" })) : pino(options);
+  if (format === "pretty") return pino(options, pretty({ colorize: true, singleLine: true, translateTime: "SYS:HH:MM:ss.l", ignore: "pid" }));
+  // Written asynchronously: a synchronous write to a pipe whose reader is slow (a log shipper, a supervisor) spins
+  // until the reader catches up, which cost more CPU than the request it logged. Pino flushes what is left on exit.
+  return pino(options, pino.destination({ dest: 1, sync: false }));
 }
 
 // One logger per process, also when Next loads this module in more than one bundle.
