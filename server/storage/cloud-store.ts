@@ -6,13 +6,16 @@
  */
 import "server-only";
 import * as opendal from "opendal";
-import { Operator } from "opendal";
+import { Operator, type Entry } from "opendal";
 import { ConfigError } from "../config-error";
 import { unsupported } from "../errors";
 import { ensureAzureContainer } from "./azure-container";
 import { withDeadline } from "./deadline";
 import { checkKey, isPlainKey, storeUnavailable, type ObjectInfo, type ObjectStore } from "./object-store";
 import type { Cloud, ObjectRoot } from "./root";
+
+/** A listed object, not a "directory" entry or a name that is no plain key. */
+const isObjectEntry = (entry: Entry) => !entry.path().endsWith("/") && isPlainKey(entry.path());
 
 /** The first option given among Lance's names for it, then the environment variables. */
 function pick(options: Record<string, string>, names: string[], env: string[] = []): string | undefined {
@@ -182,23 +185,25 @@ export class ObjectStoreClient implements ObjectStore {
   }
 
   async list(prefix: string, limit?: number): Promise<string[]> {
-    checkKey(prefix, true);
-    if (limit === undefined) return [...(await this.listInfo(prefix)).keys()];
-    // A lister asks the store for one page of `limit` keys, where list() would read every page first.
-    const lister = await this.operator.lister(prefix, { recursive: true, limit });
-    const keys: string[] = [];
-    while (keys.length < limit) {
-      const entry = await answered(lister.next(), "list", CALL_TIMEOUT_MS);
-      if (entry === null) break;
-      if (!entry.path().endsWith("/") && isPlainKey(entry.path())) keys.push(entry.path());
-    }
-    return keys.sort();
+    return [...(await this.listInfo(prefix, limit)).keys()];
   }
 
-  async listInfo(prefix: string): Promise<Map<string, ObjectInfo>> {
+  async listInfo(prefix: string, limit?: number): Promise<Map<string, ObjectInfo>> {
     checkKey(prefix, true);
-    const entries = (await this.operator.list(prefix, { recursive: true })).filter((e) => !e.path().endsWith("/") && isPlainKey(e.path()));
-    const infos = entries.map((e) => {
+    let entries: Entry[];
+    if (limit === undefined) {
+      entries = await this.operator.list(prefix, { recursive: true });
+    } else {
+      // A lister asks the store for one page of `limit` keys, where list() would read every page first.
+      const lister = await this.operator.lister(prefix, { recursive: true, limit });
+      entries = [];
+      while (entries.length < limit) {
+        const entry = await answered(lister.next(), "list", CALL_TIMEOUT_MS);
+        if (entry === null) break;
+        if (isObjectEntry(entry)) entries.push(entry);
+      }
+    }
+    const infos = entries.filter(isObjectEntry).map((e) => {
       const meta = e.metadata();
       return [e.path(), { etag: meta.etag ?? "", size: Number(meta.contentLength ?? 0n) }] as const;
     });

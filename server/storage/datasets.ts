@@ -12,7 +12,7 @@ import { QuiverError, fromArrowWriteError, fromEngineError, invalidInput } from 
 import type { ArrowBody } from "@/server/lance/arrow-ipc";
 import { datasetLocator, isPlainLocation } from "./dataset-locator";
 import { KeyedFreshRead } from "./fresh-read";
-import { OutsideRootError, type ObjectStore } from "./object-store";
+import { OutsideRootError, type ObjectInfo, type ObjectStore } from "./object-store";
 import { childUri, type DataRoot } from "./root";
 import { listVersionNumbers, manifestKey } from "@/server/lance/version-manifest";
 
@@ -227,22 +227,24 @@ export class Datasets {
 
   private async readLatestManifest(location: string): Promise<LatestManifest | null> {
     const prefix = `${location}/_versions/`;
-    const [first] = await this.inside(location, () => this.store.list(prefix, 1)).catch((err) => {
+    const listed = await this.inside(location, () => this.store.listInfo(prefix, 1)).catch((err) => {
       // A link is no dataset, as hasData says.
-      if (err instanceof QuiverError && err.codeName === "InvalidTableState") return [];
+      if (err instanceof QuiverError && err.codeName === "InvalidTableState") return new Map<string, ObjectInfo>();
       throw err;
     });
+    const [first] = listed;
     if (!first) return null;
-    const v2 = /^\d{20}\.manifest$/.test(first.slice(prefix.length));
-    let version: number;
-    if (v2) {
-      version = Number(18446744073709551615n - BigInt(first.slice(prefix.length, -".manifest".length)));
-    } else {
-      const { versions } = await listVersionNumbers(this.store, location);
-      if (!versions.length) return null;
-      version = Math.max(...versions);
+    const [firstKey, firstInfo] = first;
+    if (/^\d{20}\.manifest$/.test(firstKey.slice(prefix.length))) {
+      const version = Number(18446744073709551615n - BigInt(firstKey.slice(prefix.length, -".manifest".length)));
+      // The listing carries the etag on every store here; one that leaves it out is asked for it.
+      const etag = firstInfo.etag || (await this.store.head(firstKey))?.etag;
+      return etag === undefined ? null : { key: firstKey, version, etag };
     }
-    const key = v2 ? first : manifestKey(location, version, false);
+    const { versions } = await listVersionNumbers(this.store, location);
+    if (!versions.length) return null;
+    const version = Math.max(...versions);
+    const key = manifestKey(location, version, false);
     const info = await this.store.head(key);
     return info && { key, version, etag: info.etag };
   }

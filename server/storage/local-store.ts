@@ -126,10 +126,12 @@ export class LocalStore implements ObjectStore {
       .slice(0, limit);
   }
 
-  async listInfo(prefix: string): Promise<Map<string, ObjectInfo>> {
+  async listInfo(prefix: string, limit?: number): Promise<Map<string, ObjectInfo>> {
     // The listing checked the directories down to the prefix and recursed only into real directories below it, so
     // each listed file's own entry is all that is left to read (2,000 versions: one lstat each, not one per level).
-    const infos = await Promise.all((await this.list(prefix)).map(async (key) => [key, await this.info(path.join(this.root.uri, ...key.split("/")))] as const));
+    const infos = await Promise.all(
+      (await this.list(prefix, limit)).map(async (key) => [key, await this.info(path.join(this.root.uri, ...key.split("/")))] as const),
+    );
     return new Map(infos.filter((entry): entry is [string, ObjectInfo] => entry[1] !== null));
   }
 

@@ -45,6 +45,7 @@ describe.each(storeKinds())("the $name store", ({ make }) => {
     // The listing's etags and sizes are the ones a head gives, so either may validate a cache.
     for (const [key, info] of listed) expect(info).toEqual(await store.head(key));
     expect(listed.get("t.lance/data/x.lance")?.size).toBe(6);
+    expect([...(await store.listInfo("t.lance/", 1))]).toEqual([["t.lance/_versions/1.manifest", await store.head("t.lance/_versions/1.manifest")]]);
     expect(await store.list("nothing/")).toEqual([]);
     const tables = async () => (await store.listDirectories("")).filter((name) => name.endsWith(".lance")).sort();
     expect(await tables()).toEqual(["t.lance", "u.lance"]);

@@ -30,8 +30,11 @@ export interface ObjectStore {
    * a killed write leaves that behind), and no operation could use their keys.
    */
   list(prefix: string, limit?: number): Promise<string[]>;
-  /** What `list` gives, with each object's etag and size, read from the listing itself where the store has them. */
-  listInfo(prefix: string): Promise<Map<string, ObjectInfo>>;
+  /**
+   * What `list` gives, with each object's etag and size, read from the listing itself where the store has them (an
+   * etag the listing lacks is ""); with `limit`, only the first ones.
+   */
+  listInfo(prefix: string, limit?: number): Promise<Map<string, ObjectInfo>>;
   /** The names of the "directories" directly below a prefix: the next path segment of the keys below it. */
   listDirectories(prefix: string): Promise<string[]>;
   /** Whether any object lies below the prefix. */
