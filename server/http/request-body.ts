@@ -62,7 +62,9 @@ export async function readBody(request: Request, limit: number, budgeted: boolea
     if (!bodyBudget.reserve(size - reserved, reserved)) throw slowDown("too many request bodies are held in memory");
     reserved = size;
   };
-  const source = bodySource(request);
+  // A declared empty body (a POST with no payload) has nothing to wait for.
+  const empty = request.headers.get("content-length") === "0" && !request.headers.has("transfer-encoding");
+  const source = empty ? null : bodySource(request);
   if (!source) return { body: received(Buffer.alloc(0)), release };
   let chunks: Buffer[] = [];
   let size = 0;
