@@ -45,10 +45,13 @@ export class TableFiles {
     return key;
   }
 
-  /** The versions whose manifests lie in a directory, with each manifest's listing, and which naming they use. */
-  async versions(directory: string): Promise<{ v2: boolean; sources: Map<number, ManifestSource> }> {
+  /**
+   * The versions whose manifests lie in a directory, with each manifest's listing (its etag and size where the listing
+   * has them, or `everyManifest` says all will be read), and which naming they use.
+   */
+  async versions(directory: string, { everyManifest = false } = {}): Promise<{ v2: boolean; sources: Map<number, ManifestSource> }> {
     this.own(`${directory}/`);
-    const { v2, files } = await listVersionNumbers(this.store, directory);
+    const { v2, files } = await listVersionNumbers(this.store, directory, everyManifest);
     return { v2, sources: new Map([...files].map(([version, info]) => [version, { directory, v2, info }])) };
   }
 

@@ -96,10 +96,20 @@ export async function versionSummary(store: ObjectStore, manifest: { key: string
   return summary;
 }
 
-/** Committed versions of a dataset's main branch, from the names of its manifest files. */
-export async function listVersionNumbers(store: ObjectStore, location: string): Promise<{ versions: number[]; v2: boolean; files: Map<number, ObjectInfo> }> {
+/**
+ * Committed versions of a dataset's main branch, from the names of its manifest files, each with its etag and size
+ * where the store's listing carries them or `withInfo` asks for them (a caller that reads every manifest); otherwise
+ * a caller heads the few manifests it reads.
+ */
+export async function listVersionNumbers(
+  store: ObjectStore,
+  location: string,
+  withInfo = false,
+): Promise<{ versions: number[]; v2: boolean; files: Map<number, ObjectInfo | undefined> }> {
   const prefix = `${location}/_versions/`;
-  const listed = [...(await store.listInfo(prefix))].map(([key, info]) => [key.slice(prefix.length), info] as const).filter(([n]) => /^\d+\.manifest$/.test(n));
+  const entries: Array<[string, ObjectInfo | undefined]> =
+    store.listingHasInfo || withInfo ? [...(await store.listInfo(prefix))] : (await store.list(prefix)).map((key) => [key, undefined]);
+  const listed = entries.map(([key, info]) => [key.slice(prefix.length), info] as const).filter(([n]) => /^\d+\.manifest$/.test(n));
   const v2 = listed.some(([n]) => n.length === "18446744073709551614.manifest".length);
   const files = new Map(
     listed.map(([n, info]) => {

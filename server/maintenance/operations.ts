@@ -143,7 +143,7 @@ interface Doomed {
 const namesOf = (v: { files: string[]; indexDirectories: string[]; borrowed: string[] }) => [...v.files, ...v.indexDirectories, ...v.borrowed];
 
 async function planFor(files: TableFiles, olderThan: Date): Promise<Doomed> {
-  const { sources, v2 } = await files.versions(files.location);
+  const { sources, v2 } = await files.versions(files.location, { everyManifest: true });
   const numbers = [...sources.keys()].sort((a, b) => a - b);
   if (numbers.length === 0) throw new QuiverError("TableNotFound", `the table at '${files.location}' has no versions`);
   const latest = numbers[numbers.length - 1];
@@ -213,7 +213,7 @@ export async function cleanupVersions(catalog: Catalog, entry: TableEntry, older
   const total = doomed.manifests.length + doomed.names.size;
   await catalog.unlessDropped(entry, () => files.deleteManifests(files.location, doomed.manifests, doomed.v2));
   progress(doomed.manifests.length, total);
-  const { sources } = await files.versions(files.location);
+  const { sources } = await files.versions(files.location, { everyManifest: true });
   const stillNamed = new Set<string>();
   for (const [n, source] of sources)
     if (!doomed.manifests.includes(n)) namesOf((await files.manifest(n, source)).summary.files).forEach((name) => stillNamed.add(name));

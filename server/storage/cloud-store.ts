@@ -122,6 +122,7 @@ function bounded(operator: Operator, timeoutMs: number): Operator {
 }
 
 export class ObjectStoreClient implements ObjectStore {
+  readonly listingHasInfo = true;
   private readonly operator: Operator;
 
   constructor(

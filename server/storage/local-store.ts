@@ -24,6 +24,7 @@ const missing = (err: unknown) => {
 };
 
 export class LocalStore implements ObjectStore {
+  readonly listingHasInfo = false;
   /** Where deleted directories go to be deleted, on the root's own file system so that a rename can move them. */
   private readonly trash: string;
 

@@ -17,6 +17,11 @@ export interface ObjectInfo {
 
 export interface ObjectStore {
   readonly root: DataRoot;
+  /**
+   * Whether a listing gives each object's etag and size at no extra cost: an object store's listing carries them,
+   * where a local directory needs one stat per file, so that reading only the few a caller needs is cheaper there.
+   */
+  readonly listingHasInfo: boolean;
   get(key: string): Promise<Buffer | null>;
   head(key: string): Promise<ObjectInfo | null>;
   /** Replaces the object whole: a reader sees the old content or the new, never a part. */
