@@ -201,10 +201,7 @@ export class CatalogTable {
   ) {}
 
   /** The catalog's latest version and the root's datasets, shared by the requests that ask while it is read. */
-  private readonly state = new FreshRead(async () => {
-    const table = await this.datasets.catalogTable();
-    return Promise.all([table.version(), this.rootDatasets()]);
-  });
+  private readonly state = new FreshRead(() => Promise.all([this.datasets.catalogVersion(), this.rootDatasets()]));
 
   async index(): Promise<CatalogIndex> {
     const [version, foreign] = await this.state.get();
@@ -235,7 +232,7 @@ export class CatalogTable {
       rows = await this.readRows(version);
     } catch (err) {
       // A compaction pruned this version while it was read, since commits have followed it: read the latest instead.
-      const latest = await (await this.datasets.catalogTable()).version();
+      const latest = await this.datasets.catalogVersion();
       if (latest === version) throw err;
       version = latest;
       rows = await this.readRows(version);

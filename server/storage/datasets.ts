@@ -117,6 +117,15 @@ export class Datasets {
     return this.open(MANIFEST_DIR);
   }
 
+  /**
+   * The catalog's latest version. `__manifest` names its manifests in Lance's V2 scheme, newest first, so one listing
+   * of one key answers it; the engine's own check lists every version the catalog has kept.
+   */
+  async catalogVersion(): Promise<number> {
+    const latest = await this.latestManifest(MANIFEST_DIR);
+    return latest ? latest.version : (await this.catalogTable()).version();
+  }
+
   /** A private handle on `__manifest` at one version. */
   async catalogTableAt(version: number): Promise<NativeTable> {
     const table = await this.openDetached(MANIFEST_DIR);
