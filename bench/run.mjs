@@ -372,7 +372,7 @@ try {
       remoteMs.push(lz);
       engineMs.push(em);
     }
-    record("insert 1M", "wall time, uncompressed stream", "ms", quiverMs, engineMs, "≤ 1.15× engine");
+    record("insert 1M", "wall time, uncompressed stream", "ms", quiverMs, engineMs, onAzurite ? "≤ 1.25× engine" : "≤ 1.15× engine");
     record("insert 1M", "wall time, LZ4 stream (the LanceDB client's bytes)", "ms", lz4Ms, engineMs, "≤ 1.25× engine");
     record("insert 1M", "wall time, LanceDB remote client end to end (its LZ4 encoding included)", "ms", remoteMs, engineMs);
     record(
