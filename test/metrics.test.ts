@@ -44,6 +44,15 @@ describe("GET /metrics on one process", () => {
     expect(await viewer.json()).toMatchObject({ status: 403, code: 15 });
   });
 
+  it("refuses query parameters by name rather than ignoring them", async () => {
+    const res = await fetch(`${server.url}/metrics?name[]=quiver_http_requests_total`, { headers: server.auth });
+    expect(res.status).toBe(400);
+    const body = await res.json();
+    expect(body).toMatchObject({ status: 400, code: 13, instance: "/metrics" });
+    expect(body.detail).toContain("query.name[]");
+    expect((await scrape(server)).status).toBe(200);
+  });
+
   it("counts requests, rows and bytes written, auth failures and cache lookups", async () => {
     expect((await api.arrow("/v1/table/m/create", rows(0, 100))).status).toBe(200);
     expect((await api.arrow("/v1/table/m/insert", rows(100, 130))).status).toBe(200);
