@@ -6,12 +6,6 @@
 import "server-only";
 export const REFUSED_OPERATIONS: ReadonlyArray<{ operationId: string; path: RegExp; reason: string }> = [
   {
-    operationId: "UpdateTableSchemaMetadata",
-    path: /^\/v1\/table\/[^/]+\/schema_metadata\/update\/?$/,
-    reason:
-      "the engine this service runs (@lancedb/lancedb 0.39) cannot write a table's schema metadata; field metadata can be updated with UpdateFieldMetadata",
-  },
-  {
     operationId: "BatchCreateTableVersions",
     path: /^\/v1\/table\/version\/batch-create\/?$/,
     reason:

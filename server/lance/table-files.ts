@@ -11,6 +11,8 @@ import { listVersionNumbers, manifestKey, versionSummary, type VersionSummary } 
 import { versionOperation, type SchemaField, type VersionOperation } from "./version-operations";
 import { readBranchRefs, readTagRefs } from "./refs";
 
+const VERSION_HINT = "latest_version_hint.json";
+
 /** Where a version's manifest is, as a listing of its directory found it. */
 export interface ManifestSource {
   directory: string;
@@ -121,6 +123,22 @@ export class TableFiles {
     const committed = await this.store.putIfAbsent(key, content);
     if (committed) this.changed();
     return { committed, key };
+  }
+
+  /** Writes a file of the table that must not exist yet (a transaction, named by its uuid). */
+  async create(key: string, content: Buffer): Promise<void> {
+    if (!(await this.store.putIfAbsent(this.own(key), content))) throw new Error(`'${key}' already exists`);
+  }
+
+  /**
+   * Moves the engine's hint at a directory's latest version (`_versions/latest_version_hint.json`) to a version this
+   * service committed, as the engine does after its own commits; where the engine keeps no hint, none is made. The
+   * engine looks past a hint for newer versions (schema-metadata-commit.test.ts opens such a version through a hint
+   * left behind), so a hint that a concurrent commit moves back costs a reader time, not a wrong answer.
+   */
+  async hintLatest(directory: string, version: number): Promise<void> {
+    const key = this.own(`${directory}/_versions/${VERSION_HINT}`);
+    if (await this.store.head(key)) await this.store.put(key, JSON.stringify({ version }));
   }
 
   /** The size of every file in the table's directory, by its name relative to the directory. */

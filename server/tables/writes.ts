@@ -13,6 +13,8 @@ import { checkWriteSchema } from "./schema-check";
 import type { Catalog, Id } from "@/server/catalog/catalog";
 import type { TableEntry } from "@/server/catalog/catalog-table";
 import { existingColumn, requestedFieldPath, resolveField } from "./fields";
+import { manifestKey } from "@/server/lance/version-manifest";
+import { schemaMetadataCommit, schemaMetadataOf } from "@/server/lance/schema-metadata-commit";
 
 /** Writes the first version of a declared-only table; null when it already had data (a concurrent writer won). */
 async function materialize(catalog: Catalog, entry: TableEntry, body: ArrowBody): Promise<number | null> {
@@ -176,6 +178,47 @@ export async function updateFieldMetadata(catalog: Catalog, id: Id, updates: Fie
   const after = await catalog.schemaOf(table);
   const fields = Object.fromEntries(updates.map((u, i) => [u.path, Object.fromEntries(resolveField(after.fields, paths[i])?.metadata ?? [])]));
   return { version: result.version, fields };
+}
+
+/** Tries before a schema metadata change gives up on writers that keep committing first. */
+const SCHEMA_METADATA_ATTEMPTS = 10;
+
+/**
+ * Sets keys of the schema's metadata (UpdateTableSchemaMetadata) in a new version, and answers the whole metadata.
+ * The engine cannot write schema metadata, so the version is committed as Lance commits one: its manifest is written
+ * only where none of that version exists, and when another writer committed first, the change is made again on top
+ * of the newest version. No keys, no version.
+ */
+export async function updateSchemaMetadata(catalog: Catalog, id: Id, changes: Record<string, string>, branch?: string) {
+  const { entry } = await dataHandle(catalog, id, "have its schema metadata updated", branch);
+  const files = catalog.filesOf(entry);
+  const directory = files.directoryOf(branch);
+  const latest = async () => {
+    const { sources, v2 } = await files.versions(directory);
+    if (!v2) throw unsupported(`table '${entry.objectId}' names its versions in Lance's V1 scheme; its schema metadata can only be changed by the engine`);
+    const version = Math.max(...sources.keys());
+    return { version, manifest: await files.read(manifestKey(directory, version, true)) };
+  };
+  const changing = () => new QuiverError("ConcurrentModification", `table '${entry.objectId}' kept changing while its schema metadata was updated; try again`);
+  if (Object.keys(changes).length === 0) {
+    const { manifest } = await latest();
+    if (!manifest) throw changing();
+    return schemaMetadataOf(manifest).metadata;
+  }
+  return catalog.commitTo(entry, async () => {
+    for (let attempt = 0; attempt < SCHEMA_METADATA_ATTEMPTS; attempt++) {
+      const { manifest } = await latest();
+      // Gone between the listing and the read: a cleanup removed it, and a newer one is there.
+      if (!manifest) continue;
+      const next = schemaMetadataCommit(manifest, changes);
+      if (next.transactionFile) await files.create(`${directory}/_transactions/${next.transactionFile}`, next.transaction);
+      if ((await files.commitManifest(directory, next.version, true, next.manifest)).committed) {
+        await files.hintLatest(directory, next.version);
+        return next.metadata;
+      }
+    }
+    throw changing();
+  });
 }
 
 export async function restoreVersion(catalog: Catalog, id: Id, version: number, branch?: string) {

@@ -3,9 +3,11 @@ import { parseDuration } from "@/lib/durations";
 import { invalidInput } from "@/server/errors";
 import { json, parseMode, qBool, qString, remoteDialect, route } from "@/server/http/route";
 import { analyzeQuery, countRows, explainQuery, queryTable } from "@/server/tables/queries";
-import { alterColumns, insertRecords, mergeInsert, restoreVersion, updateFieldMetadata } from "@/server/tables/writes";
+import { alterColumns, insertRecords, mergeInsert, restoreVersion, updateFieldMetadata, updateSchemaMetadata } from "@/server/tables/writes";
 import { queryFields, queryOptions } from "./query-request";
 import { branchField, branchQuery, delimiterQuery, insertAnswer, mergeInsertAnswer, requestBase, versionAnswer, versionResponse } from "@/lib/contract/common";
+
+const schemaMetadata = z.record(z.string().min(1), z.string()).describe("Schema metadata keys and their values");
 
 export const dataRoutes = [
   route({
@@ -208,6 +210,18 @@ export const dataRoutes = [
           body.branch ?? undefined,
         ),
       ),
+  }),
+  route({
+    operationId: "UpdateTableSchemaMetadata",
+    summary: "Set keys of the table schema's metadata in a new version; the body and the answer are bare maps (the answer: all of it)",
+    group: "Schema",
+    methods: ["POST"],
+    path: "/v1/table/{id}/schema_metadata/update",
+    access: { need: "editor", on: "table" },
+    query: z.object({ ...delimiterQuery, ...branchQuery }),
+    body: { kind: "json", schema: schemaMetadata },
+    response: schemaMetadata,
+    handler: async ({ id, query, body, catalog }) => ({ ...json(await updateSchemaMetadata(catalog, id, body, query.branch || undefined)), bare: true }),
   }),
   route({
     operationId: "RestoreTable",
