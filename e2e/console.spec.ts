@@ -103,6 +103,24 @@ test("schema, data, versions and tags of a table", async ({ page }) => {
   await expect(page.getByTestId("tag-row-appended")).toHaveCount(0);
 });
 
+test("set a schema metadata key: a new version, which the schema at the version before does not have", async ({ page }) => {
+  await call("/v1/table/shop$meta/create", { body: rows(0, 5) });
+  await signInWithKey(page, undefined, "/tables/shop/meta?tab=schema");
+  const section = page.getByRole("region", { name: "Schema metadata" });
+  await expect(section).toContainText("No schema metadata.");
+  await section.getByRole("textbox", { name: "Key" }).fill("owner");
+  await section.getByRole("textbox", { name: "Value" }).fill("data-team");
+  await section.getByRole("button", { name: "Set key" }).click();
+  await expect(section.getByTestId("schema-metadata-entry")).toHaveText(["ownerdata-team"]);
+  await expect(page.getByText("Version 2", { exact: true })).toBeVisible();
+  const described = await call("/v1/table/shop$meta/describe", { json: {} });
+  expect(described.version).toBe(2);
+  expect((described.schema as { metadata?: Record<string, string> }).metadata).toEqual({ owner: "data-team" });
+  await page.goto("/tables/shop/meta?tab=schema&version=1");
+  await expect(section).toContainText("No schema metadata.");
+  await expect(section.getByRole("button", { name: "Set key" })).toHaveCount(0);
+});
+
 test("alter columns with a preview, then see the new version", async ({ page }) => {
   await call("/v1/table/shop$cols/create", { body: rows(0, 10) });
   await signInWithKey(page, undefined, "/tables/shop/cols?tab=columns");

@@ -3,6 +3,7 @@ import { useTable } from "@/lib/queries/catalog";
 import { diffSchemas, typeLabel, type Change } from "@/lib/schema-diff";
 import { Badge } from "../ui/controls";
 import { ErrorBanner, Loading } from "../ui/states";
+import { SchemaMetadata } from "./schema-metadata";
 import { SchemaTree } from "./schema-tree";
 import { fromPicker, pickerValue, refOf, VersionPicker } from "./version-picker";
 import { useTableAddress } from "./use-table-address";
@@ -101,6 +102,7 @@ export function SchemaTab({ database, table }: { database: string; table: string
         <>
           <p className="text-sm text-slate-500">Version {current.data.version}</p>
           <SchemaTree fields={current.data.schema.fields} />
+          <SchemaMetadata database={database} table={table} metadata={current.data.schema.metadata} latest={at.version === undefined && at.tag === undefined} />
         </>
       )}
     </div>

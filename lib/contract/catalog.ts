@@ -19,6 +19,9 @@ export const jsonArrowSchema = z
   .object({ fields: z.array(jsonField), metadata: z.record(z.string(), z.string()).optional() })
   .describe("Lance JSON Arrow schema");
 
+/** A table schema's metadata, as UpdateTableSchemaMetadata takes and answers it: a bare map of strings. */
+export const schemaMetadata = z.record(z.string().min(1), z.string()).describe("Schema metadata keys and their values");
+
 export const catalogEntry = z.object({
   name: z.string(),
   kind: z.enum(["namespace", "table"]),

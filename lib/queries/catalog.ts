@@ -9,6 +9,7 @@ import type {
   CatalogEntry,
   declaredTable,
   describeNamespaceResponse,
+  schemaMetadata,
   entriesResponse,
   searchResponse,
   TableDescription,
@@ -193,6 +194,11 @@ export const useDeleteTag = (database: string, id: Id) =>
   useTableMutation(database, id, (tag: string) => apiCall(path("table", id, "tags/delete"), { database, json: { tag } }));
 export const useRestore = (database: string, id: Id) =>
   useTableMutation(database, id, (version: number) => apiCall<Answer<typeof versionAnswer>>(path("table", id, "restore"), { database, json: { version } }));
+/** Sets keys of the schema's metadata; the answer is the whole metadata of the new version. */
+export const useUpdateSchemaMetadata = (database: string, id: Id) =>
+  useTableMutation(database, id, (changes: Record<string, string>) =>
+    apiCall<Answer<typeof schemaMetadata>>(path("table", id, "schema_metadata/update"), { database, json: changes }),
+  );
 export const useAlterColumns = (database: string, id: Id) =>
   useTableMutation(database, id, (alterations: unknown[]) =>
     apiCall<Answer<typeof versionAnswer>>(path("table", id, "alter_columns"), { database, json: { alterations } }),

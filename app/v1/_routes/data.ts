@@ -5,9 +5,8 @@ import { json, parseMode, qBool, qString, remoteDialect, route } from "@/server/
 import { analyzeQuery, countRows, explainQuery, queryTable } from "@/server/tables/queries";
 import { alterColumns, insertRecords, mergeInsert, restoreVersion, updateFieldMetadata, updateSchemaMetadata } from "@/server/tables/writes";
 import { queryFields, queryOptions } from "./query-request";
+import { schemaMetadata } from "@/lib/contract/catalog";
 import { branchField, branchQuery, delimiterQuery, insertAnswer, mergeInsertAnswer, requestBase, versionAnswer, versionResponse } from "@/lib/contract/common";
-
-const schemaMetadata = z.record(z.string().min(1), z.string()).describe("Schema metadata keys and their values");
 
 export const dataRoutes = [
   route({
