@@ -193,24 +193,34 @@ export async function updateSchemaMetadata(catalog: Catalog, id: Id, changes: Re
   const { entry } = await dataHandle(catalog, id, "have its schema metadata updated", branch);
   const files = catalog.filesOf(entry);
   const directory = files.directoryOf(branch);
+  /** The newest manifest's bytes, or null when a cleanup removed it between the listing and the read. */
   const latest = async () => {
     const { sources, v2 } = await files.versions(directory);
-    if (!v2) throw unsupported(`table '${entry.objectId}' names its versions in Lance's V1 scheme; its schema metadata can only be changed by the engine`);
-    const version = Math.max(...sources.keys());
-    return { version, manifest: await files.read(manifestKey(directory, version, true)) };
+    if (!v2) throw unsupported(`table '${entry.objectId}' names its versions in Lance's V1 scheme, to which this service commits nothing itself`);
+    return files.read(manifestKey(directory, Math.max(...sources.keys()), true));
   };
   const changing = () => new QuiverError("ConcurrentModification", `table '${entry.objectId}' kept changing while its schema metadata was updated; try again`);
+  /** What the latest manifest says; one this service cannot read is the table's state, not a fault of the request. */
+  const parsed = <T>(read: () => T): T => {
+    try {
+      return read();
+    } catch (err) {
+      throw new QuiverError(
+        "InvalidTableState",
+        `the latest manifest of table '${entry.objectId}' cannot be read: ${err instanceof Error ? err.message : String(err)}`,
+      );
+    }
+  };
   if (Object.keys(changes).length === 0) {
-    const { manifest } = await latest();
+    const manifest = await latest();
     if (!manifest) throw changing();
-    return schemaMetadataOf(manifest).metadata;
+    return parsed(() => schemaMetadataOf(manifest).metadata);
   }
   return catalog.commitTo(entry, async () => {
     for (let attempt = 0; attempt < SCHEMA_METADATA_ATTEMPTS; attempt++) {
-      const { manifest } = await latest();
-      // Gone between the listing and the read: a cleanup removed it, and a newer one is there.
+      const manifest = await latest();
       if (!manifest) continue;
-      const next = schemaMetadataCommit(manifest, changes);
+      const next = parsed(() => schemaMetadataCommit(manifest, changes));
       if (next.transactionFile) await files.create(`${directory}/_transactions/${next.transactionFile}`, next.transaction);
       if ((await files.commitManifest(directory, next.version, true, next.manifest)).committed) {
         await files.hintLatest(directory, next.version);
