@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import * as lancedb from "@lancedb/lancedb";
 import { schemaMetadataCommit, schemaMetadataOf } from "./schema-metadata-commit";
+import { manifestKey } from "./version-manifest";
 import { transactionOperation } from "./version-operations";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "quiver-schema-metadata-"));
@@ -18,8 +19,7 @@ function commit(table: string, changes: Record<string, string>) {
     .sort();
   const next = schemaMetadataCommit(readFileSync(path.join(versions, latest)), changes);
   if (next.transactionFile) writeFileSync(path.join(dir, `${table}.lance`, "_transactions", next.transactionFile), next.transaction, { flag: "wx" });
-  const name = `${String(18446744073709551615n - BigInt(next.version)).padStart(20, "0")}.manifest`;
-  writeFileSync(path.join(versions, name), next.manifest, { flag: "wx" });
+  writeFileSync(manifestKey(path.join(dir, `${table}.lance`), next.version, true), next.manifest, { flag: "wx" });
   return next;
 }
 

@@ -11,6 +11,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { BinaryReader, BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
+import { manifestMessage } from "./version-manifest";
 
 /** Lance's `Manifest` fields this commit writes anew (table.proto); the rest are copied. */
 const MANIFEST = {
@@ -118,11 +119,9 @@ interface RawField {
 
 /** The top-level fields of a manifest file's `Manifest`, where it starts, and the footer's end (format version, magic). */
 function manifestFields(file: Buffer): { fields: RawField[]; manifestAt: number; footerEnd: Buffer } {
-  if (file.length < 20 || file.toString("latin1", file.length - 4) !== "LANC") throw new Error("not a Lance manifest");
-  const manifestAt = Number(file.readBigInt64LE(file.length - 16));
-  const length = manifestAt >= 0 && manifestAt + 4 <= file.length - 16 ? file.readUInt32LE(manifestAt) : -1;
-  if (length < 0 || manifestAt + 4 + length !== file.length - 16) throw new Error("a Lance manifest whose footer does not point at its Manifest");
-  const bytes = file.subarray(manifestAt + 4, manifestAt + 4 + length);
+  const { at: manifestAt, message: bytes } = manifestMessage(file);
+  // The new file puts its own Manifest where this one starts, so nothing may lie between it and the footer.
+  if (manifestAt + 4 + bytes.length !== file.length - 16) throw new Error("a Lance manifest whose Manifest does not end at its footer");
   const reader = new BinaryReader(bytes);
   const fields: RawField[] = [];
   while (reader.pos < reader.len) {

@@ -33,10 +33,18 @@ function messageAt(buf: Buffer, position: number): Buffer {
   return buf.subarray(position + 4, position + 4 + length);
 }
 
-/** A manifest file ends with the position of its protobuf `Manifest`, its length first, then the magic `LANC`. */
-function readManifest(buf: Buffer): Manifest {
+/**
+ * Where a manifest file's protobuf `Manifest` is and its bytes: the file ends with the message's position (its length
+ * first), the format version and the magic `LANC`.
+ */
+export function manifestMessage(buf: Buffer): { at: number; message: Buffer } {
   if (buf.length < 16 || buf.toString("latin1", buf.length - 4) !== "LANC") throw new Error("not a Lance manifest");
-  return fromBinary(ManifestSchema, messageAt(buf, Number(buf.readBigInt64LE(buf.length - 16))));
+  const at = Number(buf.readBigInt64LE(buf.length - 16));
+  return { at, message: messageAt(buf, at) };
+}
+
+function readManifest(buf: Buffer): Manifest {
+  return fromBinary(ManifestSchema, manifestMessage(buf).message);
 }
 
 export function parseManifest(buf: Buffer): VersionSummary {
