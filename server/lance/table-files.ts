@@ -7,7 +7,7 @@
 import "server-only";
 import type { ObjectInfo, ObjectStore } from "@/server/storage/object-store";
 import { childUri, relativeTo, type DataRoot } from "@/server/storage/root";
-import { listVersionNumbers, manifestKey, versionSummary, type VersionSummary } from "./version-manifest";
+import { latestManifestIn, listVersionNumbers, manifestKey, versionSummary, type LatestManifest, type VersionSummary } from "./version-manifest";
 import { versionOperation, type SchemaField, type VersionOperation } from "./version-operations";
 import { readBranchRefs, readTagRefs } from "./refs";
 
@@ -55,6 +55,12 @@ export class TableFiles {
     this.own(`${directory}/`);
     const { v2, files } = await listVersionNumbers(this.store, directory, everyManifest);
     return { v2, sources: new Map([...files].map(([version, info]) => [version, { directory, v2, info }])) };
+  }
+
+  /** The newest manifest in a directory (main's or a branch's), or null when it has none. */
+  latestManifest(directory: string): Promise<LatestManifest | null> {
+    this.own(`${directory}/`);
+    return latestManifestIn(this.store, directory);
   }
 
   /** A version's manifest file (its size and etag from the listing when given) and what it says. */

@@ -128,6 +128,37 @@ export async function listVersionNumbers(
   return { versions: [...files.keys()], v2, files };
 }
 
+/** A directory's newest manifest: its key, version, naming and etag. */
+export interface LatestManifest {
+  key: string;
+  version: number;
+  v2: boolean;
+  etag: string;
+}
+
+/**
+ * The newest manifest in a dataset's (or branch's) directory, or null when it has none. Lance's V2 names sort the
+ * newest first, so one listing of one key answers it; V1 names (`<n>.manifest`) need the whole listing.
+ */
+export async function latestManifestIn(store: ObjectStore, location: string): Promise<LatestManifest | null> {
+  const prefix = `${location}/_versions/`;
+  const [first] = await store.listInfo(prefix, 1);
+  if (!first) return null;
+  const [firstKey, firstInfo] = first;
+  if (/^\d{20}\.manifest$/.test(firstKey.slice(prefix.length))) {
+    const version = Number(18446744073709551615n - BigInt(firstKey.slice(prefix.length, -".manifest".length)));
+    // The listing carries the etag on every store here; one that leaves it out is asked for it.
+    const etag = firstInfo.etag || (await store.head(firstKey))?.etag;
+    return etag === undefined ? null : { key: firstKey, version, v2: true, etag };
+  }
+  const { versions } = await listVersionNumbers(store, location);
+  if (!versions.length) return null;
+  const version = Math.max(...versions);
+  const key = manifestKey(location, version, false);
+  const info = await store.head(key);
+  return info && { key, version, v2: false, etag: info.etag };
+}
+
 /** The key of a version's manifest under a dataset (or branch) directory, in the V2 (u64::MAX - version) or V1 naming. */
 export function manifestKey(location: string, version: number, v2Paths: boolean): string {
   const file = v2Paths ? `${(18446744073709551615n - BigInt(version)).toString().padStart(20, "0")}.manifest` : `${version}.manifest`;

@@ -12,9 +12,9 @@ import { QuiverError, fromArrowWriteError, fromEngineError, invalidInput } from 
 import type { ArrowBody } from "@/server/lance/arrow-ipc";
 import { datasetLocator, isPlainLocation } from "./dataset-locator";
 import { KeyedFreshRead } from "./fresh-read";
-import { OutsideRootError, type ObjectInfo, type ObjectStore } from "./object-store";
+import { OutsideRootError, type ObjectStore } from "./object-store";
 import { childUri, type DataRoot } from "./root";
-import { listVersionNumbers, manifestKey } from "@/server/lance/version-manifest";
+import { latestManifestIn, type LatestManifest } from "@/server/lance/version-manifest";
 
 const OPEN_HANDLES = 4096;
 
@@ -28,12 +28,6 @@ export const DEREGISTERED_MARKER = ".lance-deregistered";
  */
 const CLAIM_MARKER = ".quiver-claim";
 const MANIFEST_DIR = "__manifest";
-
-export interface LatestManifest {
-  key: string;
-  version: number;
-  etag: string;
-}
 
 export class Datasets {
   private readonly rootId: string;
@@ -235,27 +229,11 @@ export class Datasets {
   }
 
   private async readLatestManifest(location: string): Promise<LatestManifest | null> {
-    const prefix = `${location}/_versions/`;
-    const listed = await this.inside(location, () => this.store.listInfo(prefix, 1)).catch((err) => {
+    return this.inside(location, () => latestManifestIn(this.store, location)).catch((err) => {
       // A link is no dataset, as hasData says.
-      if (err instanceof QuiverError && err.codeName === "InvalidTableState") return new Map<string, ObjectInfo>();
+      if (err instanceof QuiverError && err.codeName === "InvalidTableState") return null;
       throw err;
     });
-    const [first] = listed;
-    if (!first) return null;
-    const [firstKey, firstInfo] = first;
-    if (/^\d{20}\.manifest$/.test(firstKey.slice(prefix.length))) {
-      const version = Number(18446744073709551615n - BigInt(firstKey.slice(prefix.length, -".manifest".length)));
-      // The listing carries the etag on every store here; one that leaves it out is asked for it.
-      const etag = firstInfo.etag || (await this.store.head(firstKey))?.etag;
-      return etag === undefined ? null : { key: firstKey, version, etag };
-    }
-    const { versions } = await listVersionNumbers(this.store, location);
-    if (!versions.length) return null;
-    const version = Math.max(...versions);
-    const key = manifestKey(location, version, false);
-    const info = await this.store.head(key);
-    return info && { key, version, etag: info.etag };
   }
 
   /** True when a declare reserved the location (its marker stays after the first write); a link is refused. */

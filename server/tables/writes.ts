@@ -13,7 +13,6 @@ import { checkWriteSchema } from "./schema-check";
 import type { Catalog, Id } from "@/server/catalog/catalog";
 import type { TableEntry } from "@/server/catalog/catalog-table";
 import { existingColumn, requestedFieldPath, resolveField } from "./fields";
-import { manifestKey } from "@/server/lance/version-manifest";
 import { schemaMetadataCommit, schemaMetadataOf } from "@/server/lance/schema-metadata-commit";
 
 /** Writes the first version of a declared-only table; null when it already had data (a concurrent writer won). */
@@ -195,9 +194,10 @@ export async function updateSchemaMetadata(catalog: Catalog, id: Id, changes: Re
   const directory = files.directoryOf(branch);
   /** The newest manifest's bytes, or null when a cleanup removed it between the listing and the read. */
   const latest = async () => {
-    const { sources, v2 } = await files.versions(directory);
-    if (!v2) throw unsupported(`table '${entry.objectId}' names its versions in Lance's V1 scheme, to which this service commits nothing itself`);
-    return files.read(manifestKey(directory, Math.max(...sources.keys()), true));
+    const found = await files.latestManifest(directory);
+    if (found && !found.v2)
+      throw unsupported(`table '${entry.objectId}' names its versions in Lance's V1 scheme, to which this service commits nothing itself`);
+    return found && files.read(found.key);
   };
   const changing = () => new QuiverError("ConcurrentModification", `table '${entry.objectId}' kept changing while its schema metadata was updated; try again`);
   /** What the latest manifest says; one this service cannot read is the table's state, not a fault of the request. */
