@@ -18,7 +18,7 @@ import { catalogFor, checkDatabaseName, DEFAULT_DATABASE } from "@/server/catalo
 import { access } from "../auth/access";
 import { describePrincipal, roleRank, type Principal } from "../auth/model";
 import { principalOf } from "./authenticate";
-import { unknownFields } from "./unknown-fields";
+import { refuseUnknown, unknownFields } from "./unknown-fields";
 import { refusedOperation } from "./refused-operations";
 import { discardBody, readBody, readJsonBody, requestDeadline } from "./request-body";
 import { errorResponse, reply } from "./responses";
@@ -40,13 +40,6 @@ function unknownQueryParameters(route: RouteDef, rawQuery: Record<string, unknow
   const rest = Object.fromEntries(Object.entries(rawQuery).filter(([name]) => name !== "delimiter"));
   if (!route.query) return Object.keys(rest).map((name) => `query.${name}`);
   return unknownFields(route.query, rest, "query");
-}
-
-/** A field the service would not act on is refused by name, never dropped: the client would not know it was ignored. */
-function refuseUnknown(paths: string[]) {
-  if (paths.length === 0) return;
-  const shown = paths.slice(0, 5).join(", ") + (paths.length > 5 ? ` and ${paths.length - 5} more` : "");
-  throw invalidInput(`${shown}: not ${paths.length === 1 ? "a field" : "fields"} this operation takes; refused rather than ignored`);
 }
 
 function zodMessage(error: z.ZodError, where: string): string {

@@ -4,11 +4,12 @@
  */
 import "server-only";
 import { randomUUID } from "node:crypto";
-import { QuiverError, invalidInput } from "../errors";
+import { QuiverError } from "../errors";
 import { access } from "../auth/access";
 import { metrics, metricsText } from "../metrics";
 import { principalOf } from "./authenticate";
 import { errorResponse } from "./responses";
+import { refuseUnknown } from "./unknown-fields";
 
 export async function serveMetrics(request: Request): Promise<Response> {
   const requestId = randomUUID();
@@ -17,8 +18,7 @@ export async function serveMetrics(request: Request): Promise<Response> {
     if (!(await access().canReadMetrics(principal)))
       throw new QuiverError("PermissionDenied", "the metrics need an administrator of the whole service or a key with the metrics role");
     // A scraper's `params` would otherwise be ignored without a word; the metrics take none.
-    const parameters = [...new URL(request.url).searchParams.keys()];
-    if (parameters.length) throw invalidInput(`query.${parameters.join(", query.")}: /metrics takes no query parameters; refused rather than ignored`);
+    refuseUnknown([...new URL(request.url).searchParams.keys()].map((name) => `query.${name}`));
     const { text, contentType } = await metricsText();
     return new Response(text, { headers: { "content-type": contentType, "cache-control": "no-store, no-transform", "x-request-id": requestId } });
   } catch (err) {

@@ -5,6 +5,7 @@
  */
 import "server-only";
 import type { z } from "zod";
+import { invalidInput } from "../errors";
 
 /** The parts of Zod's definitions the walk reads; everything else is a leaf. */
 interface Def {
@@ -49,4 +50,11 @@ export function unknownFields(schema: z.ZodType, value: unknown, where: string):
     default:
       return [];
   }
+}
+
+/** A field the service would not act on is refused by name, never dropped: the client would not know it was ignored. */
+export function refuseUnknown(paths: string[]) {
+  if (paths.length === 0) return;
+  const shown = paths.slice(0, 5).join(", ") + (paths.length > 5 ? ` and ${paths.length - 5} more` : "");
+  throw invalidInput(`${shown}: not ${paths.length === 1 ? "a field" : "fields"} this operation takes; refused rather than ignored`);
 }
