@@ -247,18 +247,37 @@ export class Catalog {
   }
 
   async declareTable(id: Id, requestedLocation: string | undefined, properties: Record<string, string>) {
-    if (id.length === 0) throw invalidInput("a table identifier needs at least a table name");
     return this.locks.run(`t:${fmt(id)}`, async () => {
-      const index = await this.index();
-      await this.requireNamespace(id.slice(0, -1), index);
-      const objectId = fmt(id);
-      const listed = index.tables.get(objectId);
-      if (listed && (await this.stillThere(listed))) throw new QuiverError("TableAlreadyExists", `Table '${objectId}' already exists`);
-      if (index.namespaces.has(objectId)) throw new QuiverError("TableAlreadyExists", `a namespace named '${objectId}' already exists`);
-      const location = this.chooseLocation(id, requestedLocation);
+      const { objectId, location } = await this.declarable(id, requestedLocation);
       if (!(await this.datasets.reserve(location))) throw new QuiverError("TableAlreadyExists", `the location of table '${objectId}' is already in use`);
       await this.catalogueClaimed(objectId, location, properties);
       return { location: this.datasets.uri(location), properties };
+    });
+  }
+
+  /** Where a table may be declared: its namespace exists, nothing has its name, and the location is allowed. Changes nothing. */
+  async declarable(id: Id, requestedLocation: string | undefined): Promise<{ objectId: string; location: string }> {
+    if (id.length === 0) throw invalidInput("a table identifier needs at least a table name");
+    const index = await this.index();
+    await this.requireNamespace(id.slice(0, -1), index);
+    const objectId = fmt(id);
+    const listed = index.tables.get(objectId);
+    if (listed && (await this.stillThere(listed))) throw new QuiverError("TableAlreadyExists", `Table '${objectId}' already exists`);
+    if (index.namespaces.has(objectId)) throw new QuiverError("TableAlreadyExists", `a namespace named '${objectId}' already exists`);
+    return { objectId, location: this.chooseLocation(id, requestedLocation) };
+  }
+
+  /** Takes back a declare whose table has had no write since: its row and reserved location go. */
+  async undeclareTable(id: Id) {
+    return this.locks.run(`t:${fmt(id)}`, async () => {
+      const entry = await this.resolve(id);
+      await this.writes.run(entry.location, async () => {
+        if (!(await this.isDeclaredOnly(entry))) {
+          throw new QuiverError("ConcurrentModification", `table '${entry.objectId}' was written after it was declared, so it is kept`);
+        }
+        if (entry.registered) await this.catalogTable.remove([entry.objectId]);
+        await this.datasets.release(entry.location);
+      });
     });
   }
 

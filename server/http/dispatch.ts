@@ -16,7 +16,7 @@ import { heavyRequests } from "./admission";
 import { PhaseTimer } from "./phase-timer";
 import { catalogFor, checkDatabaseName, DEFAULT_DATABASE } from "@/server/catalog/databases";
 import { access } from "../auth/access";
-import { describePrincipal, roleRank, type Principal } from "../auth/model";
+import { describePrincipal, roleRank, type Principal, type Role } from "../auth/model";
 import { principalOf } from "./authenticate";
 import { refuseUnknown, unknownFields } from "./unknown-fields";
 import { refusedOperation } from "./refused-operations";
@@ -65,7 +65,8 @@ function parseId(params: Record<string, string>, delimiter: string): string[] {
 async function authorize(route: RouteDef, principal: Principal, database: string, id: string[]) {
   const auth = access();
   const { need, on } = route.access;
-  if (need === "authenticated") return;
+  // The handler asks, table by table, through requireRole.
+  if (need === "authenticated" || on === "tables-in-body") return;
   if (need === "global-admin") {
     if (!(await auth.isGlobalAdmin(principal))) throw new QuiverError("PermissionDenied", `${route.operationId} needs an administrator of the whole service`);
     return;
@@ -76,9 +77,13 @@ async function authorize(route: RouteDef, principal: Principal, database: string
     if (!(await auth.canSeeNamespace(principal, database, target))) throw new QuiverError("PermissionDenied", `no access to ${what}`);
     return;
   }
-  const role = await auth.roleOn(principal, database, target);
+  await requireRole(route.operationId, principal, database, need, target, what);
+}
+
+async function requireRole(operation: string, principal: Principal, database: string, need: Role, target: string[], what: string) {
+  const role = await access().roleOn(principal, database, target);
   if (roleRank(role) < roleRank(need)) {
-    throw new QuiverError("PermissionDenied", `${route.operationId} needs the ${need} role on ${what}${role ? `; the caller is ${role}` : ""}`);
+    throw new QuiverError("PermissionDenied", `${operation} needs the ${need} role on ${what}${role ? `; the caller is ${role}` : ""}`);
   }
 }
 
@@ -187,7 +192,10 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
       arrowRows = (body as ArrowBody).rows;
       metrics.bytesReceived.inc((body as ArrowBody).file.byteLength);
     }
-    const work = route.handler({ request, requestId, principal, database, catalog, access: access(), id, params, delimiter, query, body });
+    const caller = principal;
+    const requireTableRole = (need: Role, table: string[], operation: string) =>
+      requireRole(operation, caller, database, need, table, `table '${formatIdentifier(table, "$")}' of database '${database}'`);
+    const work = route.handler({ request, requestId, principal, database, catalog, access: access(), id, params, delimiter, query, body, requireTableRole });
     // The work owns the admission from here: it is given back when the work ends, even if a timeout answered first.
     const owned = releases.splice(0);
     const done = work.finally(() => owned.forEach((release) => release()));

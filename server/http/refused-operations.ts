@@ -6,17 +6,6 @@
 import "server-only";
 export const REFUSED_OPERATIONS: ReadonlyArray<{ operationId: string; path: RegExp; reason: string }> = [
   {
-    operationId: "BatchCreateTableVersions",
-    path: /^\/v1\/table\/version\/batch-create\/?$/,
-    reason:
-      "versions are committed one table at a time with CreateTableVersion; an atomic commit across tables needs a version store this service does not keep",
-  },
-  {
-    operationId: "BatchCommitTables",
-    path: /^\/v1\/table\/batch-commit\/?$/,
-    reason: "an atomic commit across tables needs a version store this service does not keep",
-  },
-  {
     operationId: "CloneTable",
     path: /^\/v1\/table\/[^/]+\/clone\/?$/,
     reason:

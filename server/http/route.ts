@@ -69,6 +69,8 @@ export interface RouteContext<Q, B> {
   delimiter: string;
   query: Q;
   body: B;
+  /** For routes whose tables are named in the body: refuses (403) unless the caller has `need` on `table`. */
+  requireTableRole: (need: Role, table: string[], operation: string) => Promise<void>;
 }
 
 export interface RouteDef<
@@ -89,7 +91,8 @@ export interface RouteDef<
    */
   access: {
     need: Role | "visible" | "authenticated" | "global-admin";
-    on?: "table" | "namespace" | "parent";
+    /** `tables-in-body`: the handler checks the role on each table its body names, with `requireTableRole`. */
+    on?: "table" | "namespace" | "parent" | "tables-in-body";
     /** Enterprise endpoints accept only the x-api-key header. */
     apiKeyHeaderOnly?: boolean;
   };

@@ -9,7 +9,7 @@ import type { Catalog, Id } from "@/server/catalog/catalog";
 import type { TableEntry } from "@/server/catalog/catalog-table";
 import { decodePageToken, encodePageToken } from "@/server/catalog/paging";
 import { engineCall } from "@/server/storage/datasets";
-import { parseManifest } from "@/server/lance/version-manifest";
+import { manifestKey, parseManifest } from "@/server/lance/version-manifest";
 import type { ManifestSource, TableFiles } from "@/server/lance/table-files";
 
 const isMain = (branch?: string) => !branch || branch === "main";
@@ -27,6 +27,8 @@ async function branchDirectory(catalog: Catalog, entry: TableEntry, files: Table
 async function versionSources(catalog: Catalog, entry: TableEntry, files: TableFiles, branch?: string): Promise<Map<number, ManifestSource>> {
   return (await files.versions(await branchDirectory(catalog, entry, files, branch))).sources;
 }
+
+export type TableVersionRecord = Awaited<ReturnType<typeof versionRecord>>;
 
 /** A version as the version operations answer it; `before` is where the previous version's manifest is, if it exists. */
 async function versionRecord(files: TableFiles, version: number, source: ManifestSource, withOperation: boolean, before?: ManifestSource) {
@@ -91,11 +93,32 @@ export interface NewTableVersion {
 }
 
 /**
+ * One table's part of a change that may span tables: checked when made (nothing changed yet), then applied, and
+ * undone if a later part fails. `finish` tidies what is no longer needed once every part is applied.
+ */
+export interface Step<R> {
+  apply(): Promise<R>;
+  undo(): Promise<void>;
+  finish(): Promise<void>;
+}
+
+/**
  * Commits a version whose manifest a writer staged inside the table's directory: the staged file becomes the
  * version's manifest only where no manifest of that version exists (a concurrent commit of the same version loses
  * with ConcurrentModification), and the staged file is then removed.
  */
 export async function createTableVersion(catalog: Catalog, id: Id, request: NewTableVersion) {
+  const step = await tableVersionStep(catalog, id, request);
+  const created = await step.apply();
+  await step.finish();
+  return created;
+}
+
+/**
+ * Checks a staged manifest as CreateTableVersion takes it. Applying publishes it as its version; undoing takes that
+ * version back while it is still the latest (nothing committed on it), and finishing removes the staged file.
+ */
+export async function tableVersionStep(catalog: Catalog, id: Id, request: NewTableVersion): Promise<Step<{ version: TableVersionRecord }>> {
   const entry = await catalog.resolve(id);
   const files = catalog.filesOf(entry);
   const directory = await branchDirectory(catalog, entry, files, request.branch);
@@ -127,15 +150,33 @@ export async function createTableVersion(catalog: Catalog, id: Id, request: NewT
     const info = await files.head(staged);
     if (info && info.etag !== request.eTag) throw invalidInput(`e_tag '${request.eTag}' differs from the staged manifest's '${info.etag}'`);
   }
-  const { key } = await catalog.commitTo(entry, async () => {
-    const commit = await files.commitManifest(directory, request.version, scheme === "V2", content);
-    if (!commit.committed) throw new QuiverError("ConcurrentModification", `version ${request.version} of table '${entry.objectId}' already exists`);
-    return commit;
-  });
-  await files.remove(staged);
-  const listed = await files.head(key);
-  if (!listed) throw new QuiverError("ConcurrentModification", `version ${request.version} of table '${entry.objectId}' was deleted as it was committed`);
-  return { version: await versionRecord(files, request.version, { directory, v2: scheme === "V2", info: listed }, false) };
+  const taken = () => new QuiverError("ConcurrentModification", `version ${request.version} of table '${entry.objectId}' already exists`);
+  if (sources.has(request.version)) throw taken();
+  const isV2 = scheme === "V2";
+  return {
+    apply: async () => {
+      const { key } = await catalog.commitTo(entry, async () => {
+        const commit = await files.commitManifest(directory, request.version, isV2, content);
+        if (!commit.committed) throw taken();
+        return commit;
+      });
+      const listed = await files.head(key);
+      if (!listed) throw new QuiverError("ConcurrentModification", `version ${request.version} of table '${entry.objectId}' was deleted as it was committed`);
+      return { version: await versionRecord(files, request.version, { directory, v2: isV2, info: listed }, false) };
+    },
+    undo: () =>
+      catalog.commitTo(entry, async () => {
+        const latest = await files.latestManifest(directory);
+        if (latest && latest.version > request.version) {
+          throw new QuiverError(
+            "ConcurrentModification",
+            `version ${request.version} of table '${entry.objectId}' cannot be taken back: version ${latest.version} was committed on it`,
+          );
+        }
+        await files.deleteManifests(directory, [request.version], isV2);
+      }),
+    finish: () => files.remove(staged),
+  };
 }
 
 /**
@@ -144,12 +185,26 @@ export async function createTableVersion(catalog: Catalog, id: Id, request: NewT
  * the first would roll the table back, the second would leave a tag pointing nowhere.
  */
 export async function deleteTableVersions(catalog: Catalog, id: Id, ranges: Array<{ start: number; end: number }>, branch?: string) {
+  return (await versionDeletionStep(catalog, id, ranges, branch, { undoable: false })).apply();
+}
+
+/**
+ * Checks a deletion of versions as BatchDeleteTableVersions takes it (and checks it again when applied, in the
+ * table's write turn). An undoable deletion keeps the manifests it deletes, to put them back when undone.
+ */
+export async function versionDeletionStep(
+  catalog: Catalog,
+  id: Id,
+  ranges: Array<{ start: number; end: number }>,
+  branch: string | undefined,
+  { undoable }: { undoable: boolean },
+): Promise<Step<{ deleted_count: number }>> {
   if (ranges.length === 0) throw invalidInput("ranges must list at least one range");
   const entry = await catalog.resolve(id);
   await catalog.requireData(entry, "have versions deleted");
   const files = catalog.filesOf(entry);
   const directory = await branchDirectory(catalog, entry, files, branch);
-  return catalog.commitTo(entry, async () => {
+  const doomedVersions = async () => {
     const { sources, v2 } = await files.versions(directory);
     const versions = [...sources.keys()];
     const latest = Math.max(...versions);
@@ -167,7 +222,27 @@ export async function deleteTableVersions(catalog: Catalog, id: Id, ranges: Arra
         `tagged versions are kept: ${tagged.map(([name, t]) => `${t.version} (tag '${name}')`).join(", ")}; delete those tags first`,
       );
     }
-    await files.deleteManifests(directory, doomed, v2);
-    return { deleted_count: doomed.length };
-  });
+    return { doomed, v2 };
+  };
+  if (undoable) await doomedVersions();
+  const deleted: Array<{ version: number; v2: boolean; content: Buffer }> = [];
+  return {
+    apply: () =>
+      catalog.commitTo(entry, async () => {
+        const { doomed, v2 } = await doomedVersions();
+        if (undoable) {
+          for (const version of doomed) {
+            const content = await files.read(manifestKey(directory, version, v2));
+            if (content) deleted.push({ version, v2, content });
+          }
+        }
+        await files.deleteManifests(directory, doomed, v2);
+        return { deleted_count: doomed.length };
+      }),
+    undo: () =>
+      catalog.commitTo(entry, async () => {
+        for (const { version, v2, content } of deleted) await files.commitManifest(directory, version, v2, content);
+      }),
+    finish: async () => {},
+  };
 }

@@ -1,9 +1,26 @@
 import { z } from "zod";
 import { json, pageLimit, pageQuery, qBool, remoteDialect, route } from "@/server/http/route";
 import { createBranch, createTag, deleteBranch, deleteTag, listBranches, listTags, tagVersion, updateTag } from "@/server/tables/refs";
-import { createTableVersion, deleteTableVersions, describeTableVersion, listVersions } from "@/server/tables/versions";
+import { createTableVersion, deleteTableVersions, describeTableVersion, listVersions, type NewTableVersion } from "@/server/tables/versions";
 import { tableVersion, tagMap, tagsPage, versionsResponse } from "@/lib/contract/catalog";
+import { createdVersion, deletedVersions, tableVersionFields, versionRangesFields } from "@/lib/contract/table-changes";
 import { branchField, branchQuery, context, delimiterQuery, pageToken, requestBase, versionAnswer, versionResponse } from "@/lib/contract/common";
+
+/** A CreateTableVersion request, alone or as an entry of a batch, as the version operations take it. */
+export function newTableVersion(body: z.output<z.ZodObject<typeof tableVersionFields>>): NewTableVersion {
+  return {
+    version: body.version,
+    manifestPath: body.manifest_path,
+    manifestSize: body.manifest_size ?? undefined,
+    eTag: body.e_tag ?? undefined,
+    metadata: body.metadata ?? undefined,
+    namingScheme: body.naming_scheme ?? undefined,
+    branch: body.branch ?? undefined,
+  };
+}
+
+export const versionRanges = (ranges: Array<{ start_version: number; end_version: number }>) =>
+  ranges.map((r) => ({ start: r.start_version, end: r.end_version }));
 
 const tagBody = { ...requestBase, tag: z.string().min(1), branch: z.string().nullish() };
 
@@ -60,28 +77,11 @@ export const historyRoutes = [
       kind: "json",
       schema: z.object({
         ...requestBase,
-        ...branchField,
-        version: z.number().int().min(1),
-        manifest_path: z.string().min(1),
-        manifest_size: z.number().int().min(0).nullish(),
-        e_tag: z.string().nullish(),
-        metadata: z.record(z.string(), z.string()).nullish(),
-        naming_scheme: z.enum(["V1", "V2"]).nullish(),
+        ...tableVersionFields,
       }),
     },
-    response: z.object({ version: tableVersion, context }),
-    handler: async ({ id, body, catalog }) =>
-      json(
-        await createTableVersion(catalog, id, {
-          version: body.version,
-          manifestPath: body.manifest_path,
-          manifestSize: body.manifest_size ?? undefined,
-          eTag: body.e_tag ?? undefined,
-          metadata: body.metadata ?? undefined,
-          namingScheme: body.naming_scheme ?? undefined,
-          branch: body.branch ?? undefined,
-        }),
-      ),
+    response: createdVersion,
+    handler: async ({ id, body, catalog }) => json(await createTableVersion(catalog, id, newTableVersion(body))),
   }),
   route({
     operationId: "BatchDeleteTableVersions",
@@ -95,25 +95,11 @@ export const historyRoutes = [
       kind: "json",
       schema: z.object({
         ...requestBase,
-        ...branchField,
-        ranges: z.array(
-          z.object({
-            start_version: z.number().int().min(0),
-            end_version: z.number().int().min(-1).describe("Exclusive; -1 runs through the latest version"),
-          }),
-        ),
+        ...versionRangesFields,
       }),
     },
-    response: z.object({ deleted_count: z.number().int(), context }),
-    handler: async ({ id, body, catalog }) =>
-      json(
-        await deleteTableVersions(
-          catalog,
-          id,
-          body.ranges.map((r) => ({ start: r.start_version, end: r.end_version })),
-          body.branch ?? undefined,
-        ),
-      ),
+    response: deletedVersions,
+    handler: async ({ id, body, catalog }) => json(await deleteTableVersions(catalog, id, versionRanges(body.ranges), body.branch ?? undefined)),
   }),
   route({
     operationId: "ListTableTags",

@@ -6,6 +6,7 @@ import { namespaceRoutes } from "./namespaces";
 import { tableRoutes } from "./tables";
 import { dataRoutes } from "./data";
 import { historyRoutes } from "./history";
+import { batchRoutes } from "./batch";
 import { adminRoutes } from "./admin";
 import { lancedbRoutes } from "./lancedb";
 import { transactionRoutes } from "./transactions";
@@ -16,6 +17,7 @@ const catalogRoutes: RouteDef[] = [
   ...tableRoutes,
   ...dataRoutes,
   ...historyRoutes,
+  ...batchRoutes,
   ...lancedbRoutes,
   ...transactionRoutes,
   ...maintenanceRoutes,

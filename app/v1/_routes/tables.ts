@@ -6,6 +6,7 @@ import type { ArrowBody } from "@/server/lance/arrow-ipc";
 import { vendedStorageOptions } from "@/server/http/vending";
 import { readableTables } from "./visibility";
 import { declaredTable, tableDescription } from "@/lib/contract/catalog";
+import { declareFields, deregisteredTable } from "@/lib/contract/table-changes";
 import { context, delimiterQuery, pageToken, properties, requestBase } from "@/lib/contract/common";
 
 const listAll = {
@@ -77,17 +78,33 @@ function declareRoute(operationId: string, path: string, summary: string) {
     query: z.object(delimiterQuery),
     body: {
       kind: "json",
-      schema: z.object({ ...requestBase, location: z.string().nullish(), vend_credentials: z.boolean().nullish(), properties: properties.nullish() }),
+      schema: z.object({ ...requestBase, ...declareFields }),
     },
     response: declaredTable,
     handler: async (ctx) => {
-      const { id, body, catalog, access, principal, database } = ctx;
+      const { id, body, catalog } = ctx;
       const result = await catalog.declareTable(id, body.location ?? undefined, body.properties ?? {});
-      await access.grantDeclarer(principal, database, id);
-      const storageOptions = await vendedStorageOptions(ctx, id, result.location, body.vend_credentials);
-      return json({ location: result.location, storage_options: storageOptions, properties: result.properties, managed_versioning: false });
+      return json(await declaredAnswer(ctx, id, result, body.vend_credentials));
     },
   });
+}
+
+/** The answer to a declare, alone or in a batch: the declarer may now write the table, with credentials if vended. */
+export async function declaredAnswer(
+  ctx: RouteContext<unknown, unknown>,
+  id: string[],
+  declared: { location: string; properties: Record<string, string> },
+  vendCredentials: boolean | null | undefined,
+) {
+  await ctx.access.grantDeclarer(ctx.principal, ctx.database, id);
+  const storageOptions = await vendedStorageOptions(ctx, id, declared.location, vendCredentials);
+  return { location: declared.location, storage_options: storageOptions, properties: declared.properties, managed_versioning: false };
+}
+
+/** The answer to a deregister, alone or in a batch: grants on the table go with it. */
+export async function deregisteredAnswer(ctx: RouteContext<unknown, unknown>, id: string[], location: string, properties: Record<string, string>) {
+  await ctx.access.forgetTable(ctx.database, id);
+  return { id, location, properties };
 }
 
 export const tableRoutes = [
@@ -191,7 +208,7 @@ export const tableRoutes = [
     access: { need: "admin", on: "table" },
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object(requestBase) },
-    response: z.object({ id: z.array(z.string()), location: z.string(), properties, context }),
+    response: deregisteredTable,
     handler: async ({ id, catalog, access, database }) => {
       const { entry } = await catalog.dropTable(id);
       await access.forgetTable(database, id);
@@ -227,11 +244,10 @@ export const tableRoutes = [
     access: { need: "admin", on: "table" },
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object(requestBase) },
-    response: z.object({ id: z.array(z.string()), location: z.string(), properties, context }),
-    handler: async ({ id, catalog, access, database }) => {
-      const { entry } = await catalog.deregisterTable(id);
-      await access.forgetTable(database, id);
-      return json({ id, location: catalog.location(entry), properties: entry.properties });
+    response: deregisteredTable,
+    handler: async (ctx) => {
+      const { entry } = await ctx.catalog.deregisterTable(ctx.id);
+      return json(await deregisteredAnswer(ctx, ctx.id, ctx.catalog.location(entry), entry.properties));
     },
   }),
   route({

@@ -1,0 +1,149 @@
+import { z } from "zod";
+import { IdentifierError, validateIdentifier } from "@/lib/identifiers";
+import { invalidInput } from "@/server/errors";
+import { json, route, type RouteContext } from "@/server/http/route";
+import type { Role } from "@/server/auth/model";
+import { commitBatch, type BatchOperation, type BatchResult } from "@/server/tables/batch-commit";
+import { batchCommitResults, batchCreatedVersions, declareFields, tableVersionFields, versionRangesFields } from "@/lib/contract/table-changes";
+import { delimiterQuery, requestBase } from "@/lib/contract/common";
+import { newTableVersion, versionRanges } from "./history";
+import { declaredAnswer, deregisteredAnswer } from "./tables";
+
+/** A part of a batch names its table; who is calling is said once, for the whole batch. */
+const part = {
+  id: z.array(z.string()).min(1).describe("The table"),
+  context: requestBase.context,
+  identity: z
+    .unknown()
+    .refine((v) => v === undefined || v === null, "the caller's identity is given once, for the whole batch, at its top level")
+    .optional(),
+};
+
+const operation = z
+  .object({
+    declare_table: z.object({ ...part, ...declareFields }).nullish(),
+    create_table_version: z.object({ ...part, ...tableVersionFields }).nullish(),
+    delete_table_versions: z.object({ ...part, ...versionRangesFields }).nullish(),
+    deregister_table: z.object(part).nullish(),
+  })
+  .refine(
+    (op) => Object.values(op).filter((v) => v != null).length === 1,
+    "give exactly one of declare_table, create_table_version, delete_table_versions and deregister_table",
+  );
+
+type Operation = z.output<typeof operation>;
+
+/** The role each kind of change needs on its table, as its own route does. */
+const NEED: Record<BatchOperation["kind"], Role> = {
+  declare_table: "editor",
+  create_table_version: "editor",
+  delete_table_versions: "admin",
+  deregister_table: "admin",
+};
+
+function tableOf(raw: string[], where: string): string[] {
+  try {
+    return validateIdentifier(raw);
+  } catch (err) {
+    if (err instanceof IdentifierError) throw invalidInput(`${where}.id: ${err.message}`);
+    throw err;
+  }
+}
+
+function batchOperation(op: Operation, where: string): BatchOperation {
+  if (op.declare_table) {
+    const d = op.declare_table;
+    return { kind: "declare_table", id: tableOf(d.id, `${where}.declare_table`), location: d.location ?? undefined, properties: d.properties ?? {} };
+  }
+  if (op.create_table_version) {
+    const c = op.create_table_version;
+    return { kind: "create_table_version", id: tableOf(c.id, `${where}.create_table_version`), version: newTableVersion(c) };
+  }
+  if (op.delete_table_versions) {
+    const d = op.delete_table_versions;
+    return {
+      kind: "delete_table_versions",
+      id: tableOf(d.id, `${where}.delete_table_versions`),
+      ranges: versionRanges(d.ranges),
+      branch: d.branch ?? undefined,
+    };
+  }
+  return { kind: "deregister_table", id: tableOf(op.deregister_table!.id, `${where}.deregister_table`) };
+}
+
+/** Checks the caller's role on every table of the batch, then commits it. */
+async function authorizedBatch(ctx: RouteContext<unknown, unknown>, operationId: string, operations: BatchOperation[]) {
+  for (const op of operations) await ctx.requireTableRole(NEED[op.kind], op.id, `${operationId} (${op.kind})`);
+  return commitBatch(ctx.catalog, operations);
+}
+
+const ALL_OR_NOTHING =
+  "all or nothing: every part is checked before any is applied, and when one fails those applied before it are undone; readers listing meanwhile may see some tables changed before the others";
+
+export const batchRoutes = [
+  route({
+    operationId: "BatchCreateTableVersions",
+    summary: `Commit staged manifests as versions of several tables, ${ALL_OR_NOTHING}`,
+    group: "Versions and tags",
+    methods: ["POST"],
+    path: "/v1/table/version/batch-create",
+    access: { need: "editor", on: "tables-in-body" },
+    query: z.object(delimiterQuery),
+    body: {
+      kind: "json",
+      schema: z.object({
+        identity: requestBase.identity,
+        context: requestBase.context,
+        entries: z.array(z.object({ id: part.id, ...tableVersionFields })),
+      }),
+    },
+    response: batchCreatedVersions,
+    handler: async (ctx) => {
+      const operations = ctx.body.entries.map((e, i): BatchOperation => ({
+        kind: "create_table_version",
+        id: tableOf(e.id, `body.entries[${i}]`),
+        version: newTableVersion(e),
+      }));
+      const results = await authorizedBatch(ctx, "BatchCreateTableVersions", operations);
+      return json({ versions: results.map((r) => (r as Extract<BatchResult, { kind: "create_table_version" }>).version) });
+    },
+  }),
+  route({
+    operationId: "BatchCommitTables",
+    summary: `Commit declares, versions, version deletions and deregisters of several tables, ${ALL_OR_NOTHING}`,
+    group: "Versions and tags",
+    methods: ["POST"],
+    path: "/v1/table/batch-commit",
+    access: { need: "editor", on: "tables-in-body" },
+    query: z.object(delimiterQuery),
+    body: {
+      kind: "json",
+      schema: z.object({ identity: requestBase.identity, context: requestBase.context, operations: z.array(operation) }),
+    },
+    response: batchCommitResults,
+    handler: async (ctx) => {
+      const requested = ctx.body.operations;
+      const operations = requested.map((op, i) => batchOperation(op, `body.operations[${i}]`));
+      const results = await authorizedBatch(ctx, "BatchCommitTables", operations);
+      const answers = [];
+      for (const [i, result] of results.entries()) {
+        const id = operations[i].id;
+        switch (result.kind) {
+          case "declare_table":
+            answers.push({ declare_table: { ...(await declaredAnswer(ctx, id, result, requested[i].declare_table?.vend_credentials)) } });
+            break;
+          case "create_table_version":
+            answers.push({ create_table_version: { version: result.version } });
+            break;
+          case "delete_table_versions":
+            answers.push({ delete_table_versions: { deleted_count: result.deleted_count } });
+            break;
+          case "deregister_table":
+            answers.push({ deregister_table: { ...(await deregisteredAnswer(ctx, id, result.location, result.properties)) } });
+            break;
+        }
+      }
+      return json({ results: answers });
+    },
+  }),
+];

@@ -1,0 +1,114 @@
+/**
+ * Changes to several tables committed together: BatchCommitTables (declares, versions, version deletions and
+ * deregisters) and BatchCreateTableVersions (versions only). Lance's readers find a table's latest version by listing
+ * its manifests, so no set of writes across tables can appear to them at once, and this service keeps no version
+ * store they would consult instead. What it does promise is all or nothing: every operation is checked before any is
+ * applied; they are then applied in order, and when one fails, those applied before it are undone, last first. A
+ * reader listing meanwhile may see the first tables changed before the last, or a change that was then undone.
+ */
+import "server-only";
+import { formatIdentifier } from "@/lib/identifiers";
+import { QuiverError, invalidInput } from "@/server/errors";
+import { log } from "@/server/log";
+import type { Catalog, Id } from "@/server/catalog/catalog";
+import { tableVersionStep, versionDeletionStep, type NewTableVersion, type Step, type TableVersionRecord } from "./versions";
+
+export type BatchOperation =
+  | { kind: "declare_table"; id: Id; location?: string; properties: Record<string, string> }
+  | { kind: "create_table_version"; id: Id; version: NewTableVersion }
+  | { kind: "delete_table_versions"; id: Id; ranges: Array<{ start: number; end: number }>; branch?: string }
+  | { kind: "deregister_table"; id: Id };
+
+export type BatchResult =
+  | { kind: "declare_table"; location: string; properties: Record<string, string> }
+  | { kind: "create_table_version"; version: TableVersionRecord }
+  | { kind: "delete_table_versions"; deleted_count: number }
+  | { kind: "deregister_table"; location: string; properties: Record<string, string> };
+
+const nameOf = (op: BatchOperation) => `operation ${op.kind} of table '${formatIdentifier(op.id, "$")}'`;
+
+/** The same failure, saying which operation of the batch it was and what became of the others. */
+function inBatch(index: number, op: BatchOperation, err: unknown, after = ""): unknown {
+  if (!(err instanceof QuiverError)) return err;
+  return new QuiverError(err.codeName, `${nameOf(op)} (number ${index + 1}): ${err.message}${after}`, { status: err.status });
+}
+
+async function stepOf(catalog: Catalog, op: BatchOperation): Promise<Step<BatchResult>> {
+  switch (op.kind) {
+    case "create_table_version": {
+      const step = await tableVersionStep(catalog, op.id, op.version);
+      return { ...step, apply: async () => ({ kind: op.kind, ...(await step.apply()) }) };
+    }
+    case "delete_table_versions": {
+      const step = await versionDeletionStep(catalog, op.id, op.ranges, op.branch, { undoable: true });
+      return { ...step, apply: async () => ({ kind: op.kind, ...(await step.apply()) }) };
+    }
+    case "declare_table":
+      await catalog.declarable(op.id, op.location);
+      return {
+        apply: async () => ({ kind: op.kind, ...(await catalog.declareTable(op.id, op.location, op.properties)) }),
+        undo: () => catalog.undeclareTable(op.id),
+        finish: async () => {},
+      };
+    case "deregister_table": {
+      const entry = await catalog.resolve(op.id);
+      return {
+        apply: async () => {
+          await catalog.deregisterTable(op.id);
+          return { kind: op.kind, location: catalog.location(entry), properties: entry.properties };
+        },
+        undo: async () => {
+          await catalog.registerTable(op.id, entry.location, "create", entry.properties);
+        },
+        finish: async () => {},
+      };
+    }
+  }
+}
+
+export async function commitBatch(catalog: Catalog, operations: BatchOperation[]): Promise<BatchResult[]> {
+  return (await checkBatch(catalog, operations)).apply();
+}
+
+/** Checks every operation of a batch, changing nothing; what it answers applies them all, or none. */
+export async function checkBatch(catalog: Catalog, operations: BatchOperation[]): Promise<{ apply(): Promise<BatchResult[]> }> {
+  if (operations.length === 0) throw invalidInput("a batch needs at least one operation");
+  const first = new Map<string, number>();
+  operations.forEach((op, i) => {
+    const table = formatIdentifier(op.id, "$");
+    const earlier = first.get(table);
+    if (earlier !== undefined) {
+      throw invalidInput(`operations ${earlier + 1} and ${i + 1} both change table '${table}': a batch changes each table once`);
+    }
+    first.set(table, i);
+  });
+  const steps: Array<Step<BatchResult>> = [];
+  for (const [i, op] of operations.entries())
+    steps.push(await stepOf(catalog, op).catch((err) => Promise.reject(inBatch(i, op, err, "; nothing was changed"))));
+  return { apply: () => applyAll(operations, steps) };
+}
+
+async function applyAll(operations: BatchOperation[], steps: Array<Step<BatchResult>>): Promise<BatchResult[]> {
+  const results: BatchResult[] = [];
+  for (const [i, step] of steps.entries()) {
+    try {
+      results.push(await step.apply());
+    } catch (err) {
+      const kept: string[] = [];
+      for (let j = i - 1; j >= 0; j--) {
+        await steps[j].undo().catch((undoErr: unknown) => {
+          log.error({ err: undoErr, operation: nameOf(operations[j]) }, "an applied operation of a failed batch could not be undone");
+          kept.push(`${nameOf(operations[j])} stays applied: ${undoErr instanceof Error ? undoErr.message : String(undoErr)}`);
+        });
+      }
+      const undone = kept.length === 0 ? "; the operations before it were undone" : kept.length < i ? "; the other operations before it were undone" : "";
+      const after = i === 0 ? "; nothing was changed" : `${kept.map((k) => `; ${k}`).join("")}${undone}`;
+      throw inBatch(i, operations[i], err, after);
+    }
+  }
+  for (const [i, step] of steps.entries()) {
+    // A staged manifest left behind costs its bytes, not a wrong answer: the batch has committed.
+    await step.finish().catch((err: unknown) => log.warn({ err, operation: nameOf(operations[i]) }, "tidying after a batch commit failed"));
+  }
+  return results;
+}
