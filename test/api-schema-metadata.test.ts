@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as lancedb from "@lancedb/lancedb";
 import { client, expectError, rows } from "./client";
-import { startServer, type TestServer } from "./server";
+import { keyOf, rootSnapshot, startServer, storeOf, type TestServer } from "./server";
 
 let server: TestServer;
 let api: ReturnType<typeof client>;
@@ -62,6 +62,24 @@ describe("UpdateTableSchemaMetadata", () => {
     const viewer = client(server.url, { "x-api-key": key.body.key });
     expectError(await viewer.post("/v1/table/e/schema_metadata/update", { a: "3" }), 403, 15);
     expect(await described("e")).toMatchObject({ version: 2, schema: { metadata: { a: "1" } } });
+  });
+
+  it("refuses a table whose manifests carry Lance's V1 names (406) and changes nothing", async () => {
+    expect((await api.arrow("/v1/table/old/create", rows(0, 4))).status).toBe(200);
+    // A dataset an older Lance wrote names its manifests `<version>.manifest`; the engine reads either naming.
+    const store = storeOf(server);
+    const location = keyOf(server, (await api.post<{ location: string }>("/v1/table/old/describe", {})).body.location);
+    for (const key of (await store.list(`${location}/_versions/`)).filter((k) => /\/\d{20}\.manifest$/.test(k))) {
+      const version = 18446744073709551615n - BigInt(/(\d{20})\.manifest$/.exec(key)![1]);
+      await store.put(`${location}/_versions/${version}.manifest`, (await store.get(key))!);
+      await store.delete(key);
+    }
+    const before = await rootSnapshot(server);
+    const refused = await update("old", { owner: "x" });
+    expectError(refused, 406, 0);
+    expect(JSON.stringify(refused.body)).toContain("V1 scheme");
+    expect(await rootSnapshot(server)).toEqual(before);
+    expect((await api.post("/v1/table/old/count_rows", {})).body).toBe(4);
   });
 
   it("sets keys on a branch, leaving main as it was", async () => {
