@@ -8,8 +8,12 @@ import { config } from "../config";
 import { received, type ReceivedBody } from "@/server/lance/arrow-ipc";
 import { bodyBudget, slowDown } from "./admission";
 import { bodySource } from "./body-source";
+import { bodyBuffers, type BodyBuffer } from "./body-buffers";
 
-/** A body held against the shared body budget; `release` gives its bytes back once the request is done. */
+/**
+ * A body held against the shared body budget; `release` gives its bytes back once the request is done, after which
+ * nothing may read the body (its buffer may hold the next request's body).
+ */
 export interface HeldBody {
   body: ReceivedBody;
   release: () => void;
@@ -53,9 +57,11 @@ export async function readBody(request: Request, limit: number, budgeted: boolea
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > limit) throw tooLarge(limit);
   let reserved = 0;
+  let taken: BodyBuffer | null = null;
   const release = () => {
     if (budgeted) bodyBudget.release(reserved);
     reserved = 0;
+    taken?.giveBack();
   };
   const reserveUpTo = (size: number) => {
     if (!budgeted || size <= reserved) return;
@@ -72,7 +78,10 @@ export async function readBody(request: Request, limit: number, budgeted: boolea
   const deadline = bodyDeadline();
   try {
     reserveUpTo(Math.min(declared, limit));
-    if (declared > 0 && (room.before > 0 || room.after > 0)) placed = Buffer.allocUnsafe(room.before + declared + room.after);
+    if (declared > 0 && (room.before > 0 || room.after > 0)) {
+      taken = bodyBuffers.take(room.before + declared + room.after);
+      placed = taken.buffer;
+    }
     await source.pump((value) => {
       size += value.byteLength;
       if (size > limit) throw tooLarge(limit);
