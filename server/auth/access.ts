@@ -8,7 +8,7 @@ import { rootStore } from "../storage/stores";
 import { ApiKeyStore, sameSecret } from "./api-keys";
 import { AuditLog } from "./audit";
 import { GrantStore } from "./grants";
-import { covers, maxRole, reachesInto, type GrantRecord, type Principal, type Role, type Scope } from "./model";
+import { covers, maxRole, reachesInto, roleRank, type GrantRecord, type Principal, type Role, type Scope } from "./model";
 import { oidcConfigFromEnv, TokenVerifier, type TokenSubject } from "./tokens";
 
 export type Authenticated = { principal: Principal } | { refused: string };
@@ -110,6 +110,12 @@ export class Access {
     let role: Role | null = null;
     for (const s of await this.scopesOf(p)) if (covers(s.scope, database, target)) role = maxRole(role, s.role);
     return role;
+  }
+
+  /** Whether the principal holds `need` on anything of the database (a batch's tables are then checked one by one). */
+  async holdsAnywhere(p: Principal, database: string, need: Role): Promise<boolean> {
+    if (p.admin) return true;
+    return (await this.scopesOf(p)).some((s) => (s.scope.database === null || s.scope.database === database) && roleRank(s.role) >= roleRank(need));
   }
 
   /** A namespace is shown to those who may read it or hold anything inside it. */

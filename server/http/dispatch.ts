@@ -65,8 +65,17 @@ function parseId(params: Record<string, string>, delimiter: string): string[] {
 async function authorize(route: RouteDef, principal: Principal, database: string, id: string[]) {
   const auth = access();
   const { need, on } = route.access;
-  // The handler asks, table by table, through requireRole.
-  if (need === "authenticated" || on === "tables-in-body") return;
+  if (need === "authenticated") return;
+  if (on === "tables-in-body") {
+    // The handler asks table by table, through requireTableRole; one who holds the role nowhere is refused at once.
+    if (need !== "global-admin" && need !== "visible" && !(await auth.holdsAnywhere(principal, database, need))) {
+      throw new QuiverError(
+        "PermissionDenied",
+        `${route.operationId} needs the ${need} role on the tables it names; the caller holds it on none in database '${database}'`,
+      );
+    }
+    return;
+  }
   if (need === "global-admin") {
     if (!(await auth.isGlobalAdmin(principal))) throw new QuiverError("PermissionDenied", `${route.operationId} needs an administrator of the whole service`);
     return;
