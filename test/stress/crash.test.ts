@@ -4,7 +4,7 @@
  * same table must succeed. Runs on a local root and, in the stress suite's second pass, on an Azurite root.
  */
 import { rmSync } from "node:fs";
-import type { Table } from "apache-arrow";
+import { Float32, Table as ArrowTable, vectorFromArray, type Table } from "apache-arrow";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { client, rows, type Reply } from "../client";
 import type { ObjectStore } from "@/server/storage/object-store";
@@ -126,14 +126,24 @@ async function everyTableWhole() {
   }
 }
 
-/** Writes of every kind to the table succeed after the crash, and leave it as they say. */
-async function laterWritesSucceed(table: string) {
+/** The test rows with `x` as float32, for a table whose `x` was changed to that type. */
+function rowsWithFloatX(from: number, to: number): Table {
+  const made = rows(from, to);
+  const x = vectorFromArray(Array.from(made.getChild("x")!.toArray()), new Float32());
+  return new ArrowTable({ id: made.getChild("id")!, x, s: made.getChild("s")! });
+}
+
+/**
+ * Writes of every kind to the table succeed after the crash, and leave it as they say. The rows are made as the
+ * table's columns now are: a merge-insert takes the table's own types (the engine refuses a double into a float).
+ */
+async function laterWritesSucceed(table: string, rowsOf: (from: number, to: number) => Table = rows) {
   const from = 10_000_000 + expected[table].rows;
-  const inserted = await api.arrow<{ version: number }>(`/v1/table/k$${table}/insert`, rows(from, from + 10));
+  const inserted = await api.arrow<{ version: number }>(`/v1/table/k$${table}/insert`, rowsOf(from, from + 10));
   expect(inserted.status, JSON.stringify(inserted.body)).toBe(200);
   const merged = await api.arrow(
     `/v1/table/k$${table}/merge_insert?on=id&when_matched_update_all=true&when_not_matched_insert_all=true`,
-    rows(from + 5, from + 15),
+    rowsOf(from + 5, from + 15),
   );
   expect(merged.body).toMatchObject({ num_updated_rows: 5, num_inserted_rows: 5 });
   expected[table].rows += 15;
@@ -199,7 +209,7 @@ describe("killed in the middle of a write, then restarted", () => {
     const sample = await api.post<Table>(`/v1/table/k$altered/query`, { filter: "id = 1234", limit: 1 });
     expect(sample.body.getChild("x")!.get(0)).toBe(1234 * 1.5);
     await everyTableWhole();
-    await laterWritesSucceed("altered");
+    await laterWritesSucceed("altered", type === "float" ? rowsWithFloatX : rows);
   });
 
   it("a first insert into a declared table is all there, or the table is still declared with its marker", async () => {
