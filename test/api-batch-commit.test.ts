@@ -4,6 +4,8 @@
  * is undone (server/tables/batch-commit.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tableVersion } from "@/lib/contract/catalog";
+import type { Answer } from "@/lib/contract/common";
 import { client, expectError, rows } from "./client";
 import { keyOf, rootSnapshot, startServer, storeOf, uriOf, type TestServer } from "./server";
 
@@ -13,11 +15,8 @@ const AUTH = [".quiver/auth/"];
 let server: TestServer;
 let api: ReturnType<typeof client>;
 
-interface TableVersion {
-  version: number;
-  manifest_path: string;
-  manifest_size: number;
-}
+/** A version as the version operations answer it (the API's own schema). */
+type TableVersion = Answer<typeof tableVersion>;
 
 const versions = async (table: string) => (await api.post<{ versions: TableVersion[] }>(`/v1/table/${table}/version/list`)).body.versions.map((v) => v.version);
 const count = async (table: string) => (await api.post(`/v1/table/${table}/count_rows`, {})).body;

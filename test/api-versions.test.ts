@@ -6,20 +6,16 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tableVersion } from "@/lib/contract/catalog";
+import type { Answer } from "@/lib/contract/common";
 import { client, expectError, rows } from "./client";
 import { keyOf, onObjectStore, rootSnapshot, startServer, storeOf, uriOf, type TestServer } from "./server";
 
 let server: TestServer;
 let api: ReturnType<typeof client>;
 
-interface TableVersion {
-  version: number;
-  manifest_path: string;
-  manifest_size: number;
-  e_tag: string;
-  timestamp_millis: number;
-  metadata: Record<string, string>;
-}
+/** A version as the version operations answer it (the API's own schema). */
+type TableVersion = Answer<typeof tableVersion>;
 
 const versions = async (table: string, query = "") =>
   (await api.post<{ versions: TableVersion[] }>(`/v1/table/${table}/version/list${query}`)).body.versions.map((v) => v.version);

@@ -6,7 +6,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
-import { DEFAULT_DELIMITER, formatIdentifier, IdentifierError, parseIdentifier, sameIdentifier, validateIdentifier } from "@/lib/identifiers";
+import { DEFAULT_DELIMITER, formatIdentifier, IdentifierError, parseIdentifier, sameIdentifier } from "@/lib/identifiers";
 import { ErrorCode, QuiverError, invalidInput } from "../errors";
 import { parseArrowBody } from "@/server/catalog/catalog";
 import { FILE_ROOM, type ArrowBody } from "@/server/lance/arrow-ipc";
@@ -23,7 +23,7 @@ import { refusedOperation } from "./refused-operations";
 import { discardBody, readBody, readJsonBody, requestDeadline } from "./request-body";
 import { errorResponse, reply } from "./responses";
 import { findRoute } from "./router";
-import type { JsonBody, RouteDef } from "./route";
+import { identifierIn, type JsonBody, type RouteDef } from "./route";
 import { log, logRequest } from "@/server/log";
 
 function queryObject(url: URL): Record<string, string | string[]> {
@@ -186,13 +186,7 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
       body = parsed.data;
       const bodyId = (body as { id?: unknown }).id;
       if (bodyId !== undefined && bodyId !== null && (params.id !== undefined || params.table_name !== undefined)) {
-        let parts: string[];
-        try {
-          parts = validateIdentifier(bodyId);
-        } catch (err) {
-          throw invalidInput(`body.id: ${(err as Error).message}`);
-        }
-        if (!sameIdentifier(parts, id)) throw invalidInput("the id in the body does not match the id in the path");
+        if (!sameIdentifier(identifierIn(bodyId, "body.id"), id)) throw invalidInput("the id in the body does not match the id in the path");
       }
     } else if (route.body?.kind === "arrow") {
       const held = await timing.time("body", readBody(request, config.maxArrowBodyBytes, true, FILE_ROOM));

@@ -6,6 +6,7 @@ import "server-only";
 import { z } from "zod";
 import type { Catalog } from "@/server/catalog/catalog";
 import type { ArrowBody } from "@/server/lance/arrow-ipc";
+import { IdentifierError, validateIdentifier } from "@/lib/identifiers";
 import { invalidInput } from "../errors";
 import { config } from "../config";
 import type { Access } from "../auth/access";
@@ -158,6 +159,16 @@ export const pageQuery = {
 };
 
 /** Mode strings are case-insensitive and accept PascalCase or snake_case. */
+/** An identifier a request gives in a field, checked as path identifiers are; refused (400) naming the field. */
+export function identifierIn(raw: unknown, field: string): string[] {
+  try {
+    return validateIdentifier(raw);
+  } catch (err) {
+    if (err instanceof IdentifierError) throw invalidInput(`${field}: ${err.message}`);
+    throw err;
+  }
+}
+
 export function parseMode<T extends string>(value: string | undefined, allowed: readonly T[], fallback: T, what: string): T {
   if (value === undefined || value === "") return fallback;
   const normalized = value.replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase();

@@ -1,8 +1,7 @@
 import { z } from "zod";
-import { validateIdentifier } from "@/lib/identifiers";
 import { createDatabase, checkDatabaseName, listDatabases } from "@/server/catalog/databases";
 import { QuiverError, invalidInput } from "@/server/errors";
-import { json, pageQuery, qString, route } from "@/server/http/route";
+import { identifierIn, json, pageQuery, qString, route } from "@/server/http/route";
 import { publicKey } from "@/server/auth/api-keys";
 import type { Principal, Scope } from "@/server/auth/model";
 import {
@@ -32,12 +31,7 @@ const scopeInput = z
   .describe("A namespace subtree or one table");
 
 function toScope(input: z.output<typeof scopeInput>): Scope {
-  let id: string[];
-  try {
-    id = validateIdentifier(input.id);
-  } catch (err) {
-    throw invalidInput(`scope.id: ${(err as Error).message}`);
-  }
+  const id = identifierIn(input.id, "scope.id");
   if (input.kind === "table" && id.length === 0) throw invalidInput("a table scope needs a table identifier");
   return { database: input.database ? checkDatabaseName(input.database) : null, kind: input.kind, id };
 }

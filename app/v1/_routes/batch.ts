@@ -1,7 +1,5 @@
 import { z } from "zod";
-import { IdentifierError, validateIdentifier } from "@/lib/identifiers";
-import { invalidInput } from "@/server/errors";
-import { json, route, type RouteContext } from "@/server/http/route";
+import { identifierIn, json, route, type RouteContext } from "@/server/http/route";
 import type { Role } from "@/server/auth/model";
 import { commitBatch, type BatchOperation, type BatchResult } from "@/server/tables/batch-commit";
 import { batchCommitResults, batchCreatedVersions, declareFields, tableVersionFields, versionRangesFields } from "@/lib/contract/table-changes";
@@ -41,34 +39,25 @@ const NEED: Record<BatchOperation["kind"], Role> = {
   deregister_table: "admin",
 };
 
-function tableOf(raw: string[], where: string): string[] {
-  try {
-    return validateIdentifier(raw);
-  } catch (err) {
-    if (err instanceof IdentifierError) throw invalidInput(`${where}.id: ${err.message}`);
-    throw err;
-  }
-}
-
 function batchOperation(op: Operation, where: string): BatchOperation {
   if (op.declare_table) {
     const d = op.declare_table;
-    return { kind: "declare_table", id: tableOf(d.id, `${where}.declare_table`), location: d.location ?? undefined, properties: d.properties ?? {} };
+    return { kind: "declare_table", id: identifierIn(d.id, `${where}.declare_table.id`), location: d.location ?? undefined, properties: d.properties ?? {} };
   }
   if (op.create_table_version) {
     const c = op.create_table_version;
-    return { kind: "create_table_version", id: tableOf(c.id, `${where}.create_table_version`), version: newTableVersion(c) };
+    return { kind: "create_table_version", id: identifierIn(c.id, `${where}.create_table_version.id`), version: newTableVersion(c) };
   }
   if (op.delete_table_versions) {
     const d = op.delete_table_versions;
     return {
       kind: "delete_table_versions",
-      id: tableOf(d.id, `${where}.delete_table_versions`),
+      id: identifierIn(d.id, `${where}.delete_table_versions.id`),
       ranges: versionRanges(d.ranges),
       branch: d.branch ?? undefined,
     };
   }
-  return { kind: "deregister_table", id: tableOf(op.deregister_table!.id, `${where}.deregister_table`) };
+  return { kind: "deregister_table", id: identifierIn(op.deregister_table!.id, `${where}.deregister_table.id`) };
 }
 
 /** Checks the caller's role on every table of the batch, then commits it. */
@@ -101,7 +90,7 @@ export const batchRoutes = [
     handler: async (ctx) => {
       const operations = ctx.body.entries.map((e, i): BatchOperation => ({
         kind: "create_table_version",
-        id: tableOf(e.id, `body.entries[${i}]`),
+        id: identifierIn(e.id, `body.entries[${i}].id`),
         version: newTableVersion(e),
       }));
       const results = await authorizedBatch(ctx, "BatchCreateTableVersions", operations);
@@ -130,7 +119,7 @@ export const batchRoutes = [
         const id = operations[i].id;
         switch (result.kind) {
           case "declare_table":
-            answers.push({ declare_table: { ...(await declaredAnswer(ctx, id, result, requested[i].declare_table?.vend_credentials)) } });
+            answers.push({ declare_table: await declaredAnswer(ctx, id, result, requested[i].declare_table?.vend_credentials) });
             break;
           case "create_table_version":
             answers.push({ create_table_version: { version: result.version } });
@@ -139,7 +128,7 @@ export const batchRoutes = [
             answers.push({ delete_table_versions: { deleted_count: result.deleted_count } });
             break;
           case "deregister_table":
-            answers.push({ deregister_table: { ...(await deregisteredAnswer(ctx, id, result.location, result.properties)) } });
+            answers.push({ deregister_table: await deregisteredAnswer(ctx, id, result.location, result.properties) });
             break;
         }
       }

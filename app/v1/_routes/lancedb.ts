@@ -1,8 +1,7 @@
 /** Table operations LanceDB's remote client uses beyond the seed: schema evolution, updates, deletes, indices, stats, rename. */
 import { z } from "zod";
-import { validateIdentifier } from "@/lib/identifiers";
 import { QuiverError, invalidInput } from "@/server/errors";
-import { json, pageLimit, pageQuery, route } from "@/server/http/route";
+import { identifierIn, json, pageLimit, pageQuery, route } from "@/server/http/route";
 import { pageOf } from "@/server/catalog/paging";
 import { createIndex, dropIndex, indexStats, listIndices, tableStats } from "@/server/tables/indices";
 import { addColumns, deleteRows, dropColumns, updateRows } from "@/server/tables/writes";
@@ -253,11 +252,7 @@ export const lancedbRoutes = [
     handler: async ({ id, body, catalog, access, principal, database }) => {
       let namespace: string[] | undefined;
       if (body.new_namespace_id) {
-        try {
-          namespace = validateIdentifier(body.new_namespace_id);
-        } catch (err) {
-          throw invalidInput(`new_namespace_id: ${(err as Error).message}`);
-        }
+        namespace = identifierIn(body.new_namespace_id, "new_namespace_id");
         if ((await access.roleOn(principal, database, [...namespace, body.new_table_name])) !== "admin") {
           throw new QuiverError("PermissionDenied", "moving a table needs the admin role on the target namespace too");
         }
