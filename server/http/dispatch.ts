@@ -206,7 +206,8 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
     response = reply(result, requestId);
   } catch (err) {
     errorCode = err instanceof QuiverError ? err.code : 18;
-    if (err instanceof QuiverError && err.status === 503) await discardBody(request);
+    // Whatever refused it, a body still arriving is let go by, so that its client reads the answer.
+    await discardBody(request);
     response = errorResponse(err, url.pathname, requestId);
   }
   releases.splice(0).forEach((release) => release());

@@ -38,7 +38,7 @@ const bodyDeadline = () =>
  */
 const DISCARD_AT_MOST = 8 * 1024 * 1024;
 
-/** Before refusing a request whose body was never read (a busy server), lets the body go by unread. */
+/** Before refusing a request whose body was never read, lets the body go by unread. */
 export async function discardBody(request: Request) {
   const source = bodySource(request);
   if (!source) return;
@@ -94,7 +94,7 @@ export async function readBody(request: Request, limit: number, budgeted: boolea
   } catch (err) {
     release();
     chunks = [];
-    await source.drop(err instanceof QuiverError && err.status === 503 ? DISCARD_AT_MOST : 0, deadline.expired);
+    await source.drop(DISCARD_AT_MOST, deadline.expired);
     throw err;
   } finally {
     deadline.clear();
