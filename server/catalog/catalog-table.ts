@@ -65,6 +65,8 @@ export class CatalogIndex {
   readonly childTables = new Map<string, string[]>();
   /** Root-level `<name>.lance` directories that were deregistered: not tables, though the root lists them. */
   readonly deregistered = new Set<string>();
+  /** The object id of the catalogued table at each location. */
+  readonly atLocation = new Map<string, string>();
 
   constructor(rows: ManifestRow[], rootDatasets: string[]) {
     for (const row of rows) this.addRow(row, false);
@@ -89,8 +91,10 @@ export class CatalogIndex {
   }
 
   private addTable(entry: TableEntry, sorted: boolean) {
-    const known = this.tables.has(entry.objectId);
+    const known = this.tables.get(entry.objectId);
+    if (known && this.atLocation.get(known.location) === known.objectId) this.atLocation.delete(known.location);
     this.tables.set(entry.objectId, entry);
+    if (entry.registered || !this.atLocation.has(entry.location)) this.atLocation.set(entry.location, entry.objectId);
     // A catalogued row for a root-level directory already listed replaces that entry; it is not a second table.
     if (known) return;
     insert(this.childTables, parentKey(entry.id), entry.id[entry.id.length - 1], sorted);
@@ -110,6 +114,7 @@ export class CatalogIndex {
     if (siblings) siblings.splice(lowerBound(siblings, name), siblings[lowerBound(siblings, name)] === name ? 1 : 0);
     if (table) {
       this.tables.delete(objectId);
+      if (this.atLocation.get(table.location) === objectId) this.atLocation.delete(table.location);
       const i = lowerBound(this.sortedTables, objectId);
       if (this.sortedTables[i] === objectId) this.sortedTables.splice(i, 1);
     } else this.namespaces.delete(objectId);
@@ -188,6 +193,7 @@ export class CatalogTable {
   private loading?: { version: number; foreign: string[]; index: Promise<CatalogIndex> };
   private schema?: Schema;
   private root?: { stamp: string; foreign: string[] };
+  private rootReading?: Promise<void>;
   private writes = 0;
   private compacting?: Promise<unknown>;
   /** This process commits to `__manifest` one write at a time, so its own commits patch the cache in order. */
@@ -202,6 +208,11 @@ export class CatalogTable {
 
   /** The catalog's latest version and the root's datasets, shared by the requests that ask while it is read. */
   private readonly state = new FreshRead(() => Promise.all([this.datasets.catalogVersion(), this.rootDatasets()]));
+
+  /** The index as this process last read it, without a look at the store: it may lag other instances' changes. */
+  lastIndex(): CatalogIndex | undefined {
+    return this.cached?.index;
+  }
 
   async index(): Promise<CatalogIndex> {
     const [version, foreign] = await this.state.get();
@@ -266,20 +277,33 @@ export class CatalogTable {
       .finally(() => (this.compacting = undefined));
   }
 
-  /** Root-level `*.lance` directories, re-read only when the root's listing changes; the same list while they do not. */
+  /**
+   * Root-level `*.lance` directories, re-read only when the root's listing changes; the same list while they do not.
+   * On an object store the stamp is a clock (asking the store would cost a round trip per request) and a large
+   * root's listing takes a request per few thousand entries: so there it is re-read beside the requests, which use
+   * the last listing meanwhile. What other tools add at the root is seen within the stamp's few seconds either way.
+   */
   private async rootDatasets(): Promise<string[]> {
     const stamp = await this.store.listingStamp("");
-    if (this.root?.stamp !== stamp) {
-      const entries = await this.store.listDirectories("");
-      const names = entries
-        .filter((name) => name.endsWith(".lance"))
-        .map((name) => name.slice(0, -".lance".length))
-        .sort(compare);
-      const previous = this.root?.foreign;
-      const same = previous !== undefined && previous.length === names.length && previous.every((name, i) => name === names[i]);
-      this.root = { stamp, foreign: same ? previous : names };
+    if (this.root?.stamp === stamp) return this.root.foreign;
+    this.rootReading ??= this.readRootDatasets(stamp).finally(() => (this.rootReading = undefined));
+    if (this.root && this.store.root.kind !== "local") {
+      this.rootReading.catch((err: unknown) => log.error({ err }, "listing the data root failed"));
+      return this.root.foreign;
     }
-    return this.root.foreign;
+    await this.rootReading;
+    return this.root!.foreign;
+  }
+
+  private async readRootDatasets(stamp: string): Promise<void> {
+    const entries = await this.store.listDirectories("");
+    const names = entries
+      .filter((name) => name.endsWith(".lance"))
+      .map((name) => name.slice(0, -".lance".length))
+      .sort(compare);
+    const previous = this.root?.foreign;
+    const same = previous !== undefined && previous.length === names.length && previous.every((name, i) => name === names[i]);
+    this.root = { stamp, foreign: same ? previous : names };
   }
 
   /** The rows at exactly one version, so the index built from them can be patched by the commits that follow it. */

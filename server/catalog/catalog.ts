@@ -223,6 +223,38 @@ export class Catalog {
     throw new QuiverError("TableNotFound", `Table '${fmt(id)}' was not found`);
   }
 
+  /**
+   * Resolves a table by a fresh look at the catalog while `early` already works on the table that this process's last
+   * look named, so that the two reads from the store overlap instead of following each other. What `early` answers
+   * (or throws) stands when the fresh look names the same table at the same location; otherwise `early` runs again
+   * on what the fresh look names. `early` must change nothing: it may run on a table that was meanwhile dropped.
+   */
+  async resolveWith<T>(id: Id, early: (entry: TableEntry) => Promise<T>): Promise<{ entry: TableEntry; value: T; index: CatalogIndex }> {
+    const guess = id.length ? this.catalogTable.lastIndex()?.tables.get(fmt(id)) : undefined;
+    const settled = guess?.registered
+      ? early(guess).then(
+          (value) => ({ value }),
+          (error: unknown) => ({ error }),
+        )
+      : null;
+    const index = await this.index();
+    const entry = await this.resolve(id, index);
+    if (settled === null || entry.location !== guess!.location || !entry.registered) return { entry, index, value: await early(entry) };
+    const outcome = await settled;
+    if ("error" in outcome) throw outcome.error;
+    return { entry, index, value: outcome.value };
+  }
+
+  /** Runs work that needs the table's data; when it fails on a table with no version yet, the refusal says so and names `what`. */
+  async onWritten<T>(entry: TableEntry, what: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      await this.requireData(entry, what);
+      throw err;
+    }
+  }
+
   async isDeclaredOnly(entry: TableEntry): Promise<boolean> {
     return !(await this.datasets.hasData(entry.location));
   }
@@ -461,7 +493,7 @@ export class Catalog {
    * them here does not. Drops and moves queue here too, so a write that waited behind one finds the table gone
    * instead of writing files into a directory that no longer belongs to it.
    */
-  commitTo<T>(entry: TableEntry, commit: () => Promise<T>): Promise<T> {
+  commitTo<T>(entry: TableEntry, commit: (stamp: string) => Promise<T>): Promise<T> {
     return this.turnOf(entry, () => this.unlessDropped(entry, commit));
   }
 
@@ -474,11 +506,13 @@ export class Catalog {
    * Runs one write in the table's turn, answering TableNotFound when the table was dropped before or under it. A
    * drop in another instance can land while the write is under way; the engine then writes its files where the
    * table was, making its directory again. So after the write the catalog is asked whether the table is still
-   * there, and if it is not, what the write left goes too, and the write is answered as not found.
+   * there, and if it is not, what the write left goes too, and the write is answered as not found. `write` gets the
+   * stamp of the table's directory as it is now (Datasets.directoryStamp).
    */
-  async unlessDropped<T>(entry: TableEntry, write: () => Promise<T>): Promise<T> {
+  async unlessDropped<T>(entry: TableEntry, write: (stamp: string) => Promise<T>): Promise<T> {
     const gone = () => new QuiverError("TableNotFound", `Table '${entry.objectId}' was dropped or moved`);
-    if (!(await this.datasets.directoryExists(entry.location))) throw gone();
+    const stamp = await this.datasets.directoryStamp(entry.location);
+    if (stamp === null) throw gone();
     const unlessGone = async () => {
       if (await this.stillCatalogued(entry)) return;
       // A deregistered table's files are kept: what the write added stays with them, unreferenced by the catalog.
@@ -487,7 +521,7 @@ export class Catalog {
     };
     let result: T;
     try {
-      result = await write();
+      result = await write(stamp);
     } catch (err) {
       await unlessGone();
       throw err;
@@ -499,9 +533,11 @@ export class Catalog {
   /** Whether the catalog still holds this table at this location (a root-level dataset without a row: its directory). */
   private async stillCatalogued(entry: TableEntry): Promise<boolean> {
     if (!entry.registered) return this.datasets.directoryExists(entry.location);
-    // A root-level directory the write itself made again may be listed meanwhile, without a row: that is not it.
-    const now = (await this.index()).tables.get(entry.objectId);
-    return now?.registered === true && now.location === entry.location;
+    // Under its name or, renamed meanwhile, another: its files are a table's still. A root-level directory the write
+    // itself made again may be listed meanwhile without a row: that is not it.
+    const index = await this.index();
+    const holder = index.atLocation.get(entry.location);
+    return holder !== undefined && index.tables.get(holder)?.registered === true;
   }
 
   /** The handle to write through: the shared latest handle, or the named branch. */
@@ -511,10 +547,24 @@ export class Catalog {
     return this.branchHandle(table, branch);
   }
 
-  /** The handle to append through, from within `commitTo`, so that the version the engine reports is the append's own. */
-  async appendHandle(entry: TableEntry, branch?: string): Promise<NativeTable> {
-    const table = await this.datasets.openForCommit(entry.location);
-    if (!branch || branch === "main") return table;
+  /**
+   * The handle to commit to the main branch through (Datasets.commitHandle), holding at least `version`, the latest a
+   * look at the store just found: moved to the latest only when it is behind, in the table's write turn so that no
+   * commit of this process runs on it meanwhile. A commit after this process's own then costs no look at the store.
+   */
+  async commitHandle(entry: TableEntry, version: number): Promise<NativeTable> {
+    const table = await this.datasets.commitHandle(entry.location);
+    if ((await table.version()) >= version) return table;
+    return this.turnOf(entry, async () => {
+      if ((await table.version()) < version) await engineCall("open table", () => table.checkoutLatest());
+      return table;
+    });
+  }
+
+  /** A branch's handle to append through, from within `commitTo`, so that the version the engine reports is the append's own. */
+  async branchAppendHandle(entry: TableEntry, branch: string): Promise<NativeTable> {
+    const table = await this.datasets.commitHandle(entry.location);
+    await engineCall("open table", () => table.checkoutLatest());
     return this.branchHandle(table, branch);
   }
 
@@ -559,7 +609,10 @@ export class Catalog {
   }
 
   async describeTable(id: Id, at: ReadAt): Promise<{ entry: TableEntry; declaredOnly: boolean } & Partial<TableVersionDescription>> {
-    const entry = await this.resolve(id);
+    return (await this.resolveWith(id, (entry) => this.describeEntry(entry, at))).value;
+  }
+
+  private async describeEntry(entry: TableEntry, at: ReadAt): Promise<{ entry: TableEntry; declaredOnly: boolean } & Partial<TableVersionDescription>> {
     const latestOfMain = at.version === undefined && at.tag === undefined && (!at.branch || at.branch === "main");
     // Everything described is fixed by the version's manifest: its etag says whether a description still holds.
     const latest = latestOfMain ? await this.datasets.latestManifest(entry.location) : null;

@@ -5,6 +5,7 @@
  * store than the table's directory; a change to the manifests drops the engine's open handles on the table.
  */
 import "server-only";
+import { LRUCache } from "lru-cache";
 import type { ObjectInfo, ObjectStore } from "@/server/storage/object-store";
 import { childUri, relativeTo, type DataRoot } from "@/server/storage/root";
 import { latestManifestIn, listVersionNumbers, manifestKey, versionSummary, type LatestManifest, type VersionSummary } from "./version-manifest";
@@ -12,6 +13,7 @@ import { versionOperation, type SchemaField, type VersionOperation } from "./ver
 import { readBranchRefs, readTagRefs } from "./refs";
 
 const VERSION_HINT = "latest_version_hint.json";
+const operations = new LRUCache<string, VersionOperation>({ max: 50_000 });
 
 /** Where a version's manifest is, as a listing of its directory found it. */
 export interface ManifestSource {
@@ -71,21 +73,30 @@ export class TableFiles {
     return { file, summary: await versionSummary(this.store, file) };
   }
 
-  /** What made a version; `before` is where the previous version's manifest is, when it exists. */
-  operation(
+  /**
+   * What made a version; `before` is where the previous version's manifest is, when it exists. Fixed by the two
+   * manifests, so cached by their etags: a page of versions with their operations is read from the store once.
+   */
+  async operation(
     version: number,
     source: ManifestSource,
     made: { file: ManifestFile; summary: VersionSummary },
     before?: ManifestSource,
   ): Promise<VersionOperation | null> {
-    const fieldsBefore = async (): Promise<SchemaField[] | null> => (before ? (await this.manifest(version - 1, before)).summary.fields : null);
     const { file, summary } = made;
-    return versionOperation(
+    const cacheKey = file.eTag ? `${this.store.root.uri}\0${file.key}\0${file.eTag}\0${before?.info?.etag ?? ""}` : null;
+    const cached = cacheKey === null ? undefined : operations.get(cacheKey);
+    if (cached) return cached;
+    const fieldsBefore = async (): Promise<SchemaField[] | null> => (before ? (await this.manifest(version - 1, before)).summary.fields : null);
+    const operation = await versionOperation(
       this.store,
       source.directory,
       { key: file.key, version, fields: summary.fields, transactionFile: summary.transactionFile },
       fieldsBefore,
     );
+    // None is remembered: it may be a store that failed to answer rather than a version without a transaction.
+    if (cacheKey !== null && operation) operations.set(cacheKey, operation);
+    return operation;
   }
 
   /** What every version of every branch says (a branch's manifests lie in `tree/<branch>/_versions/`). */

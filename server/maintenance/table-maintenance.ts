@@ -14,14 +14,22 @@ async function writtenTable(catalog: Catalog, id: Id, what: string) {
 }
 
 export async function maintenanceOverview(catalog: Catalog, id: Id) {
-  const entry = await writtenTable(catalog, id, "report its health");
-  const [health, coverage, holder, [last]] = await Promise.all([
-    manifestHealth(catalog.filesOf(entry)),
-    indexCoverage(catalog, entry),
-    TableLease.holderOf(catalog.store, entry.location),
-    jobsOf(catalog, entry, 1),
-  ]);
-  const { policy, problems } = tablePolicy(servicePolicy().policy, await catalog.index(), entry);
+  // Read while the catalog is checked, whose answer then also says which policy applies.
+  const {
+    entry,
+    index,
+    value: [health, coverage, holder, [last]],
+  } = await catalog.resolveWith(id, (entry) =>
+    catalog.onWritten(entry, "report its health", () =>
+      Promise.all([
+        manifestHealth(catalog.filesOf(entry)),
+        indexCoverage(catalog, entry),
+        TableLease.holderOf(catalog.store, entry.location),
+        jobsOf(catalog, entry, 1),
+      ]),
+    ),
+  );
+  const { policy, problems } = tablePolicy(servicePolicy().policy, index, entry);
   return {
     ...health,
     ...coverage,

@@ -226,6 +226,11 @@ export class ObjectStoreClient implements ObjectStore {
     return (await this.list(prefix.endsWith("/") ? prefix : `${prefix}/`, 1)).length > 0;
   }
 
+  async directoryStamp(prefix: string): Promise<string | null> {
+    const [first] = await this.listInfo(prefix.endsWith("/") ? prefix : `${prefix}/`, 1);
+    return first ? `${first[0]}:${first[1].etag}` : null;
+  }
+
   async delete(key: string): Promise<void> {
     await this.operator.delete(checkKey(key));
   }

@@ -33,7 +33,8 @@ export class Datasets {
   private readonly rootId: string;
   /** Open handles on the most recently used datasets: a root with many tables does not keep every one open. */
   private readonly handles = new LRUCache<string, Promise<NativeTable>>({ max: OPEN_HANDLES });
-  private readonly commitHandles = new LRUCache<string, Promise<NativeTable>>({ max: OPEN_HANDLES });
+  /** Commit handles, each with the stamp of the directory it was opened on (`directoryStamp`). */
+  private readonly commitHandles = new LRUCache<string, Promise<{ table: NativeTable; stamp: string | null }>>({ max: OPEN_HANDLES });
   private latestConnection?: Promise<NativeConnection>;
   private lazyConnection?: Promise<NativeConnection>;
   private namespaceConnection?: Promise<NativeConnection>;
@@ -133,14 +134,37 @@ export class Datasets {
   }
 
   /**
-   * The handle to commit an append through, at the latest version. After an append the engine reports the version
-   * its handle then holds; a handle that always follows the latest version may by then hold another process's
-   * newer commit, while this one holds its own until the next refresh. Callers serialize their commits to it.
+   * The handle to commit through: one that follows only this process's own commits, so that its calls ask the store
+   * nothing, where a handle that follows every writer looks at the store at each call. After a commit the engine
+   * reports the version its handle then holds, which for this handle is the commit's own. Callers serialize their
+   * commits to it, and a commit it makes on a version another writer has since passed is rebased by the engine.
    */
-  async openForCommit(location: string): Promise<NativeTable> {
-    const table = await this.cachedHandle(this.commitHandles, () => this.lazy(), location);
-    await engineCall("open table", () => table.checkoutLatest());
-    return table;
+  async commitHandle(location: string, stamp?: string): Promise<NativeTable> {
+    let held = this.commitHandles.get(location);
+    // Opened on a directory that has since been replaced (the table dropped and made again at this location, by
+    // another process): it holds the old table's versions, and a commit through it would write them into the new one.
+    if (held && stamp !== undefined && (await held.catch(() => null))?.stamp !== stamp) {
+      if (this.commitHandles.get(location) === held) this.commitHandles.delete(location);
+      held = undefined;
+    }
+    if (!held) {
+      held = (async () => {
+        const opened = stamp ?? (await this.directoryStamp(location));
+        const table = await engineCall("open table", async () => (await this.lazy()).openTable(location, [this.rootId]));
+        return { table, stamp: opened };
+      })();
+      this.commitHandles.set(location, held);
+      const opening = held;
+      opening.catch(() => {
+        if (this.commitHandles.get(location) === opening) this.commitHandles.delete(location);
+      });
+    }
+    return (await held).table;
+  }
+
+  /** See ObjectStore.directoryStamp: what tells this table's directory from a later one at the same location; a link is refused. */
+  directoryStamp(location: string): Promise<string | null> {
+    return this.inside(location, () => this.store.directoryStamp(`${location}/`));
   }
 
   private cachedHandle(cache: LRUCache<string, Promise<NativeTable>>, connection: () => Promise<NativeConnection>, location: string): Promise<NativeTable> {

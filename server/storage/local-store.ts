@@ -218,6 +218,13 @@ export class LocalStore implements ObjectStore {
     }
   }
 
+  async directoryStamp(prefix: string): Promise<string | null> {
+    // A freed inode number is soon given out again; the birth time (where the file system keeps one, else the last
+    // change of the directory's own entries) tells the two directories apart.
+    const stat = statOrNull(await this.file(prefix, true), { bigint: true });
+    return stat ? `${stat.ino}:${stat.birthtimeNs || stat.ctimeNs}` : null;
+  }
+
   async listingStamp(prefix: string): Promise<string> {
     // The root itself may be a link an operator made; below it, file() has refused links.
     const stat = statOrNull(await this.file(prefix, true), { follow: true });

@@ -53,6 +53,12 @@ export interface ObjectStore {
   prepare(): Promise<void>;
   /** Something that changes when an entry directly below the prefix comes or goes; cheap to ask for. */
   listingStamp(prefix: string): Promise<string>;
+  /**
+   * What tells the "directory" below a prefix from another one later made at the same prefix, or null when nothing
+   * is there: a local directory's inode and birth time; on an object store, the first object's key and etag (for a
+   * table, the marker its create or declare left). One look at the store, as `exists` is.
+   */
+  directoryStamp(prefix: string): Promise<string | null>;
 }
 
 // `%` appears in names Lance percent-encodes itself (a branch `a/b` is the ref file `a%2Fb.json`); it is literal here.

@@ -1,6 +1,6 @@
 /** Reads of one table: count, query (vector, full-text, filters, projections, orderings) and its plans. */
 import "server-only";
-import { dataAt } from "./handles";
+import { readAt } from "./handles";
 import type { FullTextQuery } from "@lancedb/lancedb";
 import { QuiverError, invalidInput } from "@/server/errors";
 import { joinIpcFiles } from "@/server/lance/arrow-ipc";
@@ -8,14 +8,19 @@ import { engineCall } from "@/server/storage/datasets";
 import type { Catalog, Id, ReadAt } from "@/server/catalog/catalog";
 import type { NativeTable, NativeVectorQuery } from "@/server/lance/native";
 
-export async function countRows(catalog: Catalog, id: Id, predicate: string | undefined, at: ReadAt) {
-  const entry = await catalog.resolve(id);
-  if (await catalog.isDeclaredOnly(entry)) {
-    if (at.version !== undefined || at.tag !== undefined) throw new QuiverError("TableVersionNotFound", `Table '${entry.objectId}' has no versions yet`);
-    return 0;
-  }
-  const table = await catalog.readHandle(entry, at);
-  return engineCall("count rows", () => table.countRows(predicate || null));
+export async function countRows(catalog: Catalog, id: Id, predicate: string | undefined, at: ReadAt): Promise<number> {
+  const { value } = await catalog.resolveWith(id, async (entry) => {
+    let table: NativeTable;
+    try {
+      table = await catalog.readHandle(entry, at);
+    } catch (err) {
+      if (!(await catalog.isDeclaredOnly(entry))) throw err;
+      if (at.version !== undefined || at.tag !== undefined) throw new QuiverError("TableVersionNotFound", `Table '${entry.objectId}' has no versions yet`);
+      return 0;
+    }
+    return engineCall("count rows", () => table.countRows(predicate || null));
+  });
+  return value;
 }
 
 export interface QueryOptions extends ReadAt {
@@ -78,30 +83,26 @@ function buildQuery(table: NativeTable, options: QueryOptions) {
   return query;
 }
 
-async function queryOn(catalog: Catalog, id: Id, options: QueryOptions) {
-  const { table } = await dataAt(catalog, id, "be queried", options);
-  return engineCall("query", async () => buildQuery(table, options));
-}
-
 /** Runs a query and answers an Arrow IPC file. */
 export async function queryTable(catalog: Catalog, id: Id, options: QueryOptions): Promise<Buffer> {
-  const query = await queryOn(catalog, id, options);
-  return engineCall("query", async () => {
-    const iterator = await query.execute();
-    const batches: Buffer[] = [];
-    for (let b = await iterator.next(); b; b = await iterator.next()) batches.push(b);
-    return joinIpcFiles(await query.outputSchema(), batches);
-  });
+  return readAt(catalog, id, "be queried", options, (table) =>
+    engineCall("query", async () => {
+      const query = buildQuery(table, options);
+      const iterator = await query.execute();
+      const batches: Buffer[] = [];
+      for (let b = await iterator.next(); b; b = await iterator.next()) batches.push(b);
+      // Each batch carries the schema: only an empty answer asks the engine for it, which costs another look at the store.
+      return joinIpcFiles(batches[0] ?? (await query.outputSchema()), batches);
+    }),
+  );
 }
 
 /** The engine's plan for a query, without running it (`verbose` adds each operator's details). */
 export async function explainQuery(catalog: Catalog, id: Id, options: QueryOptions, verbose: boolean): Promise<string> {
-  const query = await queryOn(catalog, id, options);
-  return engineCall("explain the query", () => query.explainPlan(verbose));
+  return readAt(catalog, id, "be queried", options, (table) => engineCall("explain the query", () => buildQuery(table, options).explainPlan(verbose)));
 }
 
 /** Runs a query and answers its plan with what each operator did (rows, time), not its rows. */
 export async function analyzeQuery(catalog: Catalog, id: Id, options: QueryOptions): Promise<string> {
-  const query = await queryOn(catalog, id, options);
-  return engineCall("analyze the query", () => query.analyzePlan());
+  return readAt(catalog, id, "be queried", options, (table) => engineCall("analyze the query", () => buildQuery(table, options).analyzePlan()));
 }

@@ -52,10 +52,26 @@ export async function listVersions(
   id: Id,
   options: { pageToken?: string; limit: number; descending: boolean; branch?: string; withOperations?: boolean },
 ) {
-  const entry = await catalog.resolve(id);
-  if (await catalog.isDeclaredOnly(entry)) return { versions: [], page_token: undefined };
+  const { value } = await catalog.resolveWith(id, (entry) => versionPage(catalog, entry, options));
+  return value;
+}
+
+async function versionPage(
+  catalog: Catalog,
+  entry: TableEntry,
+  options: { pageToken?: string; limit: number; descending: boolean; branch?: string; withOperations?: boolean },
+) {
+  const none = { versions: [], page_token: undefined };
   const files = catalog.filesOf(entry);
-  const sources = await versionSources(catalog, entry, files, options.branch);
+  let sources: Map<number, ManifestSource>;
+  try {
+    sources = await versionSources(catalog, entry, files, options.branch);
+  } catch (err) {
+    if (await catalog.isDeclaredOnly(entry)) return none;
+    throw err;
+  }
+  // A declared table has no versions yet; a written one always has one.
+  if (sources.size === 0) return none;
   const numbers = [...sources.keys()];
   numbers.sort((a, b) => (options.descending ? b - a : a - b));
   const after = decodePageToken(options.pageToken);

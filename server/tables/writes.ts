@@ -12,6 +12,7 @@ import { engineCall } from "@/server/storage/datasets";
 import { checkWriteSchema } from "./schema-check";
 import type { Catalog, Id } from "@/server/catalog/catalog";
 import type { TableEntry } from "@/server/catalog/catalog-table";
+import type { NativeTable } from "@/server/lance/native";
 import { existingColumn, requestedFieldPath, resolveField } from "./fields";
 import { schemaMetadataCommit, schemaMetadataOf } from "@/server/lance/schema-metadata-commit";
 
@@ -31,26 +32,59 @@ async function materialize(catalog: Catalog, entry: TableEntry, body: ArrowBody)
   });
 }
 
-export async function insertRecords(catalog: Catalog, id: Id, body: ArrowBody, mode: "append" | "overwrite", branch?: string) {
-  const entry = await catalog.resolve(id);
-  if (!branch) {
+/**
+ * Where a write to the main branch goes: the table, and the handle to commit through at the latest version that
+ * one look at the store (overlapping the catalog's check) found. A declared table's first write creates it instead,
+ * and is answered as `created`; when a concurrent first write won, this one writes to what that made.
+ */
+async function writeTarget(catalog: Catalog, id: Id, body: ArrowBody): Promise<{ entry: TableEntry } & ({ table: NativeTable } | { created: number })> {
+  const { entry, value: latest } = await catalog.resolveWith(id, (e) => catalog.datasets.latestManifest(e.location));
+  if (latest === null) {
     const created = await materialize(catalog, entry, body);
-    if (created !== null) return { version: created, num_inserted_rows: body.rows };
+    if (created !== null) return { entry, created };
   }
-  const table = await catalog.writeHandle(entry, branch);
+  return { entry, table: await catalog.commitHandle(entry, latest?.version ?? 0) };
+}
+
+export async function insertRecords(catalog: Catalog, id: Id, body: ArrowBody, mode: "append" | "overwrite", branch?: string) {
+  if (branch) return insertIntoBranch(catalog, id, body, mode, branch);
+  const target = await writeTarget(catalog, id, body);
+  if ("created" in target) return { version: target.created, num_inserted_rows: body.rows };
+  const { entry, table } = target;
   if (mode === "append") checkWriteSchema(await catalog.schemaOf(table), body.schema, entry.objectId);
   // Appending no rows changes nothing, so it commits nothing: the answer is the version the table is at.
   if (mode === "append" && body.rows === 0) return { version: await engineCall("read the version", () => table.version()), num_inserted_rows: 0 };
-  // Appended through a handle refreshed just before the commit, so that the version it reports is the append's own.
-  const commit = async (file: Buffer) => {
-    const target = await catalog.appendHandle(entry, branch);
-    return (await engineCall("insert", () => target.add(file, mode), fromArrowWriteError)).version;
+  const commit = async (file: Buffer, stamp: string) => {
+    const handle = await catalog.datasets.commitHandle(entry.location, stamp);
+    return (await engineCall("insert", () => handle.add(file, mode), fromArrowWriteError)).version;
   };
   // A group of appends shares one turn; each commit in it checks on its own whether the table is still there.
   const version =
     mode === "append"
       ? await catalog.appends.append(
-          `${entry.location}@${branch ?? "main"}`,
+          `${entry.location}@main`,
+          body,
+          (run) => catalog.turnOf(entry, run),
+          (file) => catalog.unlessDropped(entry, (stamp) => commit(file, stamp)),
+        )
+      : await catalog.commitTo(entry, (stamp) => commit(body.file, stamp));
+  return { version, num_inserted_rows: body.rows };
+}
+
+async function insertIntoBranch(catalog: Catalog, id: Id, body: ArrowBody, mode: "append" | "overwrite", branch: string) {
+  const entry = await catalog.resolve(id);
+  const table = await catalog.writeHandle(entry, branch);
+  if (mode === "append") checkWriteSchema(await catalog.schemaOf(table), body.schema, entry.objectId);
+  if (mode === "append" && body.rows === 0) return { version: await engineCall("read the version", () => table.version()), num_inserted_rows: 0 };
+  // Appended through a handle refreshed just before the commit, so that the version it reports is the append's own.
+  const commit = async (file: Buffer) => {
+    const target = await catalog.branchAppendHandle(entry, branch);
+    return (await engineCall("insert", () => target.add(file, mode), fromArrowWriteError)).version;
+  };
+  const version =
+    mode === "append"
+      ? await catalog.appends.append(
+          `${entry.location}@${branch}`,
           body,
           (run) => catalog.turnOf(entry, run),
           (file) => catalog.unlessDropped(entry, () => commit(file)),
@@ -81,12 +115,16 @@ export async function mergeInsert(catalog: Catalog, id: Id, body: ArrowBody, opt
       "merge_insert would change nothing: set when_matched_update_all, when_not_matched_insert_all or when_not_matched_by_source_delete (or a _filt expression)",
     );
   }
-  const entry = await catalog.resolve(id);
-  if (!options.branch) {
-    const created = await materialize(catalog, entry, body);
-    if (created !== null) return { version: created, num_inserted_rows: body.rows, num_updated_rows: 0, num_deleted_rows: 0 };
+  let entry: TableEntry;
+  let table: NativeTable;
+  if (options.branch) {
+    entry = await catalog.resolve(id);
+    table = await catalog.writeHandle(entry, options.branch);
+  } else {
+    const target = await writeTarget(catalog, id, body);
+    if ("created" in target) return { version: target.created, num_inserted_rows: body.rows, num_updated_rows: 0, num_deleted_rows: 0 };
+    ({ entry, table } = target);
   }
-  const table = await catalog.writeHandle(entry, options.branch);
   const schema = await catalog.schemaOf(table);
   checkWriteSchema(schema, body.schema, entry.objectId);
   const keys = keyPaths.map(({ text, segments }) => {
@@ -107,13 +145,19 @@ export async function mergeInsert(catalog: Catalog, id: Id, body: ArrowBody, opt
       num_attempts: 0,
     };
   }
-  let builder = table.mergeInsert(keys);
-  if (matched) builder = builder.whenMatchedUpdateAll(options.whenMatchedUpdateAllFilt ?? null);
-  if (options.whenNotMatchedInsertAll) builder = builder.whenNotMatchedInsertAll();
-  if (bySource) builder = builder.whenNotMatchedBySourceDelete(options.whenNotMatchedBySourceDeleteFilt ?? null);
-  if (options.useIndex !== undefined) builder = builder.useIndex(options.useIndex);
-  if (options.timeoutMs !== undefined) builder.setTimeout(options.timeoutMs);
-  const result = await catalog.commitTo(entry, () => engineCall("merge_insert", () => builder.execute(body.file), fromArrowWriteError));
+  const merge = (target: NativeTable) => {
+    let builder = target.mergeInsert(keys);
+    if (matched) builder = builder.whenMatchedUpdateAll(options.whenMatchedUpdateAllFilt ?? null);
+    if (options.whenNotMatchedInsertAll) builder = builder.whenNotMatchedInsertAll();
+    if (bySource) builder = builder.whenNotMatchedBySourceDelete(options.whenNotMatchedBySourceDeleteFilt ?? null);
+    if (options.useIndex !== undefined) builder = builder.useIndex(options.useIndex);
+    if (options.timeoutMs !== undefined) builder.setTimeout(options.timeoutMs);
+    return builder.execute(body.file);
+  };
+  const result = await catalog.commitTo(entry, async (stamp) => {
+    const target = options.branch ? table : await catalog.datasets.commitHandle(entry.location, stamp);
+    return engineCall("merge_insert", () => merge(target), fromArrowWriteError);
+  });
   return {
     version: result.version,
     num_inserted_rows: result.numInsertedRows,

@@ -1,0 +1,98 @@
+/**
+ * A store with latency, on this machine: an HTTP proxy in front of Azurite that holds each answer back a fixed time
+ * (S3, GCS and Azure answer a request in 10-50 ms, where Azurite on loopback answers in well under one) and counts
+ * and records the requests that pass, so that tests can assert how many store requests an operation makes and the
+ * bench can time operations where users run them. Written in erasable TypeScript only: the bench imports it as is
+ * (Node strips the types).
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+
+export interface StoreRequest {
+  method: string;
+  /** The blob path below the account, without the query. */
+  path: string;
+  /** What the request does: list, read, head, write, delete or other. */
+  kind: string;
+  /** A listing's prefix. */
+  prefix?: string;
+  /** When it arrived, in milliseconds since the last `reset`. */
+  at: number;
+}
+
+export interface LatencyProxy {
+  /** The proxy's own endpoint, in the form Azurite's is (`http://127.0.0.1:<port>/devstoreaccount1`). */
+  endpoint: string;
+  port: number;
+  /** Requests answered since the last `reset`, in the order they arrived. */
+  requests: () => StoreRequest[];
+  reset: () => void;
+  setLatency: (ms: number) => void;
+  stop: () => Promise<void>;
+}
+
+/** What an Azure Blob request does, from its method and query. */
+export function kindOf(method: string, query: URLSearchParams): string {
+  if (method === "GET" && query.get("comp") === "list") return "list";
+  if (method === "GET") return "read";
+  if (method === "HEAD") return "head";
+  if (method === "PUT") return "write";
+  if (method === "DELETE") return "delete";
+  return "other";
+}
+
+/** Starts a proxy to `upstream` (Azurite's endpoint, account path included) that answers each request `latencyMs` late. */
+export async function startLatencyProxy(upstream: string, latencyMs: number): Promise<LatencyProxy> {
+  const target = new URL(upstream);
+  let latency = latencyMs;
+  let seen: StoreRequest[] = [];
+  let since = performance.now();
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://proxy");
+    const kind = kindOf(req.method ?? "", url.searchParams);
+    seen.push({
+      method: req.method ?? "",
+      path: decodeURIComponent(url.pathname),
+      kind,
+      ...(kind === "list" ? { prefix: url.searchParams.get("prefix") ?? "" } : {}),
+      at: performance.now() - since,
+    });
+    const started = Date.now();
+    const forward = http.request(
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host }, agent },
+      (answer) => {
+        const wait = Math.max(0, started + latency - Date.now());
+        setTimeout(() => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        }, wait);
+      },
+    );
+    forward.on("error", (err) => {
+      if (!res.headersSent) res.writeHead(502);
+      res.end(String(err));
+    });
+    req.pipe(forward);
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    endpoint: `http://127.0.0.1:${port}${target.pathname.replace(/\/$/, "")}`,
+    port,
+    requests: () => [...seen],
+    reset: () => {
+      seen = [];
+      since = performance.now();
+    },
+    setLatency: (ms) => {
+      latency = ms;
+    },
+    stop: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      agent.destroy();
+    },
+  };
+}

@@ -1,0 +1,156 @@
+/**
+ * What each operation asks of the store, counted by a proxy in front of Azurite: Quiver through its HTTP API and
+ * LanceDB's clients, and the engine in-process with strong consistency (`readConsistencyInterval: 0`) on the same
+ * store through the same proxy. Each data call may ask at most one thing more than the engine (the catalog's
+ * version), a metadata call with nothing changed asks one thing per store prefix it depends on, and requests that
+ * arrive while a check is under way share the next one. Freshness is not traded for it: a change another instance
+ * makes is seen by the next call.
+ */
+import { createRequire } from "node:module";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as lancedb from "@lancedb/lancedb";
+import { azuriteStorageOptions, newAzuriteRoot, startAzurite, type Azurite } from "./azurite";
+import { startLatencyProxy, type LatencyProxy, type StoreRequest } from "./latency-proxy";
+import { startServer, type TestServer } from "./server";
+
+const arrow = createRequire(import.meta.url)("apache-arrow") as typeof import("apache-arrow");
+
+let azurite: Azurite;
+let proxy: LatencyProxy;
+let root: string;
+let quiver: TestServer;
+let other: TestServer;
+let remote: lancedb.Connection;
+let engine: lancedb.Connection;
+
+const rows = (from: number, n: number) =>
+  arrow.tableFromArrays({
+    id: BigInt64Array.from({ length: n }, (_, i) => BigInt(from + i)),
+    x: Float64Array.from({ length: n }, (_, i) => (from + i) * 0.5),
+    s: Array.from({ length: n }, (_, i) => `s${from + i}`),
+  });
+
+/** The store requests `work` makes, after a first run that warms caches and handles up. */
+async function requestsOf(work: () => Promise<unknown>): Promise<StoreRequest[]> {
+  await work();
+  proxy.reset();
+  await work();
+  return proxy.requests();
+}
+
+const count = async (work: () => Promise<unknown>) => (await requestsOf(work)).length;
+const describe_ = (server: TestServer, name: string) =>
+  fetch(`${server.url}/v1/table/${name}/describe`, { method: "POST", headers: server.auth }).then(async (r) => ({ status: r.status, body: await r.json() }));
+
+beforeAll(async () => {
+  azurite = await startAzurite();
+  proxy = await startLatencyProxy(azurite.endpoint, 0);
+  const made = await newAzuriteRoot(azurite.endpoint);
+  root = made.uri;
+  const env = { QUIVER_ROOT: root, QUIVER_STORAGE_OPTIONS: JSON.stringify(azuriteStorageOptions(proxy.endpoint)) };
+  quiver = await startServer(env);
+  other = await startServer({ QUIVER_ROOT: root, QUIVER_STORAGE_OPTIONS: JSON.stringify(azuriteStorageOptions(azurite.endpoint)) });
+  remote = await lancedb.connect("db://default", { apiKey: quiver.adminKey, hostOverride: quiver.url, clientConfig: { retryConfig: { retries: 0 } } });
+  engine = await lancedb.connect(`${root.replace(/\/[^/]+$/, "")}/engine`, {
+    readConsistencyInterval: 0,
+    storageOptions: azuriteStorageOptions(proxy.endpoint),
+  });
+  await remote.createTable("t", rows(0, 1000));
+  await engine.createTable("t", rows(0, 1000));
+});
+
+afterAll(async () => {
+  await Promise.all([quiver?.stop(), other?.stop()]);
+  await proxy?.stop();
+  await azurite?.stop();
+});
+
+describe("store requests per operation, against the engine on the same store", () => {
+  it("a data call asks at most one thing more than the engine", async () => {
+    const t = await remote.openTable("t");
+    const e = await engine.openTable("t");
+    const pairs: Array<[string, () => Promise<unknown>, () => Promise<unknown>]> = [
+      ["count rows", () => t.countRows(), () => e.countRows()],
+      ["filter query", () => t.query().where("id > 10").limit(10).toArray(), () => e.query().where("id > 10").limit(10).toArray()],
+      ["projection of one column", () => t.query().select(["id"]).limit(5).toArray(), () => e.query().select(["id"]).limit(5).toArray()],
+      ["version list", () => t.listVersions(), () => e.listVersions()],
+    ];
+    let from = 10_000;
+    pairs.push(["insert 100 rows", () => t.add(rows((from += 100), 100)), () => e.add(rows((from += 100), 100))]);
+    pairs.push([
+      "merge-insert 100 rows",
+      () => t.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(rows(950, 100)),
+      () => e.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(rows(950, 100)),
+    ]);
+    for (const [name, viaQuiver, viaEngine] of pairs) {
+      const quiverCount = await count(viaQuiver);
+      const engineCount = await count(viaEngine);
+      expect(quiverCount, `${name}: Quiver ${quiverCount} store requests, the engine ${engineCount}`).toBeLessThanOrEqual(engineCount + 1);
+    }
+  });
+
+  it("a metadata call with nothing changed asks the store once per prefix it depends on", async () => {
+    const listing = await requestsOf(() => fetch(`${quiver.url}/v1/table?limit=100`, { headers: quiver.auth }));
+    expect(listing.map((r) => r.prefix)).toEqual([expect.stringMatching(/__manifest\/_versions\/$/)]);
+    const namespaces = await requestsOf(() => fetch(`${quiver.url}/v1/namespace/%24/list`, { headers: quiver.auth }));
+    expect(namespaces.map((r) => r.prefix)).toEqual([expect.stringMatching(/__manifest\/_versions\/$/)]);
+    // A description depends on the catalog (which table the name is) and on the table's newest manifest.
+    const described = await requestsOf(() => describe_(quiver, "t"));
+    expect(described.map((r) => r.prefix).sort()).toEqual([expect.stringMatching(/__manifest\/_versions\/$/), expect.stringMatching(/t\.lance\/_versions\/$/)]);
+  });
+
+  it("shares one check among the requests that arrive while it runs", async () => {
+    await describe_(quiver, "t");
+    proxy.setLatency(100);
+    try {
+      proxy.reset();
+      const answers = await Promise.all(Array.from({ length: 24 }, () => describe_(quiver, "t")));
+      expect(answers.every((a) => a.status === 200 && a.body.version === answers[0].body.version)).toBe(true);
+      const catalogChecks = proxy.requests().filter((r) => r.prefix?.endsWith("__manifest/_versions/")).length;
+      const tableChecks = proxy.requests().filter((r) => r.prefix?.endsWith("t.lance/_versions/")).length;
+      // Without sharing, 24 each; a request that arrives while a check runs waits for the next, so a few at most.
+      expect(catalogChecks).toBeLessThanOrEqual(4);
+      expect(tableChecks).toBeLessThanOrEqual(4);
+    } finally {
+      proxy.setLatency(0);
+    }
+  });
+});
+
+describe("freshness is kept", () => {
+  it("sees at once what another instance changed: rows, a rename, a drop", async () => {
+    const t = await remote.openTable("t");
+    const before = await t.countRows();
+    const otherRemote = await lancedb.connect("db://default", {
+      apiKey: other.adminKey,
+      hostOverride: other.url,
+      clientConfig: { retryConfig: { retries: 0 } },
+    });
+    await (await otherRemote.openTable("t")).add(rows(900_000, 7));
+    expect(await t.countRows()).toBe(before + 7);
+    expect((await describe_(quiver, "t")).body.version).toBe((await describe_(other, "t")).body.version);
+
+    await fetch(`${quiver.url}/v1/namespace/ns/create`, { method: "POST", headers: quiver.auth, body: "{}" });
+    const created = await fetch(`${quiver.url}/v1/table/ns$x/create`, {
+      method: "POST",
+      headers: { ...quiver.auth, "content-type": "application/vnd.apache.arrow.stream" },
+      body: Buffer.from(arrow.tableToIPC(rows(0, 3), "stream")),
+    });
+    expect(created.status).toBe(200);
+    expect((await describe_(quiver, "ns$x")).status).toBe(200);
+    const renamed = await fetch(`${other.url}/v1/table/ns$x/rename`, {
+      method: "POST",
+      headers: { ...other.auth, "content-type": "application/json" },
+      body: JSON.stringify({ new_table_name: "y" }),
+    });
+    expect(renamed.status).toBe(200);
+    expect((await describe_(quiver, "ns$x")).status).toBe(404);
+    expect((await describe_(quiver, "ns$y")).status).toBe(200);
+    const counted = await fetch(`${quiver.url}/v1/table/ns$x/count_rows`, { method: "POST", headers: quiver.auth, body: "{}" });
+    expect(counted.status).toBe(404);
+
+    expect((await fetch(`${other.url}/v1/table/ns$y/drop`, { method: "POST", headers: other.auth })).status).toBe(200);
+    const afterDrop = await fetch(`${quiver.url}/v1/table/ns$y/count_rows`, { method: "POST", headers: quiver.auth, body: "{}" });
+    expect(afterDrop.status).toBe(404);
+  });
+});
