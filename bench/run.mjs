@@ -2,8 +2,10 @@
 /**
  * Quiver benchmarks: each case measured through the real server (auth on, an API key) and, in the same run,
  * against its baseline (the engine called in-process, or a bare http server for metadata under load).
- * Usage: npm run bench [-- [--azurite] case ...]   Cases: insert, merge, parallel, list, versions, load, query.
- * With --azurite, Quiver's root and the engine's both live on one Azurite (a real Azure Blob server, in memory).
+ * Usage: npm run bench [-- [--azurite | --latency <ms>] case ...]   Cases: insert, merge, parallel, list, versions,
+ * load, workers, maintenance, query; latency (the default with --latency) and catalog run only when named.
+ * With --azurite, Quiver's root and the engine's both live on one Azurite (a real Azure Blob server, in memory); with
+ * --latency, also behind a proxy that answers each store request that many milliseconds late and counts them.
  * Prints a table of medians (min-max) and ratios, and writes bench/results/latest[-azurite].{json,md}.
  */
 import { spawn, spawnSync } from "node:child_process";
@@ -14,16 +16,27 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { Float64, Int64, Table, tableToIPC, Utf8, vectorFromArray } from "apache-arrow";
+import { startLatencyProxy } from "../test/latency-proxy.ts";
+import { latencyCase, latencyTable } from "./latency.mjs";
 
 const require = createRequire(import.meta.url);
 const lancedb = require("@lancedb/lancedb");
 const arrowCjs = require("apache-arrow");
 const KEY = "bench-admin-key-0123456789";
 const RUNS = Number(process.env.BENCH_RUNS || 3);
-const onAzurite = process.argv.includes("--azurite");
-const selected = process.argv.slice(2).filter((a) => a !== "--azurite");
-const want = (name) => selected.length === 0 || selected.includes(name);
+const args = process.argv.slice(2);
+const latencyAt = args.indexOf("--latency");
+/** With `--latency <ms>`, both roots are on Azurite behind a proxy that answers each store request that late. */
+const latency = latencyAt < 0 ? null : Number(args[latencyAt + 1]);
+if (latency !== null && !(latency >= 0)) throw new Error("--latency takes the milliseconds each store request is held back, e.g. --latency 15");
+const onAzurite = args.includes("--azurite") || latency !== null;
+const selected = args.filter((a, i) => a !== "--azurite" && a !== "--latency" && i !== latencyAt + 1);
+// With --latency alone, the operations table; the other cases run where asked for by name.
+const want = (name) => (selected.length === 0 ? (latency === null ? name !== "latency" && name !== "catalog" : name === "latency") : selected.includes(name));
 const results = [];
+/** Tables of their own that a case adds to the results' Markdown. */
+const extraTables = [];
+const BENCH_LATENCY_RUNS = Number(process.env.BENCH_RUNS || 15);
 
 // ---------------------------------------------------------------- helpers
 
@@ -31,17 +44,21 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) 
 const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 const fmt = (x) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
 
-function record(caseName, metric, unit, quiver, baseline, target) {
+/** One measured row; `met`, when given, says whether the target holds (shown as ✓ or ✗). */
+function record(caseName, metric, unit, quiver, baseline, target, met) {
   const row = { case: caseName, metric, unit, quiver: { median: median(quiver), min: Math.min(...quiver), max: Math.max(...quiver) } };
   if (baseline) row.baseline = { median: median(baseline), min: Math.min(...baseline), max: Math.max(...baseline) };
   if (row.baseline) row.ratio = row.quiver.median / row.baseline.median;
   if (target) row.target = target;
+  if (met !== undefined) row.met = met;
   results.push(row);
   const b = row.baseline ? `  baseline ${fmt(row.baseline.median)} ${unit}  ratio ${row.ratio.toFixed(2)}` : "";
   console.log(
-    `  ${caseName} / ${metric}: ${fmt(row.quiver.median)} ${unit} (${fmt(row.quiver.min)}-${fmt(row.quiver.max)})${b}${target ? `  target ${target}` : ""}`,
+    `  ${caseName} / ${metric}: ${fmt(row.quiver.median)} ${unit} (${fmt(row.quiver.min)}-${fmt(row.quiver.max)})${b}${target ? `  target ${target}${verdict(row)}` : ""}`,
   );
 }
+
+const verdict = (row) => (row.met === undefined ? "" : row.met ? " ✓" : " ✗");
 
 function rowsTable(from, count, arrow = { Table, vectorFromArray, Int64, Float64, Utf8 }) {
   const ids = Array.from({ length: count }, (_, i) => BigInt(from + i));
@@ -174,7 +191,7 @@ async function startAzurite(port) {
     azure_storage_endpoint: endpoint,
     allow_http: "true",
   };
-  return { child, storageOptions };
+  return { child, endpoint, storageOptions };
 }
 
 /**
@@ -295,6 +312,9 @@ async function load(url, init, seconds = 5, pid) {
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), "quiver-bench-"));
 const azurite = onAzurite ? await startAzurite(10100 + Math.floor(Math.random() * 800)) : null;
+// With --latency, everything reaches Azurite through the proxy, whose delay starts once the setup is done.
+const proxy = latency === null ? null : await startLatencyProxy(azurite.endpoint, 0);
+if (proxy) azurite.storageOptions = { ...azurite.storageOptions, azure_storage_endpoint: proxy.endpoint };
 const root = azurite ? "az://bench/quiver" : path.join(scratch, "quiver");
 const engineRoot = azurite ? "az://bench/engine" : path.join(scratch, "engine");
 if (!azurite) {
@@ -701,6 +721,24 @@ try {
     record(name, "compaction job", "ms", [Date.parse(after.last_job.finished_at) - Date.parse(after.last_job.created_at)]);
   }
 
+  if (want("latency")) {
+    console.log(`operations on a store that answers each request ${latency ?? 0} ms late, against the engine on the same store`);
+    if (!proxy) throw new Error("the latency case needs --latency <ms>");
+    const rows = await latencyCase({
+      base,
+      key: KEY,
+      lancedb,
+      arrow: arrowCjs,
+      engineRoot,
+      storageOptions: azurite.storageOptions,
+      proxy,
+      runs: BENCH_LATENCY_RUNS,
+      latency,
+      record,
+    });
+    extraTables.push(latencyTable(rows, latency));
+  }
+
   if (want("query")) {
     console.log("query 1,000 rows with a filter from 1M rows");
     await api(base, "/v1/table/q/create", { body: streamOf(0, 1_000_000) });
@@ -731,14 +769,20 @@ try {
   }
 } finally {
   quiver.child.kill("SIGTERM");
+  await proxy?.stop();
   azurite?.child.kill("SIGTERM");
   rmSync(scratch, { recursive: true, force: true });
 }
 
 const stamp = new Date().toISOString();
 mkdirSync("bench/results", { recursive: true });
-const resultFile = `bench/results/latest${azurite ? "-azurite" : ""}`;
-const store = azurite ? "both roots on one in-memory Azurite" : "local roots";
+const resultFile = `bench/results/latest${latency !== null ? "-latency" : azurite ? "-azurite" : ""}`;
+const store =
+  latency !== null
+    ? `both roots on one in-memory Azurite, each request held back ${latency} ms`
+    : azurite
+      ? "both roots on one in-memory Azurite"
+      : "local roots";
 writeFileSync(
   `${resultFile}.json`,
   JSON.stringify({ date: stamp, runs: RUNS, store, machine: `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB`, results }, null, 2),
@@ -750,8 +794,8 @@ const md = [
   "|---|---|---|---|---|---|",
   ...results.map(
     (r) =>
-      `| ${r.case} | ${r.metric} | ${fmt(r.quiver.median)} ${r.unit} (${fmt(r.quiver.min)}-${fmt(r.quiver.max)}) | ${r.baseline ? `${fmt(r.baseline.median)} ${r.unit}` : "—"} | ${r.ratio ? r.ratio.toFixed(2) : "—"} | ${r.target ?? ""} |`,
+      `| ${r.case} | ${r.metric} | ${fmt(r.quiver.median)} ${r.unit} (${fmt(r.quiver.min)}-${fmt(r.quiver.max)}) | ${r.baseline ? `${fmt(r.baseline.median)} ${r.unit}` : "—"} | ${r.ratio ? r.ratio.toFixed(2) : "—"} | ${r.target ?? ""}${verdict(r)} |`,
   ),
 ].join("\n");
-writeFileSync(`${resultFile}.md`, md + "\n");
+writeFileSync(`${resultFile}.md`, [md, ...extraTables].join("\n\n") + "\n");
 console.log(`\n${md}`);
