@@ -173,6 +173,13 @@ describe("API keys", () => {
     expect(after.body.grants.some((g) => g.scope.id.join("$") === "m$mine")).toBe(false);
   });
 
+  it("writes no grant when the declarer is admin of the table by what it is", async () => {
+    const before = (await admin.get<{ grants: unknown[] }>("/v1/admin/grants")).body.grants;
+    expect((await admin.post("/v1/table/m$by_admin/declare", {})).status).toBe(200);
+    expect((await admin.get<{ grants: unknown[] }>("/v1/admin/grants")).body.grants).toEqual(before);
+    expect((await admin.post("/v1/table/m$by_admin/drop")).status).toBe(200);
+  });
+
   it("requires x-api-key on the enterprise endpoints", async () => {
     const token = await oidc.clientCredentialsToken();
     expectError(await client(server.url, { authorization: `Bearer ${keys.editor}` }).get("/v1/tables"), 401, 16);

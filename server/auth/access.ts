@@ -135,8 +135,13 @@ export class Access {
     return (await this.scopesOf(p)).some((s) => s.role === "admin" && s.scope.database === null && s.scope.kind === "namespace" && s.scope.id.length === 0);
   }
 
-  /** Declaring a table sets up its access control: the declaring principal becomes admin of the table. */
+  /**
+   * Declaring a table sets up its access control: the declaring principal becomes admin of the table. One that is
+   * admin of it by what it is (a service administrator, or an admin key whose own scope holds the table) needs no
+   * grant, which no one could revoke apart from that standing anyway: a declare then writes nothing more.
+   */
   async grantDeclarer(p: Principal, database: string, table: string[]): Promise<void> {
+    if (p.admin || (p.kind === "key" && p.key?.role === "admin" && covers(p.key.scope, database, table))) return;
     await this.grants.create({
       principal: { type: p.kind === "key" ? "key" : "user", name: p.id },
       role: "admin",
