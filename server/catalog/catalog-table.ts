@@ -5,12 +5,14 @@
  */
 import "server-only";
 import { log } from "@/server/log";
+import { countLookup } from "@/server/metrics";
 import { makeData, RecordBatch, Struct, Table, tableFromIPC, tableToIPC, vectorFromArray, type Schema } from "apache-arrow";
 import { engineCall, type Datasets } from "@/server/storage/datasets";
 import { FreshRead } from "@/server/storage/fresh-read";
 import type { ObjectStore } from "@/server/storage/object-store";
 import { KeyedLock } from "./keyed-lock";
-import type { NativeTable } from "@/server/lance/native";
+import type { NativeQuery, NativeTable } from "@/server/lance/native";
+import { fragmentsAt, versionChange, type FragmentRows } from "@/server/lance/version-changes";
 
 export const ID_SEPARATOR = "$";
 /**
@@ -19,12 +21,15 @@ export const ID_SEPARATOR = "$";
  * `.lance-deregistered` marker, which Quiver writes too; the row saves every instance reading one marker per table.
  */
 export const DEREGISTERED = "deregistered_table";
+const MANIFEST_DIR = "__manifest";
 const COMPACT_EVERY_WRITES = 100;
 /**
- * How long superseded catalog versions are kept. Nothing reads the catalog's history; only a load that began just
- * before another commit reads a version that is no longer the latest, and it takes milliseconds.
+ * How long superseded catalog versions are kept. Nothing reads the catalog's history but other instances following
+ * it version by version, which they do at their next request (one that falls further behind reads the catalog
+ * whole), and a load that began just before another commit. On a local root every check for the latest version lists
+ * the whole history, so under a burst of writes a shorter one costs each request less.
  */
-const CATALOG_HISTORY_MS = 10_000;
+const CATALOG_HISTORY_MS = 3_000;
 
 export interface TableEntry {
   objectId: string;
@@ -53,6 +58,8 @@ interface ManifestRow {
   object_type: string;
   location: string | null;
   metadata: string | null;
+  /** Where the row lies (fragment id in the high half), when asked for. */
+  _rowaddr?: bigint;
 }
 
 export class CatalogIndex {
@@ -67,6 +74,8 @@ export class CatalogIndex {
   readonly deregistered = new Set<string>();
   /** The object id of the catalogued table at each location. */
   readonly atLocation = new Map<string, string>();
+  /** Tables that a catalog row names (the others are root-level directories without one). */
+  private registeredTables = 0;
 
   constructor(rows: ManifestRow[], rootDatasets: string[]) {
     for (const row of rows) this.addRow(row, false);
@@ -93,6 +102,7 @@ export class CatalogIndex {
   private addTable(entry: TableEntry, sorted: boolean) {
     const known = this.tables.get(entry.objectId);
     if (known && this.atLocation.get(known.location) === known.objectId) this.atLocation.delete(known.location);
+    this.registeredTables += (entry.registered ? 1 : 0) - (known?.registered ? 1 : 0);
     this.tables.set(entry.objectId, entry);
     if (entry.registered || !this.atLocation.has(entry.location)) this.atLocation.set(entry.location, entry.objectId);
     // A catalogued row for a root-level directory already listed replaces that entry; it is not a second table.
@@ -113,6 +123,7 @@ export class CatalogIndex {
     const name = entry.id[entry.id.length - 1];
     if (siblings) siblings.splice(lowerBound(siblings, name), siblings[lowerBound(siblings, name)] === name ? 1 : 0);
     if (table) {
+      if (table.registered) this.registeredTables--;
       this.tables.delete(objectId);
       if (this.atLocation.get(table.location) === objectId) this.atLocation.delete(table.location);
       const i = lowerBound(this.sortedTables, objectId);
@@ -131,6 +142,26 @@ export class CatalogIndex {
     for (const name of before) if (!kept.has(name) && this.tables.get(name)?.registered === false) this.remove(name);
     for (const name of after) {
       if (!this.tables.has(name) && !this.deregistered.has(name)) this.addTable(rootDataset(name), true);
+    }
+  }
+
+  /** Catalog rows the index holds: namespaces, tables a row names, and the rows that hide deregistered directories. */
+  get rows(): number {
+    return this.namespaces.size + this.registeredTables + this.deregistered.size;
+  }
+
+  /** Puts a row read again in place of what the index holds under its object id (a row can move between fragments). */
+  replaceRow(row: ManifestRow, foreign: readonly string[]) {
+    this.remove(row.object_id);
+    this.addRow(row);
+    this.restoreRootDataset(row.object_id, foreign);
+  }
+
+  /** After a row went: a root-level directory of that name, still listed at the root, is a table without a row again. */
+  restoreRootDataset(objectId: string, foreign: readonly string[]) {
+    const listed = foreign[lowerBound(foreign, objectId)] === objectId;
+    if (listed && !this.tables.has(objectId) && !this.deregistered.has(objectId) && !this.namespaces.has(objectId)) {
+      this.addTable(rootDataset(objectId), true);
     }
   }
 
@@ -184,19 +215,30 @@ function parseProperties(metadata: string | null): Record<string, string> {
 }
 
 /**
- * Reads and writes `__manifest` rows. The parsed index is cached per dataset version; this process's own commits
- * patch it in place, so a write costs its own row rather than a re-read of the whole catalog.
+ * Reads and writes `__manifest` rows. The parsed index follows the dataset's versions: this process's own commits
+ * patch it in place, and other writers' commits are followed version by version through what each changed
+ * (`versionChange`), reading only the fragments they added; a change that cannot be followed so (rows removed or
+ * updated elsewhere) reads every row again. So a write costs its own row, not a re-read of the whole catalog, in the
+ * process that made it and in every other instance on the root.
  */
 export class CatalogTable {
   /** `foreign` is the very list `rootDatasets` answered, which stays the same object until the root changes. */
   private cached?: { version: number; foreign: string[]; index: CatalogIndex };
-  private loading?: { version: number; foreign: string[]; index: Promise<CatalogIndex> };
+  /**
+   * What the index is known to hold, version by version: at `version`, the rows of each fragment in `known` (those of
+   * later versions this process wrote are in it too, patched). `extraRows` is how many rows of the catalog the index
+   * does not count (duplicate object ids, rows of kinds it ignores), so that the row count checks a catch-up.
+   */
+  private followed?: { version: number; fragments: Map<number, string>; extraRows: number };
+  /** Versions this process committed and patched into the index. */
+  private readonly ownVersions = new Set<number>();
+  private catchingUp?: { version: number; foreign: string[]; index: Promise<CatalogIndex> };
   private schema?: Schema;
   private root?: { stamp: string; foreign: string[] };
   private rootReading?: Promise<void>;
   private writes = 0;
   private compacting?: Promise<unknown>;
-  /** This process commits to `__manifest` one write at a time, so its own commits patch the cache in order. */
+  /** This process commits to `__manifest` one write at a time, and catches up between them, so the index changes in order. */
   private readonly writing = new KeyedLock();
   private pending: Array<{ row: NewRow; resolve: (inserted: boolean) => void; reject: (err: unknown) => void }> = [];
   private flushing?: Promise<void>;
@@ -207,50 +249,166 @@ export class CatalogTable {
   ) {}
 
   /** The catalog's latest version and the root's datasets, shared by the requests that ask while it is read. */
-  private readonly state = new FreshRead(() => Promise.all([this.datasets.catalogVersion(), this.rootDatasets()]));
+  private readonly state = new FreshRead(() => Promise.all([this.datasets.catalogVersion(), this.rootDatasets(false)]));
+  /** A listing of the root for the requests that list tables, never one that began before they asked. */
+  private readonly rootListing = new FreshRead(() => this.store.listingStamp("").then((stamp) => this.readRootDatasets(stamp)));
 
   /** The index as this process last read it, without a look at the store: it may lag other instances' changes. */
   lastIndex(): CatalogIndex | undefined {
     return this.cached?.index;
   }
 
-  async index(): Promise<CatalogIndex> {
-    const [version, foreign] = await this.state.get();
-    if (this.cached && this.cached.version === version) {
-      // Only root-level datasets came or went (a root-level create or drop): no need to read the rows again.
-      if (this.cached.foreign !== foreign) {
-        this.cached.index.replaceRootDatasets(this.cached.foreign, foreign);
-        this.cached.foreign = foreign;
-      }
-      return this.cached.index;
-    }
-    // A load under way is joined only when it reads this version or a later one: one that started before another
-    // process's commit would answer without a row the caller may already have been told exists.
-    if (!this.loading || this.loading.version < version || this.loading.foreign !== foreign) {
-      const load = { version, foreign, index: this.load(version, foreign) };
-      this.loading = load;
+  /**
+   * The index, fresh as of this call. Root-level directories that no catalog row names (tables another tool made
+   * with a plain connection) are as the last listing of the root found them, unless `listing` asks for a listing
+   * that began after this call, as the calls that list tables do: a listing of a large root is every table's
+   * directory, so the other calls do not wait for one (Catalog.resolve looks for such a directory by its name).
+   */
+  async index(options: { listing?: boolean } = {}): Promise<CatalogIndex> {
+    const [version, listed] = await this.state.get();
+    const foreign = options.listing ? await this.rootDatasets(true) : listed;
+    const current = this.current(version, foreign);
+    if (current) return current;
+    // A catch-up under way is joined only when it reaches this version or a later one: one that started before
+    // another process's commit would answer without a row the caller may already have been told exists.
+    if (!this.catchingUp || this.catchingUp.version < version || this.catchingUp.foreign !== foreign) {
+      const run = { version, foreign, index: this.writing.run("", () => this.catchUp(version, foreign)) };
+      this.catchingUp = run;
       const done = () => {
-        if (this.loading === load) this.loading = undefined;
+        if (this.catchingUp === run) this.catchingUp = undefined;
       };
-      load.index.then(done, done);
+      run.index.then(done, done);
     }
-    return this.loading.index;
+    return this.catchingUp.index;
   }
 
+  /**
+   * The cached index when it holds `version` (a check that began before this process's own latest commit finds the
+   * version before it, which the patched cache holds too), with the root's datasets brought up to `foreign`.
+   */
+  private current(version: number, foreign: string[]): CatalogIndex | undefined {
+    if (!this.cached || this.cached.version < version) return undefined;
+    // Only root-level datasets came or went (a root-level create or drop): no need to read the rows again.
+    if (this.cached.foreign !== foreign) {
+      this.cached.index.replaceRootDatasets(this.cached.foreign, foreign);
+      this.cached.foreign = foreign;
+    }
+    return this.cached.index;
+  }
+
+  /** Brings the index to `version`, in the writing turn: by following the versions since, or by reading every row. */
+  private async catchUp(version: number, foreign: string[]): Promise<CatalogIndex> {
+    const current = this.current(version, foreign);
+    if (current) return current;
+    if (this.cached && this.followed) {
+      const followed = await this.follow(version).catch((err: unknown) => {
+        log.warn({ err }, "following the catalog's versions failed; reading it whole");
+        return false;
+      });
+      countLookup("catalog_changes", followed);
+      if (followed) return this.current(version, foreign)!;
+    }
+    return this.load(version, foreign);
+  }
+
+  /**
+   * Follows the catalog from the version the index is known at to `target`: fragments another writer inserted are
+   * read, those a compaction made from fragments the index holds hold nothing new, this process's own commits are
+   * in the index already, and anything else gives up (false). The rows read are checked against the fragments' live
+   * row counts, and the index's rows against the catalog's.
+   */
+  private async follow(target: number): Promise<boolean> {
+    const { cached, followed } = this;
+    if (!cached || !followed) return false;
+    const fragments = await fragmentsAt(this.store, MANIFEST_DIR, target);
+    const latest = new Map(fragments.map((f) => [f.id, f.deletions]));
+    let unread: Set<number>;
+    // Every fragment the index holds is there still, with no row deleted since: the versions between only added
+    // fragments (inserts), whose rows are read, this process's own among them.
+    if ([...followed.fragments].every(([id, deletions]) => latest.get(id) === deletions)) {
+      unread = new Set([...latest.keys()].filter((id) => !followed.fragments.has(id)));
+    } else {
+      const stepped = await this.stepThrough(followed.version, target, followed.fragments);
+      if (!stepped) return false;
+      unread = stepped;
+    }
+    const live = new Map(fragments.map((f) => [f.id, f.liveRows]));
+    const toRead = [...unread].filter((id) => live.has(id));
+    const rows = toRead.length ? await this.readFragments(toRead, live) : [];
+    if (rows === null) return false;
+    for (const row of rows) cached.index.replaceRow(row, cached.foreign);
+    const total = fragments.reduce((sum, f) => sum + f.liveRows, 0);
+    if (cached.index.rows + followed.extraRows !== total) return false;
+    cached.version = target;
+    this.followed = { version: target, fragments: latest, extraRows: followed.extraRows };
+    for (const version of this.ownVersions) if (version <= target) this.ownVersions.delete(version);
+    return true;
+  }
+
+  /**
+   * Goes through the versions after `from` one by one, for changes that removed fragments or rows: a compaction's
+   * new fragments hold what its old ones held, an update or merge-insert that deleted no row only inserted, this
+   * process's own commits are in the index already, and anything else gives up (null). Answers the fragments whose
+   * rows the index lacks.
+   */
+  private async stepThrough(from: number, target: number, held: Map<number, string>): Promise<Set<number> | null> {
+    let before = held;
+    const known = new Set(held.keys());
+    const unread = new Set<number>();
+    for (let version = from + 1; version <= target; version++) {
+      const read = await versionChange(this.store, MANIFEST_DIR, version);
+      if (!read) return null;
+      const now = new Map(read.fragments.map((f) => [f.id, f.deletions]));
+      const added = [...now.keys()].filter((id) => !before.has(id));
+      const removed = [...before.keys()].filter((id) => !now.has(id));
+      const deletedRows = [...before].some(([id, deletions]) => now.has(id) && now.get(id) !== deletions);
+      const inserted = (read.kind === "added" || read.kind === "updated") && removed.length === 0 && !deletedRows;
+      if (this.ownVersions.has(version)) added.forEach((id) => known.add(id));
+      else if (inserted) added.forEach((id) => unread.add(id));
+      else if (read.kind === "rewritten") {
+        const whole = removed.every((id) => known.has(id));
+        added.forEach((id) => (whole ? known : unread).add(id));
+      } else if (read.kind !== "none" || added.length || removed.length || deletedRows) return null;
+      before = now;
+    }
+    return unread;
+  }
+
+  /**
+   * The rows of some fragments of the latest catalog, by their row addresses (a fragment's id is the address's high
+   * half); null when a fragment does not hold the rows expected of it (it changed since, and the caller gives up).
+   */
+  private async readFragments(ids: number[], live: Map<number, number>): Promise<ManifestRow[] | null> {
+    const table = await this.datasets.catalogTable();
+    const query = table.query();
+    query.selectColumns(["object_id", "object_type", "location", "metadata", "_rowaddr"]);
+    query.onlyIf(ids.map((id) => `(_rowaddr >= ${BigInt(id) << 32n} AND _rowaddr < ${BigInt(id + 1) << 32n})`).join(" OR "));
+    const rows = await this.rowsOf(query);
+    const counts = new Map<number, number>();
+    for (const row of rows) {
+      const fragment = Number(BigInt(row._rowaddr!) >> 32n);
+      counts.set(fragment, (counts.get(fragment) ?? 0) + 1);
+    }
+    return ids.every((id) => (counts.get(id) ?? 0) === live.get(id)) ? rows : null;
+  }
+
+  /** Reads every row at `version` and starts following the catalog from there. */
   private async load(version: number, foreign: string[]): Promise<CatalogIndex> {
     let rows: ManifestRow[];
+    let fragments: FragmentRows[];
     try {
-      rows = await this.readRows(version);
+      [rows, fragments] = await Promise.all([this.readRows(version), fragmentsAt(this.store, MANIFEST_DIR, version)]);
     } catch (err) {
       // A compaction pruned this version while it was read, since commits have followed it: read the latest instead.
       const latest = await this.datasets.catalogVersion();
       if (latest === version) throw err;
       version = latest;
-      rows = await this.readRows(version);
+      [rows, fragments] = await Promise.all([this.readRows(version), fragmentsAt(this.store, MANIFEST_DIR, version)]);
     }
     const index = new CatalogIndex(rows, foreign);
-    // Own commits may have patched the cache past this version meanwhile.
-    if (!this.cached || this.cached.version <= version) this.cached = { version, foreign, index };
+    this.cached = { version, foreign, index };
+    this.followed = { version, fragments: new Map(fragments.map((f) => [f.id, f.deletions])), extraRows: rows.length - index.rows };
+    this.ownVersions.clear();
     return index;
   }
 
@@ -259,15 +417,16 @@ export class CatalogTable {
     if (this.cached && this.cached.version === newVersion - 1) {
       change(this.cached.index);
       this.cached.version = newVersion;
+      this.ownVersions.add(newVersion);
     }
     if (++this.writes % COMPACT_EVERY_WRITES === 0) this.compact();
   }
 
   /**
-   * Every catalog write adds a small fragment and a version to `__manifest`. Compacting the fragments keeps lookups and
-   * merge-inserts from slowing down as the catalog grows; pruning superseded versions keeps every request's check for
-   * the latest version from listing the whole history (10,000 versions cost about 2 ms of CPU per request). It runs
-   * beside requests: Lance rebases either side.
+   * Every catalog write adds a small fragment and a version to `__manifest`. Compacting the fragments keeps a full
+   * read of the catalog to a few files; pruning superseded versions keeps every request's check for the latest
+   * version from listing the whole history (10,000 versions cost about 2 ms of CPU per request). It runs beside
+   * requests: Lance rebases either side, and instances follow it without reading a row.
    */
   private compact() {
     this.compacting ??= this.datasets
@@ -278,20 +437,23 @@ export class CatalogTable {
   }
 
   /**
-   * Root-level `*.lance` directories, re-read only when the root's listing changes; the same list while they do not.
-   * On an object store the stamp is a clock (asking the store would cost a round trip per request) and a large
-   * root's listing takes a request per few thousand entries: so there it is re-read beside the requests, which use
-   * the last listing meanwhile. What other tools add at the root is seen within the stamp's few seconds either way.
+   * Root-level `*.lance` directories, re-read only when the root's listing stamp changes; the same list while it
+   * does not. Unless `fresh` asks to wait, a changed stamp starts a listing beside the request, which uses the last
+   * one meanwhile: every table made adds a directory at the root, so on a local root the stamp moves with every
+   * create, and on an object store it is a clock (asking the store would cost a round trip per request). What other
+   * tools add at the root is seen by the next listing of tables, and within the stamp's few seconds by the rest.
    */
-  private async rootDatasets(): Promise<string[]> {
+  private async rootDatasets(fresh: boolean): Promise<string[]> {
     const stamp = await this.store.listingStamp("");
     if (this.root?.stamp === stamp) return this.root.foreign;
-    this.rootReading ??= this.readRootDatasets(stamp).finally(() => (this.rootReading = undefined));
-    if (this.root && this.store.root.kind !== "local") {
-      this.rootReading.catch((err: unknown) => log.error({ err }, "listing the data root failed"));
+    // An object store's stamp is a clock: nothing to wait for there.
+    if (this.root && (!fresh || this.store.root.kind !== "local")) {
+      this.rootReading ??= this.readRootDatasets(stamp)
+        .catch((err: unknown) => log.error({ err }, "listing the data root failed"))
+        .finally(() => (this.rootReading = undefined));
       return this.root.foreign;
     }
-    await this.rootReading;
+    await this.rootListing.get();
     return this.root!.foreign;
   }
 
@@ -308,9 +470,12 @@ export class CatalogTable {
 
   /** The rows at exactly one version, so the index built from them can be patched by the commits that follow it. */
   private async readRows(version: number): Promise<ManifestRow[]> {
-    const table = await this.datasets.catalogTableAt(version);
-    const query = table.query();
+    const query = (await this.datasets.catalogTableAt(version)).query();
     query.selectColumns(["object_id", "object_type", "location", "metadata"]);
+    return this.rowsOf(query);
+  }
+
+  private async rowsOf(query: NativeQuery): Promise<ManifestRow[]> {
     const batches = await engineCall("read the catalog", async () => {
       const iterator = await query.execute();
       const out: Buffer[] = [];
@@ -330,11 +495,13 @@ export class CatalogTable {
   }
 
   /**
-   * Inserts a row unless one with the same object id exists; returns false when it did. Rows that arrive while a
-   * commit is under way are committed together in the next one (group commit), so concurrent declares and creates
-   * cost one catalog commit between them.
+   * Inserts a row unless the catalog holds one with the same object id; returns false when it does. Rows that arrive
+   * while a commit is under way are committed together in the next one (group commit), so concurrent declares and
+   * creates cost one catalog commit between them. A namespace's row goes alone: of two rows for one namespace, only
+   * one commit's count of inserted rows can tell whose it is.
    */
   insert(row: NewRow): Promise<boolean> {
+    if (row.objectType === "namespace") return this.insertGroup([row]).then(([inserted]) => inserted);
     return new Promise((resolve, reject) => {
       this.pending.push({ row, resolve, reject });
       this.flush();
@@ -355,26 +522,56 @@ export class CatalogTable {
       });
   }
 
+  /**
+   * Inserts the rows whose object ids the index does not hold (callers looked at a fresh index before they asked, and
+   * it is at least that fresh now) with a merge-insert on the object id: the engine finds a row that another writer
+   * committed since, and two writers' merge-inserts of one id at once conflict, so that one of them inserts it.
+   * Through the commit handle, which follows this process's commits, moved on to the latest version when the index
+   * is past it: a merge-insert reads the catalog at the handle's version, and the engine checks the commits made
+   * after that for rows with the same ids.
+   */
   private async insertGroup(rows: NewRow[]): Promise<boolean[]> {
-    const manifestRows: ManifestRow[] = rows.map((r) => ({
-      object_id: r.objectId,
-      object_type: r.objectType,
-      location: r.location,
-      metadata: Object.keys(r.properties).length ? JSON.stringify(r.properties) : null,
-    }));
-    const file = this.rowsFile(manifestRows, await this.manifestSchema());
-    const result = await this.commit(
-      (table) => table.mergeInsert(["object_id"]).whenNotMatchedInsertAll().execute(file),
-      (r) => (r.numInsertedRows === rows.length ? (index) => manifestRows.forEach((row) => index.addRow(row)) : () => undefined),
-    );
-    if (result.numInsertedRows === rows.length) return rows.map(() => true);
-    // Some ids existed already (another process got there first): the catalog says which rows are ours, since a
-    // table row is ours when it names our location and each location is claimed by one request only.
-    const index = await this.index();
-    return rows.map((r) => {
-      const entry = r.objectType === "table" ? index.tables.get(r.objectId) : index.namespaces.get(r.objectId);
-      return entry !== undefined && (r.objectType === "namespace" || (entry as TableEntry).location === r.location);
+    const schema = await this.manifestSchema();
+    const table = await this.datasets.commitHandle(MANIFEST_DIR);
+    const outcome = await this.writing.run("", async () => {
+      const index = this.cached!.index;
+      const claimed = new Set<string>();
+      const fresh = rows.map((r) => {
+        const held = index.tables.get(r.objectId)?.registered || index.namespaces.has(r.objectId) || index.deregistered.has(r.objectId);
+        if (held || claimed.has(r.objectId)) return false;
+        claimed.add(r.objectId);
+        return true;
+      });
+      const added: ManifestRow[] = rows
+        .filter((_, i) => fresh[i])
+        .map((r) => ({
+          object_id: r.objectId,
+          object_type: r.objectType,
+          location: r.location,
+          metadata: Object.keys(r.properties).length ? JSON.stringify(r.properties) : null,
+        }));
+      if (added.length === 0) return { fresh, settled: true };
+      const file = this.rowsFile(added, schema);
+      // A handle behind the index would find rows that the index knows were removed since (a table dropped elsewhere).
+      if ((await table.version()) < this.cached!.version) await engineCall("open the catalog", () => table.checkoutLatest());
+      const merge = () => engineCall("update the catalog", () => table.mergeInsert(["object_id"]).whenNotMatchedInsertAll().execute(file));
+      // The handle follows only this process's commits; one far behind may rest on versions a compaction pruned.
+      const result = await merge().catch(async () => {
+        await engineCall("open the catalog", () => table.checkoutLatest());
+        return merge();
+      });
+      if (result.numInsertedRows === added.length) {
+        this.patch(result.version, (patched) => added.forEach((row) => patched.addRow(row)));
+        return { fresh, settled: true };
+      }
+      if (result.numInsertedRows === 0) return { fresh: rows.map(() => false), settled: true };
+      return { fresh, settled: false };
     });
+    if (outcome.settled) return outcome.fresh;
+    // Another writer catalogued some of the names first: a table's row is this request's when it names the location
+    // this request claimed, since each location is claimed by one request only (namespaces go alone).
+    const index = await this.index();
+    return rows.map((r, i) => outcome.fresh[i] && index.tables.get(r.objectId)?.location === r.location);
   }
 
   /** Rows as an Arrow IPC file in the manifest's schema, for a merge-insert. */

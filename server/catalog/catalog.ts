@@ -83,8 +83,8 @@ export class Catalog {
 
   // ---------------------------------------------------------------- namespaces
 
-  private async requireNamespace(id: Id, index?: CatalogIndex): Promise<CatalogIndex> {
-    const idx = index ?? (await this.index());
+  private async requireNamespace(id: Id, index?: CatalogIndex, listing = false): Promise<CatalogIndex> {
+    const idx = index ?? (await this.catalogTable.index({ listing }));
     if (!idx.namespaceExists(id)) throw new QuiverError("NamespaceNotFound", `Namespace '${fmt(id)}' was not found`);
     return idx;
   }
@@ -103,8 +103,10 @@ export class Catalog {
         await this.catalogTable.setProperties(objectId, properties);
         return { properties };
       }
-      const connection = await this.datasets.namespaces();
-      await engineCall("create namespace", () => connection.createNamespace(id, "create", properties));
+      // The row Lance's directory namespace writes for a namespace, inserted as a table's is.
+      if (!(await this.catalogTable.insert({ objectId, objectType: "namespace", location: null, properties }))) {
+        throw new QuiverError("NamespaceAlreadyExists", `Namespace '${objectId}' already exists`);
+      }
       return { properties };
     });
   }
@@ -158,7 +160,7 @@ export class Catalog {
     includeDeclared: boolean,
     visible: Visible = everything,
   ): Promise<Page<string>> {
-    const index = await this.requireNamespace(namespace);
+    const index = await this.requireNamespace(namespace, undefined, true);
     const prefix = namespace.length ? fmt(namespace) + ID_SEPARATOR : "";
     const names = index.childTables.get(fmt(namespace)) ?? [];
     return pageOf(names, pageToken, limit, async (name) => {
@@ -168,7 +170,7 @@ export class Catalog {
   }
 
   async listAllTables(pageToken: string | undefined, limit: number, includeDeclared: boolean, visible: Visible = everything): Promise<Page<Id>> {
-    const index = await this.index();
+    const index = await this.catalogTable.index({ listing: true });
     const page = await pageOf(index.sortedTables, pageToken, limit, async (key) => {
       const entry = index.tables.get(key)!;
       return (await visible(entry.id)) && (includeDeclared || this.datasets.hasData(entry.location));
@@ -181,7 +183,7 @@ export class Catalog {
    * each table's state, for the console's namespace page.
    */
   async entries(namespace: Id, kind: "namespace" | "table", filter: string, pageToken: string | undefined, limit: number, visible: Visible = everything) {
-    const index = await this.requireNamespace(namespace);
+    const index = await this.requireNamespace(namespace, undefined, true);
     const names = (kind === "namespace" ? index.childNamespaces : index.childTables).get(fmt(namespace)) ?? [];
     const needle = filter.toLowerCase();
     const page = await pageOf(names, pageToken, limit, (name) => (!needle || name.toLowerCase().includes(needle)) && visible([...namespace, name]));
@@ -197,7 +199,7 @@ export class Catalog {
 
   /** Namespaces and tables whose full identifier contains the query, for the console's global search. */
   async search(query: string, limit: number, visibleNamespace: Visible, visibleTable: Visible) {
-    const index = await this.index();
+    const index = await this.catalogTable.index({ listing: true });
     const needle = query.toLowerCase();
     const namespaces: Id[] = [];
     for (const ns of [...index.namespaces.values()].sort((a, b) => (a.objectId < b.objectId ? -1 : 1))) {
@@ -217,7 +219,7 @@ export class Catalog {
   async resolve(id: Id, index?: CatalogIndex): Promise<TableEntry> {
     if (id.length === 0) throw invalidInput("a table identifier needs at least a table name");
     const idx = index ?? (await this.index());
-    const entry = idx.tables.get(fmt(id));
+    const entry = idx.tables.get(fmt(id)) ?? (await this.unlistedRootTable(id, idx));
     if (entry && (await this.stillThere(entry))) return entry;
     if (!idx.namespaceExists(id.slice(0, -1))) throw new QuiverError("NamespaceNotFound", `Namespace '${fmt(id.slice(0, -1))}' was not found`);
     throw new QuiverError("TableNotFound", `Table '${fmt(id)}' was not found`);
@@ -253,6 +255,17 @@ export class Catalog {
       await this.requireData(entry, what);
       throw err;
     }
+  }
+
+  /**
+   * A root-level table another tool made with a plain connection since the root was last listed: its `<name>.lance`
+   * directory holds a dataset and no catalog row hides it.
+   */
+  private async unlistedRootTable(id: Id, index: CatalogIndex): Promise<TableEntry | undefined> {
+    if (id.length !== 1 || index.deregistered.has(id[0]) || index.namespaces.has(id[0]) || nameProblem(id[0])) return undefined;
+    const location = `${id[0]}.lance`;
+    if (!(await this.datasets.hasData(location))) return undefined;
+    return { objectId: id[0], id, location, properties: {}, registered: false };
   }
 
   async isDeclaredOnly(entry: TableEntry): Promise<boolean> {
