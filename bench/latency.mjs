@@ -53,7 +53,7 @@ export async function latencyCase(ctx) {
   const engine = await lancedb.connect(ctx.engineRoot, { readConsistencyInterval: 0, storageOptions: ctx.storageOptions });
   const namespace = await lancedb.connectNamespace("dir", {
     root: ctx.engineRoot,
-    ...Object.fromEntries(Object.entries(ctx.storageOptions).map(([k, v]) => [`storage.${k}`, v])),
+    extraProperties: Object.fromEntries(Object.entries(ctx.storageOptions).map(([k, v]) => [`storage.${k}`, v])),
   });
   console.log(`  setting up: two tables of ${ROWS.toLocaleString("en")} rows each side, one with a vector and a full-text index`);
   proxy.setLatency(0);

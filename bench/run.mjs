@@ -3,10 +3,13 @@
  * Quiver benchmarks: each case measured through the real server (auth on, an API key) and, in the same run,
  * against its baseline (the engine called in-process, or a bare http server for metadata under load).
  * Usage: npm run bench [-- [--azurite | --latency <ms>] case ...]   Cases: insert, merge, parallel, list, versions,
- * load, workers, maintenance, query; latency (the default with --latency) and catalog run only when named.
+ * load, workers, maintenance, query, catalog (BENCH_CATALOG_TABLES tables, 10,000 by default, 400 on Azurite);
+ * latency, the operations table, is the one case run with --latency alone.
  * With --azurite, Quiver's root and the engine's both live on one Azurite (a real Azure Blob server, in memory); with
  * --latency, also behind a proxy that answers each store request that many milliseconds late and counts them.
- * Prints a table of medians (min-max) and ratios, and writes bench/results/latest[-azurite].{json,md}.
+ * Prints a table of medians (min-max) and ratios, and writes bench/results/latest[-azurite|-latency].{json,md}, or
+ * bench/results/$BENCH_RESULTS.{json,md}. BENCH_CATALOG_DIR_TABLES caps the dir namespace's run of the catalog case
+ * (its rate falls as its catalog grows: a 50,000-table run of it alone takes most of an hour).
  */
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
@@ -18,6 +21,7 @@ import { performance } from "node:perf_hooks";
 import { Float64, Int64, Table, tableToIPC, Utf8, vectorFromArray } from "apache-arrow";
 import { startLatencyProxy } from "../test/latency-proxy.ts";
 import { latencyCase, latencyTable } from "./latency.mjs";
+import { catalogCase } from "./catalog.mjs";
 
 const require = createRequire(import.meta.url);
 const lancedb = require("@lancedb/lancedb");
@@ -30,9 +34,9 @@ const latencyAt = args.indexOf("--latency");
 const latency = latencyAt < 0 ? null : Number(args[latencyAt + 1]);
 if (latency !== null && !(latency >= 0)) throw new Error("--latency takes the milliseconds each store request is held back, e.g. --latency 15");
 const onAzurite = args.includes("--azurite") || latency !== null;
-const selected = args.filter((a, i) => a !== "--azurite" && a !== "--latency" && i !== latencyAt + 1);
+const selected = args.filter((a, i) => a !== "--azurite" && a !== "--latency" && (latencyAt < 0 || i !== latencyAt + 1));
 // With --latency alone, the operations table; the other cases run where asked for by name.
-const want = (name) => (selected.length === 0 ? (latency === null ? name !== "latency" && name !== "catalog" : name === "latency") : selected.includes(name));
+const want = (name) => (selected.length === 0 ? (latency === null ? name !== "latency" : name === "latency") : selected.includes(name));
 const results = [];
 /** Tables of their own that a case adds to the results' Markdown. */
 const extraTables = [];
@@ -739,6 +743,25 @@ try {
     extraTables.push(latencyTable(rows, latency));
   }
 
+  if (want("catalog")) {
+    console.log("catalog writes: the REST namespace client's createEmptyTable against the dir namespace in-process");
+    await catalogCase({
+      lancedb,
+      arrow: arrowCjs,
+      key: KEY,
+      record,
+      scratch,
+      startQuiver,
+      settle,
+      azurite,
+      proxy,
+      latency,
+      extraTables,
+      tables: Number(process.env.BENCH_CATALOG_TABLES || (onAzurite ? 400 : 10_000)),
+      dirTables: Number(process.env.BENCH_CATALOG_DIR_TABLES || Infinity),
+    });
+  }
+
   if (want("query")) {
     console.log("query 1,000 rows with a filter from 1M rows");
     await api(base, "/v1/table/q/create", { body: streamOf(0, 1_000_000) });
@@ -776,7 +799,9 @@ try {
 
 const stamp = new Date().toISOString();
 mkdirSync("bench/results", { recursive: true });
-const resultFile = `bench/results/latest${latency !== null ? "-latency" : azurite ? "-azurite" : ""}`;
+const named = process.env.BENCH_RESULTS;
+if (named !== undefined && !/^[\w.-]+$/.test(named)) throw new Error("BENCH_RESULTS names a file in bench/results: letters, digits, '.', '-' and '_'");
+const resultFile = `bench/results/${named ?? `latest${latency !== null ? "-latency" : azurite ? "-azurite" : ""}`}`;
 const store =
   latency !== null
     ? `both roots on one in-memory Azurite, each request held back ${latency} ms`

@@ -1,0 +1,249 @@
+/**
+ * Catalog writes as a program makes them: the Lance REST namespace client creating empty tables in 4 namespaces,
+ * 4 at a time (it declares each through Quiver, then writes the dataset itself), against Lance's directory namespace
+ * doing the same in-process on a root of its own; then bare DeclareTable and CreateNamespace calls. The rate is
+ * reported per window of tables as the catalog grows. On Azurite, Quiver runs as 1, 2 and 4 instances on one root,
+ * the clients' calls spread over them.
+ */
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+
+const CLIENTS = 4;
+const NAMESPACES = 4;
+
+/** Creates `count` tables with `clients` workers through `connections` in turn; answers each completion time. */
+async function createTables(connections, schema, count, offset = 0) {
+  let next = 0;
+  const done = [];
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async (_, worker) => {
+      const connection = connections[worker % connections.length];
+      for (let i = next++; i < count; i = next++) {
+        await connection.createEmptyTable(`t${offset + i}`, schema, [`n${(offset + i) % NAMESPACES}`]);
+        done.push(performance.now());
+      }
+    }),
+  );
+  done.sort((a, b) => a - b);
+  return { start, done };
+}
+
+/** Tables per second in each window of `window` completions. */
+function rates({ start, done }, window) {
+  const out = [];
+  for (let k = window; k <= done.length; k += window) out.push(window / ((done[k - 1] - (k === window ? start : done[k - window - 1])) / 1000));
+  return out;
+}
+
+const overall = ({ start, done }) => done.length / ((done[done.length - 1] - start) / 1000);
+
+/** `ctx`: { lancedb, arrow, key, record, scratch, startQuiver, settle, azurite, proxy, tables, dirTables, extraTables } */
+export async function catalogCase(ctx) {
+  const { lancedb, arrow, key, record, settle } = ctx;
+  const schema = new arrow.Schema([new arrow.Field("id", new arrow.Int64(), false)]);
+  const onStore = ctx.azurite !== null;
+  const dirConfig = (root) =>
+    onStore
+      ? {
+          root,
+          extraProperties: {
+            vend_input_storage_options: "true",
+            ...Object.fromEntries(Object.entries(ctx.azurite.storageOptions).map(([k, v]) => [`storage.${k}`, v])),
+          },
+        }
+      : { root };
+  const fresh = (name) => {
+    if (onStore) return `az://bench/${name}`;
+    const dir = path.join(ctx.scratch, name);
+    mkdirSync(dir);
+    return dir;
+  };
+  const lines = [];
+
+  const dirRun = async (count, window) => {
+    const dir = await lancedb.connectNamespace("dir", dirConfig(fresh(`dir-${Date.now()}`)));
+    for (let n = 0; n < NAMESPACES; n++) await dir.createNamespace([`n${n}`]);
+    ctx.proxy?.reset();
+    const run = await createTables([dir], schema, count);
+    const requests = ctx.proxy ? ctx.proxy.requests().length / count : null;
+    settle();
+    return { run, rates: rates(run, window), requests, connection: dir };
+  };
+  const quiverRun = async (instances, count, window) => {
+    const root = fresh(`quiver-${Date.now()}`);
+    const servers = [];
+    for (let k = 0; k < instances; k++) {
+      servers.push(
+        await ctx.startQuiver(
+          root,
+          3600 + k * 10 + Math.floor(Math.random() * 9),
+          ctx.azurite?.storageOptions,
+          undefined,
+          onStore ? { QUIVER_VEND_CREDENTIALS: "container" } : {},
+        ),
+      );
+    }
+    try {
+      const connections = await Promise.all(servers.map((s) => lancedb.connectNamespace("rest", { uri: s.base, headers: { "x-api-key": key } })));
+      for (let n = 0; n < NAMESPACES; n++) await connections[0].createNamespace([`n${n}`]);
+      ctx.proxy?.reset();
+      const run = await createTables(connections, schema, count);
+      const requests = ctx.proxy ? ctx.proxy.requests().length / count : null;
+      settle();
+      return { run, rates: rates(run, window), requests, servers };
+    } catch (err) {
+      for (const s of servers) s.child.kill("SIGTERM");
+      throw err;
+    }
+  };
+  const stop = async (servers) => {
+    for (const s of servers) {
+      s.child.kill("SIGTERM");
+      await new Promise((resolve) => s.child.once("exit", resolve));
+    }
+  };
+  const fmt = (xs) => xs.map((x) => x.toFixed(0)).join(", ");
+
+  if (!onStore) {
+    const count = ctx.tables;
+    const window = Math.max(100, Math.floor(count / 10));
+    console.log(`  ${count.toLocaleString("en")} tables in ${NAMESPACES} namespaces, ${CLIENTS} clients; rates per ${window.toLocaleString("en")} tables`);
+    const dirCount = Math.min(count, ctx.dirTables);
+    const dirPart = dirCount < count ? ` (dir namespace: first ${dirCount.toLocaleString("en")})` : "";
+    const dir = await dirRun(dirCount, window);
+    console.log(`  dir namespace: ${fmt(dir.rates)} tables/s`);
+    const quiver = await quiverRun(1, count, window);
+    console.log(`  Quiver:        ${fmt(quiver.rates)} tables/s`);
+    const at10k = Math.min(quiver.rates.length, Math.floor(10_000 / window)) - 1;
+    record(
+      "catalog writes, local root",
+      `createEmptyTable, whole run of ${count.toLocaleString("en")} tables${dirPart}`,
+      "tables/s",
+      [overall(quiver.run)],
+      [overall(dir.run)],
+      "≥ 1.0× dir",
+      overall(quiver.run) >= overall(dir.run),
+    );
+    record(
+      "catalog writes, local root",
+      `createEmptyTable, first ${window.toLocaleString("en")} tables`,
+      "tables/s",
+      [quiver.rates[0]],
+      [dir.rates[0]],
+      "≥ 1.0× dir",
+      quiver.rates[0] >= dir.rates[0],
+    );
+    record(
+      "catalog writes, local root",
+      `createEmptyTable, tables ${((at10k * window) / 1000).toFixed(0)}k-${(((at10k + 1) * window) / 1000).toFixed(0)}k (baseline: Quiver's first window)`,
+      "tables/s",
+      [quiver.rates[at10k]],
+      [quiver.rates[0]],
+      "≥ 0.8× the start",
+      quiver.rates[at10k] >= 0.8 * quiver.rates[0],
+    );
+    record(
+      "catalog writes, local root",
+      `createEmptyTable, last ${window.toLocaleString("en")} tables${dirPart}`,
+      "tables/s",
+      [quiver.rates.at(-1)],
+      [dir.rates.at(-1)],
+    );
+    lines.push(
+      `| local root, createEmptyTable, per ${window.toLocaleString("en")} tables${dirPart} | ${fmt(dir.rates)} | ${fmt(quiver.rates)} | ${(overall(quiver.run) / overall(dir.run)).toFixed(2)}× overall |`,
+    );
+
+    // Bare calls on the same catalog, which now holds the tables above.
+    const base = quiver.servers[0].base;
+    const call = (p) => fetch(base + p, { method: "POST", headers: { "x-api-key": key, "content-type": "application/json" }, body: "{}" });
+    const bare = async (count, make) => {
+      let next = 0;
+      const t0 = performance.now();
+      await Promise.all(
+        Array.from({ length: CLIENTS }, async () => {
+          for (let i = next++; i < count; i = next++) {
+            const res = await make(i);
+            if (!res.ok) throw new Error(`${res.status} ${await res.text()}`);
+          }
+        }),
+      );
+      return count / ((performance.now() - t0) / 1000);
+    };
+    const declares = await bare(2_000, (i) => call(`/v1/table/n${i % NAMESPACES}$bare${i}/declare`));
+    const namespaces = await bare(500, (i) => call(`/v1/namespace/bare${i}/create`));
+    const dirNamespaces = await (async () => {
+      let next = 0;
+      const t0 = performance.now();
+      await Promise.all(
+        Array.from({ length: CLIENTS }, async () => {
+          for (let i = next++; i < 500; i = next++) await dir.connection.createNamespace([`bare${i}`]);
+        }),
+      );
+      return 500 / ((performance.now() - t0) / 1000);
+    })();
+    record(
+      "catalog writes, local root",
+      "bare DeclareTable calls (baseline: the dir namespace's createEmptyTable, which also writes the dataset)",
+      "calls/s",
+      [declares],
+      [overall(dir.run)],
+    );
+    record(
+      "catalog writes, local root",
+      "bare CreateNamespace calls (baseline: the dir namespace's createNamespace)",
+      "calls/s",
+      [namespaces],
+      [dirNamespaces],
+      "≥ 1.0× dir",
+      namespaces >= dirNamespaces,
+    );
+    lines.push(
+      `| local root, bare calls on that catalog | createNamespace ${dirNamespaces.toFixed(0)}/s | DeclareTable ${declares.toFixed(0)}/s, CreateNamespace ${namespaces.toFixed(0)}/s | |`,
+    );
+    await stop(quiver.servers);
+  } else {
+    const count = ctx.tables;
+    const window = Math.max(50, Math.floor(count / 4));
+    console.log(`  ${count} tables on one Azurite${ctx.proxy ? " behind the latency proxy" : ""}, ${CLIENTS} clients spread over the instances`);
+    const dir = await dirRun(count, window);
+    console.log(`  dir namespace: ${fmt(dir.rates)} tables/s`);
+    const totals = {};
+    for (const instances of [1, 2, 4]) {
+      const quiver = await quiverRun(instances, count, window);
+      await stop(quiver.servers);
+      totals[instances] = overall(quiver.run);
+      console.log(`  Quiver × ${instances}:    ${fmt(quiver.rates)} tables/s`);
+      const name = `catalog writes, Azurite${ctx.proxy ? `, ${ctx.latency} ms per request` : ""}`;
+      record(
+        name,
+        `createEmptyTable, ${instances} instance${instances > 1 ? "s" : ""}, ${count} tables`,
+        "tables/s",
+        [overall(quiver.run)],
+        [overall(dir.run)],
+        "≥ 1.0× dir",
+        overall(quiver.run) >= overall(dir.run),
+      );
+      if (quiver.requests !== null)
+        record(name, `store requests per table, ${instances} instance${instances > 1 ? "s" : ""}`, "", [quiver.requests], [dir.requests]);
+      lines.push(
+        `| Azurite${ctx.proxy ? ` (${ctx.latency} ms)` : ""}, ${instances} instance${instances > 1 ? "s" : ""}, per ${window} tables | ${fmt(dir.rates)}${dir.requests !== null ? `; ${dir.requests.toFixed(1)} requests/table` : ""} | ${fmt(quiver.rates)}${quiver.requests !== null ? `; ${quiver.requests.toFixed(1)} requests/table` : ""} | ${(overall(quiver.run) / overall(dir.run)).toFixed(2)}× |`,
+      );
+    }
+    record(
+      `catalog writes, Azurite${ctx.proxy ? `, ${ctx.latency} ms per request` : ""}`,
+      "total rate, 4 instances (baseline: 2)",
+      "tables/s",
+      [totals[4]],
+      [totals[2]],
+      "does not fall",
+      totals[4] >= 0.95 * totals[2],
+    );
+  }
+  ctx.extraTables.push(
+    ["Catalog writes (tables/s per window as the catalog grows):", "", "| run | Lance dir namespace | Quiver | ratio |", "|---|---|---|---|", ...lines].join(
+      "\n",
+    ),
+  );
+}
