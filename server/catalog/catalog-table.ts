@@ -23,6 +23,8 @@ export const ID_SEPARATOR = "$";
 export const DEREGISTERED = "deregistered_table";
 const MANIFEST_DIR = "__manifest";
 const COMPACT_EVERY_WRITES = 100;
+/** How often a request that lists no tables starts a listing of the root beside it, when the root's stamp moved. */
+const ROOT_RELIST_MS = 2_000;
 /**
  * How long superseded catalog versions are kept. Nothing reads the catalog's history but other instances following
  * it version by version, which they do at their next request (one that falls further behind reads the catalog
@@ -236,6 +238,7 @@ export class CatalogTable {
   private schema?: Schema;
   private root?: { stamp: string; foreign: string[] };
   private rootReading?: Promise<void>;
+  private rootListedAt = -Infinity;
   private writes = 0;
   private compacting?: Promise<unknown>;
   /** This process commits to `__manifest` one write at a time, and catches up between them, so the index changes in order. */
@@ -448,6 +451,9 @@ export class CatalogTable {
     if (this.root?.stamp === stamp) return this.root.foreign;
     // An object store's stamp is a clock: nothing to wait for there.
     if (this.root && (!fresh || this.store.root.kind !== "local")) {
+      // Each listing reads every table's directory: under a burst of creates on a local root, one every so often.
+      if (!fresh && performance.now() - this.rootListedAt < ROOT_RELIST_MS) return this.root.foreign;
+      this.rootListedAt = performance.now();
       this.rootReading ??= this.readRootDatasets(stamp)
         .catch((err: unknown) => log.error({ err }, "listing the data root failed"))
         .finally(() => (this.rootReading = undefined));
