@@ -48,11 +48,10 @@ export interface NamespaceEntry {
   properties: Record<string, string>;
 }
 
-/** A table's row (namespaces' rows are the engine's directory namespace's to write). */
 interface NewRow {
   objectId: string;
-  objectType: "table";
-  location: string;
+  objectType: "namespace" | "table" | typeof DEREGISTERED;
+  location: string | null;
   properties: Record<string, string>;
 }
 
@@ -504,9 +503,11 @@ export class CatalogTable {
   /**
    * Inserts a row unless the catalog holds one with the same object id; returns false when it does. Rows that arrive
    * while a commit is under way are committed together in the next one (group commit), so concurrent declares and
-   * creates cost one catalog commit between them.
+   * creates cost one catalog commit between them. A namespace's row goes alone: of two rows for one namespace, only
+   * one commit's count of inserted rows can tell whose it is.
    */
   insert(row: NewRow): Promise<boolean> {
+    if (row.objectType === "namespace") return this.insertGroup([row]).then(([inserted]) => inserted);
     return new Promise((resolve, reject) => {
       this.pending.push({ row, resolve, reject });
       this.flush();
@@ -574,7 +575,7 @@ export class CatalogTable {
     });
     if (outcome.settled) return outcome.fresh;
     // Another writer catalogued some of the names first: a table's row is this request's when it names the location
-    // this request claimed, since each location is claimed by one request only.
+    // this request claimed, since each location is claimed by one request only (namespaces go alone).
     const index = await this.index();
     return rows.map((r, i) => outcome.fresh[i] && index.tables.get(r.objectId)?.location === r.location);
   }

@@ -103,10 +103,10 @@ export class Catalog {
         await this.catalogTable.setProperties(objectId, properties);
         return { properties };
       }
-      // Through the engine's own directory namespace: its insert of the row costs a quarter of a merge-insert made
-      // through a table handle (2.2 ms of engine CPU against 8.8), and the index follows it like any other commit.
-      const connection = await this.datasets.namespaces();
-      await engineCall("create namespace", () => connection.createNamespace(id, "create", properties));
+      // The row Lance's directory namespace writes for a namespace, inserted as a table's is.
+      if (!(await this.catalogTable.insert({ objectId, objectType: "namespace", location: null, properties }))) {
+        throw new QuiverError("NamespaceAlreadyExists", `Namespace '${objectId}' already exists`);
+      }
       return { properties };
     });
   }
