@@ -94,7 +94,11 @@ export async function catalogCase(ctx) {
       settle();
       return { run, rates: rates(run, window), requests, servers };
     } catch (err) {
-      for (const s of servers) s.child.kill("SIGTERM");
+      // What the servers logged as errors says what went wrong on their side (a client sees only a request id).
+      for (const s of servers) {
+        for (const line of s.log().split("\n")) if (/"level":(50|60)|"status":5\d\d/.test(line)) console.error(line);
+        s.child.kill("SIGTERM");
+      }
       throw err;
     }
   };
