@@ -404,16 +404,18 @@ export class CatalogTable {
 
   /** Reads every row at `version` and starts following the catalog from there. */
   private async load(version: number, foreign: string[]): Promise<CatalogIndex> {
-    let rows: ManifestRow[];
-    let fragments: FragmentRows[];
-    try {
-      [rows, fragments] = await Promise.all([this.readRows(version), fragmentsAt(this.store, MANIFEST_DIR, version)]);
-    } catch (err) {
-      // A compaction pruned this version while it was read, since commits have followed it: read the latest instead.
-      const latest = await this.datasets.catalogVersion();
-      if (latest === version) throw err;
-      version = latest;
-      [rows, fragments] = await Promise.all([this.readRows(version), fragmentsAt(this.store, MANIFEST_DIR, version)]);
+    let rows: ManifestRow[] = [];
+    let fragments: FragmentRows[] = [];
+    for (let attempt = 1; ; attempt++) {
+      try {
+        [rows, fragments] = await Promise.all([this.readRows(version), fragmentsAt(this.store, MANIFEST_DIR, version)]);
+        break;
+      } catch (err) {
+        // A compaction pruned this version while it was read, since commits have followed it: read the latest instead.
+        const latest = await this.datasets.catalogVersion();
+        if (latest === version || attempt === 3) throw err;
+        version = latest;
+      }
     }
     const index = new CatalogIndex(rows, foreign);
     this.cached = { version, foreign, index };
@@ -503,7 +505,10 @@ export class CatalogTable {
   }
 
   private async manifestSchema(): Promise<Schema> {
-    this.schema ??= tableFromIPC(await (await this.datasets.catalogTable()).schema()).schema;
+    if (!this.schema) {
+      const table = await this.datasets.catalogTable();
+      this.schema = tableFromIPC(await engineCall("read the catalog's schema", () => table.schema())).schema;
+    }
     return this.schema;
   }
 
@@ -566,7 +571,9 @@ export class CatalogTable {
       if (added.length === 0) return { fresh, settled: true };
       const file = this.rowsFile(added, schema);
       // A handle behind the index would find rows that the index knows were removed since (a table dropped elsewhere).
-      if ((await table.version()) < this.cached!.version) await engineCall("open the catalog", () => table.checkoutLatest());
+      if ((await engineCall("open the catalog", () => table.version())) < this.cached!.version) {
+        await engineCall("open the catalog", () => table.checkoutLatest());
+      }
       const merge = () => engineCall("update the catalog", () => table.mergeInsert(["object_id"]).whenNotMatchedInsertAll().execute(file));
       // The handle follows only this process's commits; one far behind may rest on versions a compaction pruned.
       const result = await merge().catch(async () => {

@@ -6,6 +6,7 @@
  */
 import "server-only";
 import { fromBinary } from "@bufbuild/protobuf";
+import { QuiverError } from "@/server/errors";
 import type { ObjectStore } from "@/server/storage/object-store";
 import { ManifestSchema, TransactionSchema } from "./proto/lance_format_pb";
 import { manifestKey, manifestMessage } from "./version-manifest";
@@ -41,7 +42,8 @@ function readManifest(file: Buffer) {
 /** The fragments a version is made of. */
 export async function fragmentsAt(store: ObjectStore, directory: string, version: number): Promise<FragmentRows[]> {
   const file = await store.get(manifestKey(directory, version, true));
-  if (!file) throw new Error(`version ${version} of '${directory}' has no manifest`);
+  // Pruned by a compaction since it was found to be the latest: asking again finds the version after it.
+  if (!file) throw new QuiverError("ServiceUnavailable", `version ${version} of '${directory}' went away while it was read; try again`);
   return readManifest(file).fragments;
 }
 
