@@ -159,54 +159,57 @@ export async function catalogCase(ctx) {
       `| local root, createEmptyTable, per ${window.toLocaleString("en")} tables${dirPart} | ${fmt(dir.rates)} | ${fmt(quiver.rates)} | ${(overall(quiver.run) / overall(dir.run)).toFixed(2)}× overall |`,
     );
 
-    // Bare calls on the same catalog, which now holds the tables above.
+    // Bare calls on the same catalog, which now holds the tables above; the server stops however they end.
     const base = quiver.servers[0].base;
-    const call = (p) => fetch(base + p, { method: "POST", headers: { "x-api-key": key, "content-type": "application/json" }, body: "{}" });
-    const bare = async (count, make) => {
-      let next = 0;
-      const t0 = performance.now();
-      await Promise.all(
-        Array.from({ length: CLIENTS }, async () => {
-          for (let i = next++; i < count; i = next++) {
-            const res = await make(i);
-            if (!res.ok) throw new Error(`${res.status} ${await res.text()}`);
-          }
-        }),
+    try {
+      const call = (p) => fetch(base + p, { method: "POST", headers: { "x-api-key": key, "content-type": "application/json" }, body: "{}" });
+      const bare = async (count, make) => {
+        let next = 0;
+        const t0 = performance.now();
+        await Promise.all(
+          Array.from({ length: CLIENTS }, async () => {
+            for (let i = next++; i < count; i = next++) {
+              const res = await make(i);
+              if (!res.ok) throw new Error(`${res.status} ${await res.text()}`);
+            }
+          }),
+        );
+        return count / ((performance.now() - t0) / 1000);
+      };
+      const declares = await bare(2_000, (i) => call(`/v1/table/n${i % NAMESPACES}$bare${i}/declare`));
+      const namespaces = await bare(500, (i) => call(`/v1/namespace/bare${i}/create`));
+      const dirNamespaces = await (async () => {
+        let next = 0;
+        const t0 = performance.now();
+        await Promise.all(
+          Array.from({ length: CLIENTS }, async () => {
+            for (let i = next++; i < 500; i = next++) await dir.connection.createNamespace([`bare${i}`]);
+          }),
+        );
+        return 500 / ((performance.now() - t0) / 1000);
+      })();
+      record(
+        "catalog writes, local root",
+        "bare DeclareTable calls (baseline: the dir namespace's createEmptyTable, which also writes the dataset)",
+        "calls/s",
+        [declares],
+        [overall(dir.run)],
       );
-      return count / ((performance.now() - t0) / 1000);
-    };
-    const declares = await bare(2_000, (i) => call(`/v1/table/n${i % NAMESPACES}$bare${i}/declare`));
-    const namespaces = await bare(500, (i) => call(`/v1/namespace/bare${i}/create`));
-    const dirNamespaces = await (async () => {
-      let next = 0;
-      const t0 = performance.now();
-      await Promise.all(
-        Array.from({ length: CLIENTS }, async () => {
-          for (let i = next++; i < 500; i = next++) await dir.connection.createNamespace([`bare${i}`]);
-        }),
+      record(
+        "catalog writes, local root",
+        "bare CreateNamespace calls (baseline: the dir namespace's createNamespace)",
+        "calls/s",
+        [namespaces],
+        [dirNamespaces],
+        "≥ 1.0× dir",
+        namespaces >= dirNamespaces,
       );
-      return 500 / ((performance.now() - t0) / 1000);
-    })();
-    record(
-      "catalog writes, local root",
-      "bare DeclareTable calls (baseline: the dir namespace's createEmptyTable, which also writes the dataset)",
-      "calls/s",
-      [declares],
-      [overall(dir.run)],
-    );
-    record(
-      "catalog writes, local root",
-      "bare CreateNamespace calls (baseline: the dir namespace's createNamespace)",
-      "calls/s",
-      [namespaces],
-      [dirNamespaces],
-      "≥ 1.0× dir",
-      namespaces >= dirNamespaces,
-    );
-    lines.push(
-      `| local root, bare calls on that catalog | createNamespace ${dirNamespaces.toFixed(0)}/s | DeclareTable ${declares.toFixed(0)}/s, CreateNamespace ${namespaces.toFixed(0)}/s | |`,
-    );
-    await stop(quiver.servers);
+      lines.push(
+        `| local root, bare calls on that catalog | createNamespace ${dirNamespaces.toFixed(0)}/s | DeclareTable ${declares.toFixed(0)}/s, CreateNamespace ${namespaces.toFixed(0)}/s | |`,
+      );
+    } finally {
+      await stop(quiver.servers);
+    }
   } else {
     const count = ctx.tables;
     const window = Math.max(50, Math.floor(count / 4));

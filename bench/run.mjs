@@ -17,6 +17,7 @@ import http from "node:http";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
+import net from "node:net";
 import { performance } from "node:perf_hooks";
 import { Float64, Int64, Table, tableToIPC, Utf8, vectorFromArray } from "apache-arrow";
 import { startLatencyProxy } from "../test/latency-proxy.ts";
@@ -202,7 +203,17 @@ async function startAzurite(port) {
  * Quiver as the tests run it (`next start`), or with `workers` as `npm start` runs it, with that many workers. The
  * automatic maintenance policy is off unless `env` turns it on: it would change what the other cases measure.
  */
+/** Throws when something listens on the port already: its answers would be taken for the new server's. */
+async function ensurePortFree(port) {
+  await new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once("error", (err) => reject(err.code === "EADDRINUSE" ? new Error(`port ${port} is in use (a server left from an earlier run?)`) : err));
+    probe.listen({ port, host: "127.0.0.1", exclusive: true }, () => probe.close(resolve));
+  });
+}
+
 async function startQuiver(root, port, storageOptions, workers, env = {}) {
+  await ensurePortFree(port);
   const args = workers ? ["scripts/start.mjs", "-H", "127.0.0.1"] : ["node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"];
   const child = spawn("node", args, {
     env: {
@@ -224,6 +235,7 @@ async function startQuiver(root, port, storageOptions, workers, env = {}) {
   child.stderr.on("data", (d) => (log += d));
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 300; i++) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${log}`);
     if (
       (await fetch(`${base}/v1/table`).then(
         (r) => r.status,
