@@ -22,14 +22,7 @@ export const ID_SEPARATOR = "$";
  */
 export const DEREGISTERED = "deregistered_table";
 const MANIFEST_DIR = "__manifest";
-/**
- * How many of this process's catalog commits go between two compactions. A merge-insert reads every fragment it
- * checks the new rows against, except one-row fragments, whose values the engine keeps with the file's metadata: on
- * an object store each fragment that a group commit of several rows wrote costs every later commit a request until
- * the next compaction, so there the catalog is compacted more often. On a local disk those reads are cheap and a
- * compaction, which rewrites the catalog, is not.
- */
-const COMPACT_EVERY_WRITES = { local: 100, store: 20 };
+const COMPACT_EVERY_WRITES = 100;
 /** How often a request that lists no tables starts a listing of the root beside it, when the root's stamp moved. */
 const ROOT_RELIST_MS = 2_000;
 /**
@@ -431,7 +424,7 @@ export class CatalogTable {
       this.cached.version = newVersion;
       this.ownVersions.add(newVersion);
     }
-    if (++this.writes % COMPACT_EVERY_WRITES[this.store.root.kind === "local" ? "local" : "store"] === 0) this.compact();
+    if (++this.writes % COMPACT_EVERY_WRITES === 0) this.compact();
   }
 
   /**
