@@ -42,6 +42,8 @@ const overall = ({ start, done }) => done.length / ((done[done.length - 1] - sta
 /** `ctx`: { lancedb, arrow, key, record, scratch, startQuiver, settle, azurite, proxy, tables, dirTables, extraTables } */
 export async function catalogCase(ctx) {
   const { lancedb, arrow, key, record, settle } = ctx;
+  // Run alone, before the latency case has set it, the proxy would answer at once.
+  ctx.proxy?.setLatency(ctx.latency);
   const schema = new arrow.Schema([new arrow.Field("id", new arrow.Int64(), false)]);
   const onStore = ctx.azurite !== null;
   const dirConfig = (root) =>
