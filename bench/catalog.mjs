@@ -39,6 +39,22 @@ function rates({ start, done }, window) {
 
 const overall = ({ start, done }) => done.length / ((done[done.length - 1] - start) / 1000);
 
+/**
+ * What the run asked of the store, per table: requests, catalog commits (new `__manifest` versions: fewer than one
+ * when commits carry several tables), and conditional writes the store refused (a commit that lost a race to another
+ * writer's and was retried).
+ */
+function storeProfile(proxy, count) {
+  if (!proxy) return null;
+  const requests = proxy.requests();
+  const commits = requests.filter((r) => r.kind === "write" && /__manifest\/_versions\/[^/]+\.manifest$/.test(r.path) && r.status < 300).length;
+  const lost = requests.filter((r) => r.kind === "write" && (r.status === 409 || r.status === 412)).length;
+  return { requests: requests.length / count, commits: commits / count, lost: lost / count };
+}
+
+const profileText = (p) =>
+  p ? `; ${p.requests.toFixed(1)} requests, ${p.commits.toFixed(2)} catalog commits, ${p.lost.toFixed(2)} lost commit races per table` : "";
+
 /** `ctx`: { lancedb, arrow, key, record, scratch, startQuiver, settle, azurite, proxy, tables, dirTables, extraTables } */
 export async function catalogCase(ctx) {
   const { lancedb, arrow, key, record, settle } = ctx;
@@ -69,9 +85,9 @@ export async function catalogCase(ctx) {
     for (let n = 0; n < NAMESPACES; n++) await dir.createNamespace([`n${n}`]);
     ctx.proxy?.reset();
     const run = await createTables([dir], schema, count);
-    const requests = ctx.proxy ? ctx.proxy.requests().length / count : null;
+    const store = storeProfile(ctx.proxy, count);
     settle();
-    return { run, rates: rates(run, window), requests, connection: dir };
+    return { run, rates: rates(run, window), store, connection: dir };
   };
   const quiverRun = async (instances, count, window) => {
     const root = fresh(`quiver-${Date.now()}`);
@@ -92,9 +108,9 @@ export async function catalogCase(ctx) {
       for (let n = 0; n < NAMESPACES; n++) await connections[0].createNamespace([`n${n}`]);
       ctx.proxy?.reset();
       const run = await createTables(connections, schema, count);
-      const requests = ctx.proxy ? ctx.proxy.requests().length / count : null;
+      const store = storeProfile(ctx.proxy, count);
       settle();
-      return { run, rates: rates(run, window), requests, servers };
+      return { run, rates: rates(run, window), store, servers };
     } catch (err) {
       // What the servers logged as errors says what went wrong on their side (a client sees only a request id).
       for (const s of servers) {
@@ -234,10 +250,14 @@ export async function catalogCase(ctx) {
         "≥ 1.0× dir",
         overall(quiver.run) >= overall(dir.run),
       );
-      if (quiver.requests !== null)
-        record(name, `store requests per table, ${instances} instance${instances > 1 ? "s" : ""}`, "", [quiver.requests], [dir.requests]);
+      if (quiver.store) {
+        const of = `${instances} instance${instances > 1 ? "s" : ""}`;
+        record(name, `store requests per table, ${of}`, "", [quiver.store.requests], [dir.store.requests]);
+        record(name, `catalog commits per table, ${of}`, "", [quiver.store.commits], [dir.store.commits]);
+        record(name, `lost commit races per table, ${of}`, "", [quiver.store.lost], [dir.store.lost]);
+      }
       lines.push(
-        `| Azurite${ctx.proxy ? ` (${ctx.latency} ms)` : ""}, ${instances} instance${instances > 1 ? "s" : ""}, per ${window} tables | ${fmt(dir.rates)}${dir.requests !== null ? `; ${dir.requests.toFixed(1)} requests/table` : ""} | ${fmt(quiver.rates)}${quiver.requests !== null ? `; ${quiver.requests.toFixed(1)} requests/table` : ""} | ${(overall(quiver.run) / overall(dir.run)).toFixed(2)}× |`,
+        `| Azurite${ctx.proxy ? ` (${ctx.latency} ms)` : ""}, ${instances} instance${instances > 1 ? "s" : ""}, per ${window} tables | ${fmt(dir.rates)}${profileText(dir.store)} | ${fmt(quiver.rates)}${profileText(quiver.store)} | ${(overall(quiver.run) / overall(dir.run)).toFixed(2)}× |`,
       );
     }
     record(

@@ -18,6 +18,8 @@ export interface StoreRequest {
   prefix?: string;
   /** When it arrived, in milliseconds since the last `reset`. */
   at: number;
+  /** The store's status, once it answered: a refused conditional write (409, 412) is a commit that lost a race. */
+  status?: number;
 }
 
 export interface LatencyProxy {
@@ -51,17 +53,19 @@ export async function startLatencyProxy(upstream: string, latencyMs: number): Pr
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://proxy");
     const kind = kindOf(req.method ?? "", url.searchParams);
-    seen.push({
+    const record: StoreRequest = {
       method: req.method ?? "",
       path: decodeURIComponent(url.pathname),
       kind,
       ...(kind === "list" ? { prefix: url.searchParams.get("prefix") ?? "" } : {}),
       at: performance.now() - since,
-    });
+    };
+    seen.push(record);
     const started = Date.now();
     const forward = http.request(
       { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host }, agent },
       (answer) => {
+        record.status = answer.statusCode;
         const wait = Math.max(0, started + latency - Date.now());
         setTimeout(() => {
           res.writeHead(answer.statusCode ?? 502, answer.headers);
