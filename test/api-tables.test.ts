@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Float64, Table as ArrowTable, vectorFromArray, type Table } from "apache-arrow";
 import { client, expectError, rows } from "./client";
-import { keyOf, onObjectStore, startServer, storeOf, uriOf, type TestServer } from "./server";
+import { keyOf, onObjectStore, rootSnapshot, startServer, storeOf, uriOf, type TestServer } from "./server";
 
 let server: TestServer;
 let api: ReturnType<typeof client>;
@@ -53,12 +53,15 @@ describe("declare", () => {
     expect((await api.post("/v1/table/lake$raw$events/count_rows", {})).body).toBe(0);
   });
 
-  it("refuses a second declare with 409, and a missing namespace with 404", async () => {
+  it("refuses a second declare with 409, and a missing namespace with 404, leaving nothing behind", async () => {
+    // A nested table's location is reserved while the catalog is checked: a refused declare lets it go.
+    const before = await rootSnapshot(server);
     expectError(await api.post("/v1/table/lake$raw$events/declare", {}), 409, 5);
     expectError(await api.post("/v1/table/nowhere$t/declare", {}), 404, 1);
     expectError(await api.post("/v1/table/lake$raw$x/declare", { id: ["lake", "other"] }), 400, 13);
     expectError(await api.post("/v1/table/lake$x/declare", { location: "/etc" }), 400, 13);
     expectError(await api.post("/v1/table/lake$x/declare", { location: "../outside" }), 400, 13);
+    expect(await rootSnapshot(server)).toEqual(before);
   });
 
   it("is created by its first insert, at the declared location", async () => {

@@ -117,6 +117,45 @@ describe("store requests per operation, against the engine on the same store", (
   });
 });
 
+describe("a catalog write asks the store only what it must", () => {
+  it("a declare of a nested table reserves its new location without listing it, and audits the declare and its vended credentials in one write", async () => {
+    const vending = await startServer({
+      QUIVER_ROOT: root,
+      QUIVER_STORAGE_OPTIONS: JSON.stringify(azuriteStorageOptions(proxy.endpoint)),
+      QUIVER_VEND_CREDENTIALS: "container",
+    });
+    try {
+      const post = (path: string, body: object) =>
+        fetch(`${vending.url}${path}`, { method: "POST", headers: { ...vending.auth, "content-type": "application/json" }, body: JSON.stringify(body) });
+      expect((await post("/v1/namespace/declared/create", {})).status).toBe(200);
+      expect((await post("/v1/table/declared$warm/declare", {})).status).toBe(200);
+      proxy.reset();
+      const declared = await post("/v1/table/declared$t/declare", {});
+      expect(declared.status).toBe(200);
+      const answer = (await declared.json()) as { location: string; storage_options: Record<string, string> };
+      expect(answer.storage_options.azure_storage_sas_token).toBeDefined();
+      const location = answer.location.replace(/^.*\//, "");
+      const requests = proxy.requests();
+      const atLocation = requests.filter((r) => r.path.includes(`/${location}/`) || r.prefix?.includes(`/${location}/`));
+      expect(atLocation.map((r) => `${r.kind} ${r.path.replace(/^.*\//, "")}`)).toEqual(["write .lance-reserved"]);
+      const auditWrites = requests.filter((r) => r.kind === "write" && r.path.includes("/.quiver/auth/audit/"));
+      expect(auditWrites).toHaveLength(1);
+      const requestId = declared.headers.get("x-request-id");
+      const audit = (await (await fetch(`${vending.url}/v1/admin/audit?target=declared$t`, { headers: vending.auth })).json()) as {
+        entries: Array<{ action: string; requestId: string }>;
+      };
+      expect(
+        audit.entries
+          .filter((e) => e.requestId === requestId)
+          .map((e) => e.action)
+          .sort(),
+      ).toEqual(["DeclareTable", "VendCredentials"]);
+    } finally {
+      await vending.stop();
+    }
+  });
+});
+
 describe("freshness is kept", () => {
   it("sees at once what another instance changed: rows, a rename, a drop", async () => {
     const t = await remote.openTable("t");

@@ -38,10 +38,10 @@ export class AuditLog {
     private readonly prefix: string,
   ) {}
 
-  /** Resolves when the entry is stored. */
-  record(entry: AuditEntry): Promise<void> {
+  /** Resolves when the entries are stored, together. */
+  record(...entries: AuditEntry[]): Promise<void> {
     this.lastRecorded = new Promise((resolve, reject) => {
-      this.pending.push({ line: JSON.stringify(entry) + "\n", resolve, reject });
+      this.pending.push({ line: entries.map((entry) => JSON.stringify(entry) + "\n").join(""), resolve, reject });
       this.flush();
     });
     return this.lastRecorded;

@@ -293,15 +293,32 @@ export class Catalog {
 
   async declareTable(id: Id, requestedLocation: string | undefined, properties: Record<string, string>) {
     return this.locks.run(`t:${fmt(id)}`, async () => {
-      const { objectId, location } = await this.declarable(id, requestedLocation);
-      if (!(await this.datasets.reserve(location))) throw new QuiverError("TableAlreadyExists", `the location of table '${objectId}' is already in use`);
+      const fresh = id.length > 1 && !requestedLocation ? { location: Datasets.locationFor(fmt(id), true), generated: true } : undefined;
+      // A generated location is new, so it is reserved while the catalog is checked (one store round trip less on
+      // the way), and let go if the check refuses the declare.
+      const reserving = fresh && this.datasets.reserve(fresh.location, true);
+      reserving?.catch(() => undefined);
+      const { objectId, location, generated } = await this.declarable(id, requestedLocation, fresh).catch(async (err: unknown) => {
+        if (reserving && (await reserving.catch(() => false))) await this.datasets.release(fresh.location);
+        throw err;
+      });
+      if (!(await (reserving ?? this.datasets.reserve(location, generated)))) {
+        throw new QuiverError("TableAlreadyExists", `the location of table '${objectId}' is already in use`);
+      }
       await this.catalogueClaimed(objectId, location, properties);
       return { location: this.datasets.uri(location), properties };
     });
   }
 
-  /** Where a table may be declared: its namespace exists, nothing has its name, and the location is allowed. Changes nothing. */
-  async declarable(id: Id, requestedLocation: string | undefined): Promise<{ objectId: string; location: string }> {
+  /**
+   * Where a table may be declared: its namespace exists, nothing has its name, and the location is allowed (or is
+   * the `chosen` one, generated already). Changes nothing.
+   */
+  async declarable(
+    id: Id,
+    requestedLocation: string | undefined,
+    chosen?: { location: string; generated: boolean },
+  ): Promise<{ objectId: string; location: string; generated: boolean }> {
     if (id.length === 0) throw invalidInput("a table identifier needs at least a table name");
     const index = await this.index();
     await this.requireNamespace(id.slice(0, -1), index);
@@ -309,7 +326,7 @@ export class Catalog {
     const listed = index.tables.get(objectId);
     if (listed && (await this.stillThere(listed))) throw new QuiverError("TableAlreadyExists", `Table '${objectId}' already exists`);
     if (index.namespaces.has(objectId)) throw new QuiverError("TableAlreadyExists", `a namespace named '${objectId}' already exists`);
-    return { objectId, location: this.chooseLocation(id, requestedLocation) };
+    return { objectId, ...(chosen ?? this.chooseLocation(id, requestedLocation)) };
   }
 
   /** Takes back a declare whose table has had no write since: its row and reserved location go. */
@@ -341,16 +358,19 @@ export class Catalog {
     }
   }
 
-  /** The directory for a new table; a client may name one only as a plain, unused entry of the data root. */
-  private chooseLocation(id: Id, requested: string | undefined): string {
+  /**
+   * The directory for a new table, `generated` when the catalog chose a nested table's at random; a client may name
+   * one only as a plain, unused entry of the data root.
+   */
+  private chooseLocation(id: Id, requested: string | undefined): { location: string; generated: boolean } {
     const computed = Datasets.locationFor(fmt(id), id.length > 1);
-    if (requested === undefined || requested === "") return computed;
+    if (requested === undefined || requested === "") return { location: computed, generated: id.length > 1 };
     const relative = relativeTo(this.datasets.root, requested);
     if (relative === null) throw invalidInput(`location '${requested}' is not allowed: it is outside the data root`);
-    if (relative === computed || (id.length === 1 && relative === `${id[0]}.lance`)) return relative;
+    if (relative === computed || (id.length === 1 && relative === `${id[0]}.lance`)) return { location: relative, generated: false };
     if (id.length > 1 && /^[0-9a-f]{8}_/.test(relative) && relative.slice(9) === fmt(id)) {
       this.datasets.checkLocation(relative);
-      return relative;
+      return { location: relative, generated: false };
     }
     throw invalidInput(`location '${requested}' is not allowed: tables live at locations the catalog chooses inside the data root`);
   }
@@ -378,7 +398,8 @@ export class Catalog {
         return { entry: { ...existing, properties: Object.keys(properties).length ? properties : existing.properties }, version: await table.version() };
       }
       const location = Datasets.locationFor(objectId, id.length > 1);
-      if (!(await this.datasets.claim(location))) throw new QuiverError("TableAlreadyExists", `the location of table '${objectId}' is already in use`);
+      if (!(await this.datasets.claim(location, id.length > 1)))
+        throw new QuiverError("TableAlreadyExists", `the location of table '${objectId}' is already in use`);
       // The data is written before the catalog row, so a crash in between leaves no catalogued table without its data.
       const table = await this.datasets.create(location, body, "create").catch(async (err) => {
         // A root-level location is listed as a table as soon as it exists, so a create in another process may have

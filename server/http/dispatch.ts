@@ -16,6 +16,7 @@ import { heavyRequests } from "./admission";
 import { PhaseTimer } from "./phase-timer";
 import { catalogFor, checkDatabaseName, DEFAULT_DATABASE } from "@/server/catalog/databases";
 import { access } from "../auth/access";
+import type { AuditEntry } from "../auth/audit";
 import { describePrincipal, roleRank, type Principal, type Role } from "../auth/model";
 import { principalOf } from "./authenticate";
 import { refuseUnknown, unknownFields } from "./unknown-fields";
@@ -128,6 +129,8 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
   let target: string | null = null;
   let errorCode: number | null = null;
   let response: Response;
+  /** What the handler added to the audit log, stored with the request's own entry. */
+  const handlerAudit: AuditEntry[] = [];
   const releases: Array<() => void> = [];
   const timing = new PhaseTimer();
   const started = performance.now();
@@ -198,7 +201,22 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
     const caller = principal;
     const requireTableRole = (need: Role, table: string[], operation: string) =>
       requireRole(operation, caller, database, need, table, `table '${formatIdentifier(table, "$")}' of database '${database}'`);
-    const work = route.handler({ request, requestId, principal, database, catalog, access: access(), id, params, delimiter, query, body, requireTableRole });
+    const audit = (entry: AuditEntry) => handlerAudit.push(entry);
+    const work = route.handler({
+      request,
+      requestId,
+      principal,
+      database,
+      catalog,
+      access: access(),
+      id,
+      params,
+      delimiter,
+      query,
+      body,
+      requireTableRole,
+      audit,
+    });
     // The work owns the admission from here: it is given back when the work ends, even if a timeout answered first.
     const owned = releases.splice(0);
     const done = work.finally(() => owned.forEach((release) => release()));
@@ -211,22 +229,42 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
     response = errorResponse(err, url.pathname, requestId);
   }
   releases.splice(0).forEach((release) => release());
+  const entries = response.ok ? [...handlerAudit] : [];
   if (matched && (mutating(matched) || response.status === 401 || response.status === 403)) {
+    entries.push({
+      time: new Date().toISOString(),
+      requestId,
+      principal: principal ? describePrincipal(principal) : null,
+      action: matched.operationId,
+      method: request.method,
+      path: url.pathname,
+      database,
+      target,
+      status: response.status,
+      code: errorCode,
+      outcome: response.status < 400 ? "ok" : response.status === 401 || response.status === 403 ? "refused" : "failed",
+    });
+  }
+  if (entries.length) {
+    // One store write for the request's entries: a declare that vends credentials records both at once.
     await access()
-      .audit.record({
-        time: new Date().toISOString(),
-        requestId,
-        principal: principal ? describePrincipal(principal) : null,
-        action: matched.operationId,
-        method: request.method,
-        path: url.pathname,
-        database,
-        target,
-        status: response.status,
-        code: errorCode,
-        outcome: response.status < 400 ? "ok" : response.status === 401 || response.status === 403 ? "refused" : "failed",
-      })
-      .catch((err: unknown) => log.error({ request_id: requestId, err }, "audit log write failed"));
+      .audit.record(...entries)
+      .catch((err: unknown) => {
+        log.error({ request_id: requestId, err }, "audit log write failed");
+        // What the handler recorded (credentials handed out) must be in the log before its answer leaves.
+        if (response.ok && handlerAudit.length > 0) {
+          errorCode = ErrorCode.ServiceUnavailable;
+          const reason = (err as Error).message.split("\n")[0].slice(0, 300);
+          response = errorResponse(
+            new QuiverError(
+              "ServiceUnavailable",
+              `the request was carried out, but what its answer hands out could not be recorded in the audit log, so it is held back (ask again): ${reason}`,
+            ),
+            url.pathname,
+            requestId,
+          );
+        }
+      });
   }
   const durationMs = performance.now() - started;
   countRequest(matched?.operationId ?? "unmatched", response.status, errorCode, durationMs / 1000, arrowRows);

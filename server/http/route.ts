@@ -10,6 +10,7 @@ import { IdentifierError, validateIdentifier } from "@/lib/identifiers";
 import { invalidInput } from "../errors";
 import { config } from "../config";
 import type { Access } from "../auth/access";
+import type { AuditEntry } from "../auth/audit";
 import type { Principal, Role } from "../auth/model";
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -72,6 +73,11 @@ export interface RouteContext<Q, B> {
   body: B;
   /** For routes whose tables are named in the body: refuses (403) unless the caller has `need` on `table`. */
   requireTableRole: (need: Role, table: string[], operation: string) => Promise<void>;
+  /**
+   * Adds an entry to the audit log, stored in one write with the request's own entry before the answer leaves; if
+   * it cannot be stored, the request answers 503 instead of what the handler answered.
+   */
+  audit: (entry: AuditEntry) => void;
 }
 
 export interface RouteDef<

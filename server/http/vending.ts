@@ -11,7 +11,7 @@ import { credentialVendor } from "../storage/credentials";
 import type { RouteContext } from "./route";
 
 export async function vendedStorageOptions(
-  ctx: Pick<RouteContext<unknown, unknown>, "access" | "principal" | "database" | "request" | "requestId">,
+  ctx: Pick<RouteContext<unknown, unknown>, "access" | "audit" | "principal" | "database" | "request" | "requestId">,
   table: string[],
   location: string,
   requested: boolean | null | undefined,
@@ -29,7 +29,7 @@ export async function vendedStorageOptions(
     );
   });
   if (!vended) return {};
-  await ctx.access.audit.record({
+  ctx.audit({
     time: new Date().toISOString(),
     requestId: ctx.requestId,
     principal,

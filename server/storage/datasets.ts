@@ -272,9 +272,11 @@ export class Datasets {
   /**
    * Takes a location for a new table with a marker written only where none exists; false when it was taken. Of two
    * requests (in any process) for the same location exactly one writes the marker, and a location that holds
-   * anything else (a dataset another tool made) is not taken.
+   * anything else (a dataset another tool made) is not taken. A location `generated` by `locationFor` for a nested
+   * table is new (its name has a random part that no other writer chose), so it is not listed: one store round trip
+   * less on every declare and create of a nested table.
    */
-  private async take(location: string, marker: string): Promise<boolean> {
+  private async take(location: string, marker: string, generated: boolean): Promise<boolean> {
     this.checkLocation(location);
     let taken: boolean;
     try {
@@ -285,6 +287,7 @@ export class Datasets {
       throw err;
     }
     if (!taken) return false;
+    if (generated) return true;
     const present = await this.store.list(`${location}/`, 2);
     if (present.length === 1) return true;
     await this.store.delete(`${location}/${marker}`);
@@ -292,13 +295,13 @@ export class Datasets {
   }
 
   /** Claims a location for a table that a create writes now; false when the location was taken. */
-  claim(location: string): Promise<boolean> {
-    return this.take(location, CLAIM_MARKER);
+  claim(location: string, generated: boolean): Promise<boolean> {
+    return this.take(location, CLAIM_MARKER, generated);
   }
 
   /** Claims a location for a declared table, with the reserved marker its first write looks for. */
-  reserve(location: string): Promise<boolean> {
-    return this.take(location, RESERVED_MARKER);
+  reserve(location: string, generated: boolean): Promise<boolean> {
+    return this.take(location, RESERVED_MARKER, generated);
   }
 
   /** Marks a table's directory deregistered: the files stay, and Lance's directory listing no longer shows it. */
