@@ -53,11 +53,12 @@ const fmt = (x) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed
 function record(caseName, metric, unit, quiver, baseline, target, met) {
   const row = { case: caseName, metric, unit, quiver: { median: median(quiver), min: Math.min(...quiver), max: Math.max(...quiver) } };
   if (baseline) row.baseline = { median: median(baseline), min: Math.min(...baseline), max: Math.max(...baseline) };
-  if (row.baseline) row.ratio = row.quiver.median / row.baseline.median;
+  // Against a baseline of nothing (a count that was zero) there is no ratio to give.
+  if (row.baseline && row.baseline.median !== 0) row.ratio = row.quiver.median / row.baseline.median;
   if (target) row.target = target;
   if (met !== undefined) row.met = met;
   results.push(row);
-  const b = row.baseline ? `  baseline ${fmt(row.baseline.median)} ${unit}  ratio ${row.ratio.toFixed(2)}` : "";
+  const b = row.baseline ? `  baseline ${fmt(row.baseline.median)} ${unit}  ratio ${row.ratio?.toFixed(2) ?? "—"}` : "";
   console.log(
     `  ${caseName} / ${metric}: ${fmt(row.quiver.median)} ${unit} (${fmt(row.quiver.min)}-${fmt(row.quiver.max)})${b}${target ? `  target ${target}${verdict(row)}` : ""}`,
   );
