@@ -30,15 +30,20 @@ const rows = (from: number, n: number) =>
     s: Array.from({ length: n }, (_, i) => `s${from + i}`),
   });
 
+/**
+ * The listing of the root's own directories, which an instance on an object store starts beside a request every
+ * few seconds (not once per call), lands in whichever window it falls: it is not the call's cost.
+ */
+const rootListing = (r: StoreRequest) => r.kind === "list" && r.prefix === `${root.replace(/^az:\/\/[^/]+\//, "")}/`;
+
 /** The store requests `work` makes, after a first run that warms caches and handles up. */
 async function requestsOf(work: () => Promise<unknown>): Promise<StoreRequest[]> {
   await work();
   proxy.reset();
   await work();
-  return proxy.requests();
+  return proxy.requests().filter((r) => !rootListing(r));
 }
 
-const count = async (work: () => Promise<unknown>) => (await requestsOf(work)).length;
 const describe_ = (server: TestServer, name: string) =>
   fetch(`${server.url}/v1/table/${name}/describe`, { method: "POST", headers: server.auth }).then(async (r) => ({ status: r.status, body: await r.json() }));
 
@@ -83,9 +88,11 @@ describe("store requests per operation, against the engine on the same store", (
       () => e.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(rows(950, 100)),
     ]);
     for (const [name, viaQuiver, viaEngine] of pairs) {
-      const quiverCount = await count(viaQuiver);
-      const engineCount = await count(viaEngine);
-      expect(quiverCount, `${name}: Quiver ${quiverCount} store requests, the engine ${engineCount}`).toBeLessThanOrEqual(engineCount + 1);
+      const quiverAsked = await requestsOf(viaQuiver);
+      const engineAsked = await requestsOf(viaEngine);
+      const shown = (asked: StoreRequest[]) =>
+        `${asked.length} store requests (${asked.map((r) => `${r.kind} ${r.prefix ?? r.path.replace(/^.*\//, "")}`).join(", ")})`;
+      expect(quiverAsked.length, `${name}: Quiver ${shown(quiverAsked)}, the engine ${shown(engineAsked)}`).toBeLessThanOrEqual(engineAsked.length + 1);
     }
   });
 
