@@ -27,6 +27,13 @@ function vendingModeFromEnv(): "off" | "table" | "container" {
   throw new ConfigError(`QUIVER_VEND_CREDENTIALS must be 'off', 'table' or 'container', got '${raw}'`);
 }
 
+function managedVersioningFromEnv(): boolean {
+  const raw = (process.env.QUIVER_MANAGED_VERSIONING ?? "off").trim().toLowerCase();
+  if (raw === "off" || raw === "" || raw === "false") return false;
+  if (raw === "on" || raw === "true") return true;
+  throw new ConfigError(`QUIVER_MANAGED_VERSIONING must be 'on' or 'off', got '${raw}'`);
+}
+
 export const config = {
   /** The data root: a local directory or an object store prefix. */
   root: parseRoot(process.env.QUIVER_ROOT || "./data"),
@@ -43,6 +50,11 @@ export const config = {
     /** The IAM role whose sessions are vended on an S3 root. */
     aws: { roleArn: process.env.QUIVER_VEND_AWS_ROLE_ARN || undefined, externalId: process.env.QUIVER_VEND_AWS_EXTERNAL_ID || undefined },
   },
+  /**
+   * Whether a table declared or created without saying (its `quiver.managed_versioning` property) has its versions
+   * managed by the catalog: off by default.
+   */
+  managedVersioning: managedVersioningFromEnv(),
   /** The database a request without a database header uses. */
   defaultDatabase: process.env.QUIVER_DEFAULT_DATABASE || "default",
   /** Largest Arrow request body, in bytes (413 beyond). */

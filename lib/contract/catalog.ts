@@ -53,6 +53,14 @@ export const tableDescription = z.object({
   context,
 });
 
+/**
+ * The table property that says a table's versions are managed by the catalog: Lance's clients then commit every
+ * version through CreateTableVersion and ask the catalog for the latest one ("true"; anything else, or none: not).
+ */
+export const MANAGED_VERSIONING = "quiver.managed_versioning";
+
+export const isManagedVersioning = (properties: Record<string, string> | null | undefined) => properties?.[MANAGED_VERSIONING] === "true";
+
 export const declaredTable = z.object({
   location: z.string(),
   storage_options: z.record(z.string(), z.string()),

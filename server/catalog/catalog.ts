@@ -21,6 +21,8 @@ import type { ObjectStore } from "@/server/storage/object-store";
 import { relativeTo, type DataRoot } from "@/server/storage/root";
 import { openStore } from "@/server/storage/stores";
 import { isPlainLocation } from "@/server/storage/dataset-locator";
+import { MANAGED_VERSIONING } from "@/lib/contract/catalog";
+import { config } from "@/server/config";
 
 export type Id = string[];
 
@@ -35,6 +37,18 @@ const fmt = (id: Id) => id.join(ID_SEPARATOR);
 /** Which namespaces or tables a listing may show to its caller. */
 export type Visible = (id: Id) => boolean | Promise<boolean>;
 const everything: Visible = () => true;
+
+/**
+ * A new table's properties with its versioning chosen: as the request asked (`quiver.managed_versioning`, "true" or
+ * "false"), or else on when the service makes it the default (QUIVER_MANAGED_VERSIONING), recorded so that the
+ * table keeps it when the default changes.
+ */
+function versioningChosen(properties: Record<string, string>): Record<string, string> {
+  const asked = properties[MANAGED_VERSIONING];
+  if (asked === undefined) return config.managedVersioning ? { ...properties, [MANAGED_VERSIONING]: "true" } : properties;
+  if (asked !== "true" && asked !== "false") throw invalidInput(`property ${MANAGED_VERSIONING} must be 'true' or 'false', got '${asked}'`);
+  return properties;
+}
 
 export function parseArrowBody(body: ReceivedBody): ArrowBody {
   try {
@@ -292,6 +306,7 @@ export class Catalog {
   }
 
   async declareTable(id: Id, requestedLocation: string | undefined, properties: Record<string, string>) {
+    const chosen = versioningChosen(properties);
     return this.locks.run(`t:${fmt(id)}`, async () => {
       const fresh = id.length > 1 && !requestedLocation ? { location: Datasets.locationFor(fmt(id), true), generated: true } : undefined;
       // A generated location is new, so it is reserved while the catalog is checked (one store round trip less on
@@ -305,8 +320,8 @@ export class Catalog {
       if (!(await (reserving ?? this.datasets.reserve(location, generated)))) {
         throw new QuiverError("TableAlreadyExists", `the location of table '${objectId}' is already in use`);
       }
-      await this.catalogueClaimed(objectId, location, properties);
-      return { location: this.datasets.uri(location), properties };
+      await this.catalogueClaimed(objectId, location, chosen);
+      return { location: this.datasets.uri(location), properties: chosen };
     });
   }
 
@@ -377,6 +392,7 @@ export class Catalog {
 
   async createTable(id: Id, body: ArrowBody, mode: "create" | "exist_ok" | "overwrite", properties: Record<string, string>) {
     if (id.length === 0) throw invalidInput("a table identifier needs at least a table name");
+    const chosen = versioningChosen(properties);
     return this.locks.run(`t:${fmt(id)}`, async () => {
       const index = await this.index();
       await this.requireNamespace(id.slice(0, -1), index);
@@ -407,8 +423,8 @@ export class Catalog {
         if (!(err instanceof QuiverError && err.codeName === "TableAlreadyExists")) await this.datasets.release(location);
         throw err;
       });
-      await this.catalogueClaimed(objectId, location, properties);
-      const entry: TableEntry = { objectId, id, location, properties, registered: true };
+      await this.catalogueClaimed(objectId, location, chosen);
+      const entry: TableEntry = { objectId, id, location, properties: chosen, registered: true };
       return { entry, version: await table.version() };
     });
   }

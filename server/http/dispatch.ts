@@ -131,6 +131,7 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
   let response: Response;
   /** What the handler added to the audit log, stored with the request's own entry. */
   const handlerAudit: AuditEntry[] = [];
+  let ownDetail: string | undefined;
   const releases: Array<() => void> = [];
   const timing = new PhaseTimer();
   const started = performance.now();
@@ -202,6 +203,7 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
     const requireTableRole = (need: Role, table: string[], operation: string) =>
       requireRole(operation, caller, database, need, table, `table '${formatIdentifier(table, "$")}' of database '${database}'`);
     const audit = (entry: AuditEntry) => handlerAudit.push(entry);
+    const auditDetail = (detail: string) => (ownDetail = detail);
     const work = route.handler({
       request,
       requestId,
@@ -216,6 +218,7 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
       body,
       requireTableRole,
       audit,
+      auditDetail,
     });
     // The work owns the admission from here: it is given back when the work ends, even if a timeout answered first.
     const owned = releases.splice(0);
@@ -243,6 +246,7 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
       status: response.status,
       code: errorCode,
       outcome: response.status < 400 ? "ok" : response.status === 401 || response.status === 403 ? "refused" : "failed",
+      ...(ownDetail !== undefined && response.ok ? { detail: ownDetail } : {}),
     });
   }
   if (entries.length) {

@@ -78,6 +78,8 @@ export interface RouteContext<Q, B> {
    * it cannot be stored, the request answers 503 instead of what the handler answered.
    */
   audit: (entry: AuditEntry) => void;
+  /** Says what the request did, in its own audit entry (`detail`). */
+  auditDetail: (detail: string) => void;
 }
 
 export interface RouteDef<

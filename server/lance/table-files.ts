@@ -7,7 +7,7 @@
 import "server-only";
 import { LRUCache } from "lru-cache";
 import type { ObjectInfo, ObjectStore } from "@/server/storage/object-store";
-import { childUri, relativeTo, type DataRoot } from "@/server/storage/root";
+import { childUri, relativeTo, storePathOf, storePathUri, type DataRoot } from "@/server/storage/root";
 import { latestManifestIn, listVersionNumbers, manifestKey, versionSummary, type LatestManifest, type VersionSummary } from "./version-manifest";
 import { versionOperation, type SchemaField, type VersionOperation } from "./version-operations";
 import { readBranchRefs, readTagRefs } from "./refs";
@@ -114,11 +114,21 @@ export class TableFiles {
     return readBranchRefs(this.store, this.location, names);
   }
 
-  /** The key of a file named by its URI or path, when it lies inside `directory`; otherwise null. */
+  /**
+   * The key of a file named by its URI, its path below the root, or its path as Lance's object store names it (what
+   * Lance's clients send as a staged manifest's path), when it lies inside `directory`; otherwise null.
+   */
   keyInside(directory: string, uri: string): string | null {
-    const key = relativeTo(this.root, uri);
-    if (key === null || !key.startsWith(`${this.own(`${directory}/`)}`) || key.split("/").some((s) => s === ".." || s === ".")) return null;
-    return key;
+    for (const named of [uri, storePathUri(this.root, uri)]) {
+      const key = relativeTo(this.root, named);
+      if (key !== null && key.startsWith(`${this.own(`${directory}/`)}`) && !key.split("/").some((s) => s === ".." || s === ".")) return key;
+    }
+    return null;
+  }
+
+  /** A file's path as Lance's object store names it: a local path as it is, an object store's key without scheme and bucket. */
+  storePath(uri: string): string {
+    return storePathOf(this.root, uri);
   }
 
   /** A file of the table (a manifest a writer staged, say), or null when there is none. */

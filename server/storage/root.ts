@@ -79,6 +79,22 @@ export function childUri(root: DataRoot, relative: string): string {
 }
 
 /**
+ * The URI of a path as Lance's object store names files (a staged manifest's `manifest_path`): without a scheme, a
+ * local path without its leading `/`, an object store's key with its bucket or container left out.
+ */
+export function storePathUri(root: DataRoot, storePath: string): string {
+  if (root.kind === "local") return `/${storePath.replace(/^\/+/, "")}`;
+  const bucket = /^[a-z0-9]+:\/\/[^/]+\//i.exec(root.uri)?.[0] ?? `${root.uri}/`;
+  return `${bucket}${storePath.replace(/^\/+/, "")}`;
+}
+
+/** The path Lance's object store names a URI of the root by: a local path as it is, a key without scheme and bucket. */
+export function storePathOf(root: DataRoot, uri: string): string {
+  if (root.kind === "local") return uri;
+  return uri.replace(/^[a-z0-9]+:\/\/[^/]+\//i, "");
+}
+
+/**
  * The relative path below the root of a location a client sent: a path or URI inside the root, or a relative path.
  * Null when it is outside the root.
  */

@@ -5,6 +5,7 @@
  */
 import "server-only";
 import { QuiverError, invalidInput, unsupported } from "@/server/errors";
+import { isManagedVersioning } from "@/lib/contract/catalog";
 import type { Catalog, Id } from "@/server/catalog/catalog";
 import type { TableEntry } from "@/server/catalog/catalog-table";
 import { decodePageToken, encodePageToken } from "@/server/catalog/paging";
@@ -13,6 +14,9 @@ import { manifestKey, parseManifest } from "@/server/lance/version-manifest";
 import type { ManifestSource, TableFiles } from "@/server/lance/table-files";
 
 const isMain = (branch?: string) => !branch || branch === "main";
+
+/** An e-tag without the quotes (and weak mark) that HTTP puts around it: Lance's clients send it quoted, stores differ. */
+const bareETag = (eTag: string) => eTag.replace(/^W\//, "").replace(/^"(.*)"$/, "$1");
 
 /** The directory whose `_versions/` holds a branch's own manifests (main's: the table's directory); the branch must exist. */
 async function branchDirectory(catalog: Catalog, entry: TableEntry, files: TableFiles, branch?: string): Promise<string> {
@@ -30,14 +34,18 @@ async function versionSources(catalog: Catalog, entry: TableEntry, files: TableF
 
 export type TableVersionRecord = Awaited<ReturnType<typeof versionRecord>>;
 
-/** A version as the version operations answer it; `before` is where the previous version's manifest is, if it exists. */
-async function versionRecord(files: TableFiles, version: number, source: ManifestSource, withOperation: boolean, before?: ManifestSource) {
+/**
+ * A version as the version operations answer it; `before` is where the previous version's manifest is, if it exists.
+ * A managed table's manifest path is in the form Lance's clients read it (they commit and check out through these
+ * answers): the object store's own path, without scheme and bucket.
+ */
+async function versionRecord(files: TableFiles, entry: TableEntry, version: number, source: ManifestSource, withOperation: boolean, before?: ManifestSource) {
   const made = await files.manifest(version, source);
   const { file, summary } = made;
   const operation = withOperation ? await files.operation(version, source, made, before) : undefined;
   return {
     version,
-    manifest_path: file.path,
+    manifest_path: isManagedVersioning(entry.properties) ? files.storePath(file.path) : file.path,
     manifest_size: file.size,
     e_tag: file.eTag,
     timestamp_millis: summary.timestampMillis,
@@ -81,7 +89,7 @@ async function versionPage(
   const slice = start < 0 ? [] : numbers.slice(start, start + options.limit);
   const more = start >= 0 && start + options.limit < numbers.length;
   const versions = await Promise.all(
-    slice.map((version) => versionRecord(files, version, sources.get(version)!, options.withOperations ?? false, sources.get(version - 1))),
+    slice.map((version) => versionRecord(files, entry, version, sources.get(version)!, options.withOperations ?? false, sources.get(version - 1))),
   );
   return { versions, page_token: more ? encodePageToken(String(slice[slice.length - 1])) : undefined };
 }
@@ -95,7 +103,7 @@ export async function describeTableVersion(catalog: Catalog, id: Id, options: { 
   const version = options.version ?? Math.max(...sources.keys());
   const source = sources.get(version);
   if (!source) throw new QuiverError("TableVersionNotFound", `version ${version} of table '${entry.objectId}' does not exist`);
-  return { version: await versionRecord(files, version, source, false) };
+  return { version: await versionRecord(files, entry, version, source, false) };
 }
 
 export interface NewTableVersion {
@@ -127,14 +135,18 @@ export async function createTableVersion(catalog: Catalog, id: Id, request: NewT
   const step = await tableVersionStep(catalog, id, request);
   const created = await step.apply();
   await step.finish();
-  return created;
+  return { created, what: await step.committed() };
 }
 
 /**
  * Checks a staged manifest as CreateTableVersion takes it. Applying publishes it as its version; undoing takes that
  * version back while it is still the latest (nothing committed on it), and finishing removes the staged file.
  */
-export async function tableVersionStep(catalog: Catalog, id: Id, request: NewTableVersion): Promise<Step<{ version: TableVersionRecord }>> {
+export async function tableVersionStep(
+  catalog: Catalog,
+  id: Id,
+  request: NewTableVersion,
+): Promise<Step<{ version: TableVersionRecord }> & { committed: () => Promise<string> }> {
   const entry = await catalog.resolve(id);
   const files = catalog.filesOf(entry);
   const directory = await branchDirectory(catalog, entry, files, request.branch);
@@ -164,7 +176,7 @@ export async function tableVersionStep(catalog: Catalog, id: Id, request: NewTab
   if (manifestVersion !== request.version) throw invalidInput(`the staged manifest is of version ${manifestVersion}, not ${request.version}`);
   if (request.eTag !== undefined) {
     const info = await files.head(staged);
-    if (info && info.etag !== request.eTag) throw invalidInput(`e_tag '${request.eTag}' differs from the staged manifest's '${info.etag}'`);
+    if (info && bareETag(info.etag) !== bareETag(request.eTag)) throw invalidInput(`e_tag '${request.eTag}' differs from the staged manifest's '${info.etag}'`);
   }
   const taken = () => new QuiverError("ConcurrentModification", `version ${request.version} of table '${entry.objectId}' already exists`);
   if (sources.has(request.version)) throw taken();
@@ -178,7 +190,7 @@ export async function tableVersionStep(catalog: Catalog, id: Id, request: NewTab
       });
       const listed = await files.head(key);
       if (!listed) throw new QuiverError("ConcurrentModification", `version ${request.version} of table '${entry.objectId}' was deleted as it was committed`);
-      return { version: await versionRecord(files, request.version, { directory, v2: isV2, info: listed }, false) };
+      return { version: await versionRecord(files, entry, request.version, { directory, v2: isV2, info: listed }, false) };
     },
     undo: () =>
       catalog.commitTo(entry, async () => {
@@ -192,6 +204,17 @@ export async function tableVersionStep(catalog: Catalog, id: Id, request: NewTab
         await files.deleteManifests(directory, [request.version], isV2);
       }),
     finish: () => files.remove(staged),
+    // What was committed, for the audit log: the version, its branch and what its transaction says it did (rows
+    // written, deleted, columns changed), where the transaction can be read.
+    committed: async () => {
+      const at = `version ${request.version} of ${isMain(request.branch) ? "main" : `branch '${request.branch}'`}`;
+      const source = { directory, v2: isV2 };
+      const done = await files
+        .manifest(request.version, source)
+        .then((made) => files.operation(request.version, source, made, sources.get(request.version - 1)))
+        .catch(() => null);
+      return done ? `${at}: ${done.operation}, ${done.action}` : at;
+    },
   };
 }
 

@@ -81,7 +81,11 @@ export const historyRoutes = [
       }),
     },
     response: createdVersion,
-    handler: async ({ id, body, catalog }) => json(await createTableVersion(catalog, id, newTableVersion(body))),
+    handler: async ({ id, body, catalog, auditDetail }) => {
+      const { created, what } = await createTableVersion(catalog, id, newTableVersion(body));
+      auditDetail(what);
+      return json(created);
+    },
   }),
   route({
     operationId: "BatchDeleteTableVersions",

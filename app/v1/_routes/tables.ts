@@ -5,7 +5,7 @@ import { json, pageLimit, pageQuery, parseMode, qBool, qString, remoteDialect, r
 import type { ArrowBody } from "@/server/lance/arrow-ipc";
 import { vendedStorageOptions } from "@/server/http/vending";
 import { readableTables } from "./visibility";
-import { declaredTable, tableDescription } from "@/lib/contract/catalog";
+import { declaredTable, isManagedVersioning, tableDescription } from "@/lib/contract/catalog";
 import { declareFields, deregisteredTable } from "@/lib/contract/table-changes";
 import { context, delimiterQuery, pageToken, properties, requestBase } from "@/lib/contract/common";
 
@@ -98,7 +98,12 @@ export async function declaredAnswer(
 ) {
   await ctx.access.grantDeclarer(ctx.principal, ctx.database, id);
   const storageOptions = await vendedStorageOptions(ctx, id, declared.location, vendCredentials);
-  return { location: declared.location, storage_options: storageOptions, properties: declared.properties, managed_versioning: false };
+  return {
+    location: declared.location,
+    storage_options: storageOptions,
+    properties: declared.properties,
+    managed_versioning: isManagedVersioning(declared.properties),
+  };
 }
 
 /** The answer to a deregister, alone or in a batch: grants on the table go with it. */
@@ -172,7 +177,7 @@ export const tableRoutes = [
         properties: d.entry.properties,
         is_only_declared: d.declaredOnly,
         storage_options: await vendedStorageOptions(ctx, id, location, body.vend_credentials),
-        managed_versioning: false,
+        managed_versioning: isManagedVersioning(d.entry.properties),
         stats: d.stats && {
           num_fragments: d.stats.fragmentStats.numFragments,
           num_deleted_rows: d.deletedRows ?? 0,

@@ -1,0 +1,116 @@
+/**
+ * Managed versioning through the Lance REST namespace client, unchanged: for a table whose versions the catalog
+ * manages (its `quiver.managed_versioning` property, which QUIVER_MANAGED_VERSIONING=on gives new tables), describe
+ * and declare say so, and the client commits every version through CreateTableVersion: each one authorised and
+ * audited with the principal that made it, and a caller who may only read is refused.
+ */
+import { createRequire } from "node:module";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as lancedb from "@lancedb/lancedb";
+import { client, expectError } from "./client";
+import { onObjectStore, rootSnapshot, startServer, type TestServer } from "./server";
+
+const arrow = createRequire(import.meta.url)("apache-arrow") as typeof import("apache-arrow");
+
+let server: TestServer;
+let ns: lancedb.Connection;
+let api: ReturnType<typeof client>;
+
+const schema = new arrow.Schema([new arrow.Field("id", new arrow.Int64(), false), new arrow.Field("s", new arrow.Utf8(), true)]);
+const data = (from: number, to: number, s = (i: number) => `s${i}`) =>
+  lancedb.makeArrowTable(
+    Array.from({ length: to - from }, (_, k) => ({ id: BigInt(from + k), s: s(from + k) })),
+    { schema },
+  );
+
+interface AuditPage {
+  entries: Array<{ action: string; principal: { name: string } | null; target: string; status: number; outcome: string; detail?: string }>;
+}
+
+const commits = async (target: string) => (await api.get<AuditPage>(`/v1/admin/audit?action=CreateTableVersion&target=${target}`)).body.entries;
+const versionsOf = async (id: string) =>
+  (await api.post<{ versions: Array<{ version: number }> }>(`/v1/table/${id}/version/list`, {})).body.versions.map((v) => v.version).sort((a, b) => a - b);
+const rowsOf = async (id: string) => (await api.post<number>(`/v1/table/${id}/count_rows`, {})).body;
+
+beforeAll(async () => {
+  // On an object store the client writes with credentials Quiver vends: it brings no storage settings of its own.
+  server = await startServer({ QUIVER_MANAGED_VERSIONING: "on", ...(onObjectStore ? { QUIVER_VEND_CREDENTIALS: "container" } : {}) });
+  ns = await lancedb.connectNamespace("rest", { uri: server.url, headers: { "x-api-key": server.adminKey } });
+  api = client(server.url, server.auth);
+  await ns.createNamespace(["lake"]);
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+describe("managed versioning", () => {
+  it("declares new tables managed, and the client commits every version through the catalog, each audited with its principal", async () => {
+    const table = await ns.createTable("events", data(0, 10), ["lake"]);
+    const described = await api.post<{ managed_versioning: boolean; properties: Record<string, string>; version: number }>(
+      "/v1/table/lake$events/describe",
+      {},
+    );
+    expect(described.body).toMatchObject({ managed_versioning: true, properties: { "quiver.managed_versioning": "true" }, version: 1 });
+
+    await table.add(data(10, 15));
+    const merged = await table
+      .mergeInsert("id")
+      .whenMatchedUpdateAll()
+      .whenNotMatchedInsertAll()
+      .execute(data(12, 18, (i) => `m${i}`));
+    expect(merged).toMatchObject({ numInsertedRows: 3, numUpdatedRows: 3 });
+    await table.delete("id < 2");
+    await table.update({ where: "id = 5", values: { s: "five" } });
+
+    expect(await versionsOf("lake$events")).toEqual([1, 2, 3, 4, 5]);
+    expect(await rowsOf("lake$events")).toBe(16);
+    const audited = await commits("lake$events");
+    expect(audited).toHaveLength(5);
+    expect(audited.every((e) => e.status === 200 && e.principal?.name === "QUIVER_ADMIN_API_KEY")).toBe(true);
+    // Each entry says which version it committed and what the version's transaction did.
+    const details = audited.map((e) => e.detail ?? "").sort();
+    expect(details.map((d) => /^version (\d) of main: /.exec(d)?.[1])).toEqual(["1", "2", "3", "4", "5"]);
+    expect(details).toContain("version 2 of main: Append, Insert 5 rows");
+    expect(details).toContain("version 4 of main: Delete, Delete rows where id < 2");
+
+    // Another client opens the table through the catalog and sees its versions, the latest and an earlier one.
+    const other = await (await lancedb.connectNamespace("rest", { uri: server.url, headers: { "x-api-key": server.adminKey } })).openTable("events", ["lake"]);
+    expect(await other.version()).toBe(5);
+    expect((await other.query().where("id = 5").toArray())[0].s).toBe("five");
+    await other.checkout(2);
+    expect(await other.countRows()).toBe(15);
+  });
+
+  it("refuses the commit of a caller who may only read: its rows never become a version", async () => {
+    const viewerKey = (await api.post<{ key: string }>("/v1/admin/keys/create", { name: "reader", role: "viewer" })).body.key;
+    const reader = await lancedb.connectNamespace("rest", { uri: server.url, headers: { "x-api-key": viewerKey } });
+    const table = await reader.openTable("events", ["lake"]);
+    expect(await table.countRows()).toBe(16);
+    await expect(table.add(data(100, 105))).rejects.toThrow();
+    expect(await versionsOf("lake$events")).toEqual([1, 2, 3, 4, 5]);
+    expect(await rowsOf("lake$events")).toBe(16);
+    const refused = (await commits("lake$events")).filter((e) => e.principal?.name === "reader");
+    if (onObjectStore) {
+      // Its vended credentials are read-only: the store refuses its files before it can ask for a commit.
+      expect(refused).toEqual([]);
+    } else {
+      // Nothing stops it writing files below a local root, but its commit of a well-formed staged manifest is refused.
+      expect(refused.length).toBeGreaterThan(0);
+      expect(refused.every((e) => e.status === 403 && e.outcome === "refused")).toBe(true);
+    }
+  });
+
+  it("takes the choice per table at declare time, and refuses a choice it does not know without changing anything", async () => {
+    const plain = await api.post<{ managed_versioning: boolean }>("/v1/table/lake$plain/declare", { properties: { "quiver.managed_versioning": "false" } });
+    expect(plain.status).toBe(200);
+    expect(plain.body.managed_versioning).toBe(false);
+    expect((await api.post<{ managed_versioning: boolean }>("/v1/table/lake$plain/describe", {})).body.managed_versioning).toBe(false);
+    const managed = await api.post<{ managed_versioning: boolean }>("/v1/table/lake$declared/declare", {});
+    expect(managed.body.managed_versioning).toBe(true);
+
+    const before = await rootSnapshot(server);
+    expectError(await api.post("/v1/table/lake$odd/declare", { properties: { "quiver.managed_versioning": "yes" } }), 400, 13);
+    expect(await rootSnapshot(server)).toEqual(before);
+    expectError(await api.post("/v1/table/lake$odd/describe", {}), 404, 4);
+  });
+});
