@@ -8,7 +8,15 @@ import "server-only";
 import { LRUCache } from "lru-cache";
 import type { ObjectInfo, ObjectStore } from "@/server/storage/object-store";
 import { childUri, relativeTo, storePathOf, storePathUri, type DataRoot } from "@/server/storage/root";
-import { latestManifestIn, listVersionNumbers, manifestKey, versionSummary, type LatestManifest, type VersionSummary } from "./version-manifest";
+import {
+  latestManifestIn,
+  listVersionNumbers,
+  manifestKey,
+  rememberSummary,
+  versionSummary,
+  type LatestManifest,
+  type VersionSummary,
+} from "./version-manifest";
 import { versionOperation, type SchemaField, type VersionOperation } from "./version-operations";
 import { readBranchRefs, readTagRefs } from "./refs";
 
@@ -124,6 +132,11 @@ export class TableFiles {
       if (key !== null && key.startsWith(`${this.own(`${directory}/`)}`) && !key.split("/").some((s) => s === ".." || s === ".")) return key;
     }
     return null;
+  }
+
+  /** What a manifest just written from `content` says, known without reading it back. */
+  knownManifest(key: string, eTag: string, content: Buffer) {
+    if (eTag) rememberSummary(this.store, { key: this.own(key), eTag }, content);
   }
 
   /** A file's path as Lance's object store names it: a local path as it is, an object store's key without scheme and bucket. */

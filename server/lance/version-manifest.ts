@@ -92,6 +92,11 @@ const cache = new LRUCache<string, VersionSummary>({ max: 50_000 });
  * A manifest file never changes once written, but a table dropped and created again at the same place writes new
  * files under the same names: so summaries are cached by the file's identity (its etag).
  */
+/** Remembers what a manifest whose bytes the caller holds says, so that `versionSummary` need not read it. */
+export function rememberSummary(store: ObjectStore, manifest: { key: string; eTag: string }, file: Buffer) {
+  cache.set(`${store.root.uri}\0${manifest.key}\0${manifest.eTag}`, parseManifest(file));
+}
+
 export async function versionSummary(store: ObjectStore, manifest: { key: string; eTag: string }): Promise<VersionSummary> {
   const cacheKey = `${store.root.uri}\0${manifest.key}\0${manifest.eTag}`;
   const cached = cache.get(cacheKey);
