@@ -3,7 +3,8 @@
  * Quiver benchmarks: each case measured through the real server (auth on, an API key) and, in the same run,
  * against its baseline (the engine called in-process, or a bare http server for metadata under load).
  * Usage: npm run bench [-- [--azurite | --latency <ms>] case ...]   Cases: insert, merge, parallel, list, versions,
- * load, workers, maintenance, query, catalog (BENCH_CATALOG_TABLES tables, 10,000 by default, 400 on Azurite);
+ * load, workers, maintenance, query, catalog (BENCH_CATALOG_TABLES tables, 10,000 by default, 400 on Azurite), managed
+ * (the REST namespace client's adds to a managed table against an unmanaged one);
  * latency, the operations table, is the one case run with --latency alone.
  * With --azurite, Quiver's root and the engine's both live on one Azurite (a real Azure Blob server, in memory); with
  * --latency, also behind a proxy that answers each store request that many milliseconds late and counts them.
@@ -23,6 +24,7 @@ import { Float64, Int64, Table, tableToIPC, Utf8, vectorFromArray } from "apache
 import { startLatencyProxy } from "../test/latency-proxy.ts";
 import { latencyCase, latencyTable } from "./latency.mjs";
 import { catalogCase } from "./catalog.mjs";
+import { managedCase } from "./managed.mjs";
 
 const require = createRequire(import.meta.url);
 const lancedb = require("@lancedb/lancedb");
@@ -773,6 +775,11 @@ try {
       tables: Number(process.env.BENCH_CATALOG_TABLES || (onAzurite ? 400 : 10_000)),
       dirTables: Number(process.env.BENCH_CATALOG_DIR_TABLES || Infinity),
     });
+  }
+
+  if (want("managed")) {
+    console.log("managed versioning: the REST namespace client's adds to a managed table against an unmanaged one");
+    await managedCase({ lancedb, arrow: arrowCjs, key: KEY, record, scratch, startQuiver, azurite, proxy, latency });
   }
 
   if (want("query")) {
