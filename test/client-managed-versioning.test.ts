@@ -100,6 +100,29 @@ describe("managed versioning", () => {
     }
   });
 
+  it("orders the commits of two writers through two instances: one wins each version, the other retries, nothing is lost", async () => {
+    const second = await startServer(
+      { QUIVER_MANAGED_VERSIONING: "on", ...(onObjectStore ? { QUIVER_VEND_CREDENTIALS: "container" } : {}) },
+      { root: server.root },
+    );
+    try {
+      await ns.createTable("raced", data(0, 1), ["lake"]);
+      const writers = [server, second].map(async (s, w) => {
+        const conn = await lancedb.connectNamespace("rest", { uri: s.url, headers: { "x-api-key": s.adminKey } });
+        const table = await conn.openTable("raced", ["lake"]);
+        for (let i = 0; i < 8; i++) await table.add(data(1000 * (w + 1) + i * 10, 1000 * (w + 1) + i * 10 + 10));
+      });
+      await Promise.all(writers);
+      expect(await rowsOf("lake$raced")).toBe(1 + 2 * 8 * 10);
+      expect(await versionsOf("lake$raced")).toEqual(Array.from({ length: 17 }, (_, i) => i + 1));
+      const audited = await commits("lake$raced");
+      expect(audited.filter((e) => e.status === 200)).toHaveLength(17);
+      expect(audited.every((e) => e.status === 200 || e.status === 409)).toBe(true);
+    } finally {
+      await second.stop();
+    }
+  });
+
   it("takes the choice per table at declare time, and refuses a choice it does not know without changing anything", async () => {
     const plain = await api.post<{ managed_versioning: boolean }>("/v1/table/lake$plain/declare", { properties: { "quiver.managed_versioning": "false" } });
     expect(plain.status).toBe(200);
