@@ -8,7 +8,7 @@ import { createRequire } from "node:module";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as lancedb from "@lancedb/lancedb";
 import { client, expectError } from "./client";
-import { onObjectStore, rootSnapshot, startServer, type TestServer } from "./server";
+import { keyOf, onObjectStore, rootSnapshot, startServer, storeOf, type TestServer } from "./server";
 
 const arrow = createRequire(import.meta.url)("apache-arrow") as typeof import("apache-arrow");
 
@@ -79,6 +79,22 @@ describe("managed versioning", () => {
     expect((await other.query().where("id = 5").toArray())[0].s).toBe("five");
     await other.checkout(2);
     expect(await other.countRows()).toBe(15);
+  });
+
+  it("still sees a table's versions while a writer's staged manifest sorts before them", async () => {
+    // A staged manifest of version 6 (`<u64::MAX - 6>.manifest-<uuid>`) is the first key of `_versions/`.
+    const location = keyOf(server, (await api.post<{ location: string }>("/v1/table/lake$events/describe", {})).body.location);
+    const staged = `${location}/_versions/${(18446744073709551615n - 6n).toString()}.manifest-00000000-0000-0000-0000-000000000000`;
+    await storeOf(server).put(staged, "staged by a writer that has not committed yet");
+    try {
+      const described = await api.post<{ version: number; is_only_declared: boolean }>("/v1/table/lake$events/describe", {});
+      expect(described.body).toMatchObject({ version: 5, is_only_declared: false });
+      const version = await api.post<{ version: { version: number } }>("/v1/table/lake$events/version/describe", { version: 5 });
+      expect(version.status).toBe(200);
+      expect(version.body.version.version).toBe(5);
+    } finally {
+      await storeOf(server).delete(staged);
+    }
   });
 
   it("refuses the commit of a caller who may only read: its rows never become a version", async () => {

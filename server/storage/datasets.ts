@@ -20,6 +20,8 @@ const OPEN_HANDLES = 4096;
 
 /** What a declare leaves in a table's directory until its first write: Lance's directory namespace's own marker. */
 export const RESERVED_MARKER = ".lance-reserved";
+/** Keys of `_versions/` an object store lists at first to tell whether a table has data: one page, however small. */
+const FIRST_VERSION_KEYS = 8;
 /** What a deregister leaves in a table's directory, whose files it keeps: Lance's directory namespace's own marker. */
 export const DEREGISTERED_MARKER = ".lance-deregistered";
 /**
@@ -233,15 +235,19 @@ export class Datasets {
 
   /** True when the location holds at least one committed version (never so for a link, which is not followed). */
   async hasData(location: string): Promise<boolean> {
-    // On a local root the first key may be the engine's temporary file; an object store has none.
-    const versions = await this.inside(location, () => this.store.list(`${location}/_versions/`, this.store.root.kind === "local" ? undefined : 1)).catch(
-      (err) => {
+    // The first keys may be other files than manifests: the engine's temporary file on a local root, and manifests
+    // that writers of a managed table staged (`<version>.manifest-<uuid>`, which sort before the versions they follow).
+    const list = (limit?: number) =>
+      this.inside(location, () => this.store.list(`${location}/_versions/`, limit)).catch((err) => {
         // A link is no dataset; a store that does not answer is not an answer that there is none.
         if (err instanceof QuiverError && err.codeName === "InvalidTableState") return [];
         throw err;
-      },
-    );
-    return versions.some((key) => key.endsWith(".manifest"));
+      });
+    const isManifest = (key: string) => key.endsWith(".manifest");
+    if (this.store.root.kind === "local") return (await list()).some(isManifest);
+    const first = await list(FIRST_VERSION_KEYS);
+    if (first.some(isManifest)) return true;
+    return first.length === FIRST_VERSION_KEYS && (await list()).some(isManifest);
   }
 
   /**
