@@ -89,16 +89,24 @@ export function parseManifest(buf: Buffer): VersionSummary {
 const cache = new LRUCache<string, VersionSummary>({ max: 50_000 });
 
 /**
+ * Keys of a `_versions/` directory read at first where only the newest manifest, or any manifest, is wanted: one page
+ * of a listing, large enough to pass the few manifests writers of a managed table have staged and not yet committed.
+ */
+export const FIRST_VERSION_KEYS = 8;
+
+const summaryKey = (store: ObjectStore, manifest: { key: string; eTag: string }) => `${store.root.uri}\0${manifest.key}\0${manifest.eTag}`;
+
+/** Remembers what a manifest whose bytes the caller holds says, so that `versionSummary` need not read it. */
+export function rememberSummary(store: ObjectStore, manifest: { key: string; eTag: string }, file: Buffer) {
+  cache.set(summaryKey(store, manifest), parseManifest(file));
+}
+
+/**
  * A manifest file never changes once written, but a table dropped and created again at the same place writes new
  * files under the same names: so summaries are cached by the file's identity (its etag).
  */
-/** Remembers what a manifest whose bytes the caller holds says, so that `versionSummary` need not read it. */
-export function rememberSummary(store: ObjectStore, manifest: { key: string; eTag: string }, file: Buffer) {
-  cache.set(`${store.root.uri}\0${manifest.key}\0${manifest.eTag}`, parseManifest(file));
-}
-
 export async function versionSummary(store: ObjectStore, manifest: { key: string; eTag: string }): Promise<VersionSummary> {
-  const cacheKey = `${store.root.uri}\0${manifest.key}\0${manifest.eTag}`;
+  const cacheKey = summaryKey(store, manifest);
   const cached = cache.get(cacheKey);
   countLookup("version_summary", cached !== undefined);
   if (cached) return cached;
@@ -149,8 +157,12 @@ export async function latestManifestIn(store: ObjectStore, location: string): Pr
   const prefix = `${location}/_versions/`;
   const [first] = await store.listInfo(prefix, 1);
   if (!first) return null;
-  const [firstKey, firstInfo] = first;
-  if (/^\d{20}\.manifest$/.test(firstKey.slice(prefix.length))) {
+  const isV2Manifest = ([key]: [string, ObjectInfo]) => /^\d{20}\.manifest$/.test(key.slice(prefix.length));
+  // A writer's staged manifest (`<version>.manifest-<uuid>`) sorts before the versions it follows: a page of the
+  // listing finds the newest V2 manifest past it, without listing every version.
+  const newest = isV2Manifest(first) ? first : [...(await store.listInfo(prefix, FIRST_VERSION_KEYS))].find(isV2Manifest);
+  if (newest) {
+    const [firstKey, firstInfo] = newest;
     const version = Number(18446744073709551615n - BigInt(firstKey.slice(prefix.length, -".manifest".length)));
     // The listing carries the etag on every store here; one that leaves it out is asked for it.
     const etag = firstInfo.etag || (await store.head(firstKey))?.etag;

@@ -14,14 +14,12 @@ import { datasetLocator, isPlainLocation } from "./dataset-locator";
 import { KeyedFreshRead } from "./fresh-read";
 import { OutsideRootError, type ObjectStore } from "./object-store";
 import { childUri, type DataRoot } from "./root";
-import { latestManifestIn, type LatestManifest } from "@/server/lance/version-manifest";
+import { FIRST_VERSION_KEYS, latestManifestIn, type LatestManifest } from "@/server/lance/version-manifest";
 
 const OPEN_HANDLES = 4096;
 
 /** What a declare leaves in a table's directory until its first write: Lance's directory namespace's own marker. */
 export const RESERVED_MARKER = ".lance-reserved";
-/** Keys of `_versions/` an object store lists at first to tell whether a table has data: one page, however small. */
-const FIRST_VERSION_KEYS = 8;
 /** What a deregister leaves in a table's directory, whose files it keeps: Lance's directory namespace's own marker. */
 export const DEREGISTERED_MARKER = ".lance-deregistered";
 /**
