@@ -228,8 +228,9 @@ export class CatalogTable {
   private cached?: { version: number; foreign: string[]; index: CatalogIndex };
   /**
    * What the index is known to hold: at `version`, the rows of each fragment in `fragments`, with the deletion file
-   * each had then (rows of later versions this process wrote are in the index too, patched). `extraRows` is how many rows of the catalog the index
-   * does not count (duplicate object ids, rows of kinds it ignores), so that the row count checks a catch-up.
+   * each had then (rows of later versions this process wrote are in the index too, patched). `extraRows` is how many
+   * rows of the catalog the index does not count (duplicate object ids, rows of kinds it ignores), so that the row
+   * count checks a catch-up.
    */
   private followed?: { version: number; fragments: Map<number, string>; extraRows: number };
   /** Versions this process committed and patched into the index. */

@@ -308,7 +308,7 @@ export class Catalog {
   async declareTable(id: Id, requestedLocation: string | undefined, properties: Record<string, string>) {
     const chosen = versioningChosen(properties);
     return this.locks.run(`t:${fmt(id)}`, async () => {
-      const fresh = id.length > 1 && !requestedLocation ? { location: Datasets.locationFor(fmt(id), true), generated: true } : undefined;
+      const fresh = id.length > 1 && !requestedLocation ? this.chooseLocation(id, undefined) : undefined;
       // A generated location is new, so it is reserved while the catalog is checked (one store round trip less on
       // the way), and let go if the check refuses the declare.
       const reserving = fresh && this.datasets.reserve(fresh.location, true);

@@ -83,15 +83,19 @@ export function childUri(root: DataRoot, relative: string): string {
  * local path without its leading `/`, an object store's key with its bucket or container left out.
  */
 export function storePathUri(root: DataRoot, storePath: string): string {
-  if (root.kind === "local") return `/${storePath.replace(/^\/+/, "")}`;
-  const bucket = /^[a-z0-9]+:\/\/[^/]+\//i.exec(root.uri)?.[0] ?? `${root.uri}/`;
-  return `${bucket}${storePath.replace(/^\/+/, "")}`;
+  const path = storePath.replace(/^\/+/, "");
+  return root.kind === "local" ? `/${path}` : `${bucketOf(root.uri)}${path}`;
 }
 
 /** The path Lance's object store names a URI of the root by: a local path as it is, a key without scheme and bucket. */
 export function storePathOf(root: DataRoot, uri: string): string {
-  if (root.kind === "local") return uri;
-  return uri.replace(/^[a-z0-9]+:\/\/[^/]+\//i, "");
+  return root.kind === "local" ? uri : uri.slice(bucketOf(uri).length);
+}
+
+/** An object store URI's scheme and bucket (or container), with the `/` after them: `az://container/`. */
+function bucketOf(uri: string): string {
+  const bucket = /^[a-z0-9]+:\/\/[^/]+/i.exec(uri)?.[0];
+  return bucket === undefined ? "" : `${bucket}/`;
 }
 
 /**
