@@ -3,7 +3,7 @@ import path from "node:path";
 import os from "node:os";
 import { expect, test, type Page } from "@playwright/test";
 import { Field, FixedSizeList, Float32, makeVector, tableToIPC, Table, vectorFromArray, Int64, Utf8, Float64 } from "apache-arrow";
-import { hydrated, signInWithKey } from "./helpers";
+import { hydrated, origin, signInWithKey } from "./helpers";
 import { call, rows } from "./api";
 
 const shots = (page: Page, name: string) =>
@@ -101,6 +101,46 @@ test("schema, data, versions and tags of a table", async ({ page }) => {
   await shots(page, "table-tags");
   await page.getByRole("button", { name: "Delete tag appended" }).click();
   await expect(page.getByTestId("tag-row-appended")).toHaveCount(0);
+});
+
+test("a table whose versions the catalog manages says who made each version, and a restore in the console is the signed-in user's", async ({ page }) => {
+  const managed = encodeURIComponent(JSON.stringify({ "quiver.managed_versioning": "true" }));
+  await call(`/v1/table/shop$ledger/create?properties=${managed}`, { body: rows(0, 10) });
+  const { key } = (await call("/v1/admin/keys/create", { json: { name: "nightly-loader", role: "editor" } })) as unknown as { key: string };
+  const loaded = await fetch(`${origin()}/v1/table/shop$ledger/insert`, {
+    method: "POST",
+    headers: { "x-api-key": key, "content-type": "application/vnd.apache.arrow.stream" },
+    body: rows(10, 15) as unknown as BodyInit,
+  });
+  expect(loaded.status).toBe(200);
+
+  await signInWithKey(page, undefined, "/tables/shop/ledger?tab=versions");
+  await expect(page.getByTestId("version-row-2").getByTestId("version-author")).toHaveText("by nightly-loader");
+  await expect(page.getByTestId("version-row-1").getByTestId("version-author")).toHaveText("by QUIVER_ADMIN_API_KEY");
+  await page.getByRole("button", { name: "Restore version 1" }).click();
+  await page.getByRole("dialog").getByRole("button", { name: "Restore" }).click();
+  await expect(page.getByRole("status")).toContainText("Restored as version 3");
+  await expect(page.getByTestId("version-row-3").getByTestId("version-author")).toHaveText(/^by \S+/);
+  await expect(page.getByTestId("version-row-3").getByTestId("version-action")).toContainText("Restore");
+
+  // A table whose versions are not managed has no record of who, and no column for it, until it is switched.
+  await call("/v1/table/shop$switchable/create", { body: rows(0, 5) });
+  await page.goto("/tables/shop/switchable?tab=versions");
+  await hydrated(page);
+  await expect(page.getByTestId("version-row-1")).toBeVisible();
+  await expect(page.getByTestId("version-author")).toHaveCount(0);
+  await page.goto("/tables/shop/switchable?tab=overview");
+  await hydrated(page);
+  await expect(page.getByTestId("versioning")).toContainText("committed by each writer");
+  await page.getByRole("button", { name: "Manage in the catalog" }).click();
+  await page.getByRole("dialog").getByRole("button", { name: "Manage", exact: true }).click();
+  await expect(page.getByTestId("versioning")).toContainText("managed by the catalog");
+  expect((await call("/v1/table/shop$switchable/describe", { json: {} })).managed_versioning).toBe(true);
+  await call("/v1/table/shop$switchable/insert", { body: rows(5, 7) });
+  await page.goto("/tables/shop/switchable?tab=versions");
+  await hydrated(page);
+  await expect(page.getByTestId("version-row-2").getByTestId("version-author")).toHaveText("by QUIVER_ADMIN_API_KEY");
+  await expect(page.getByTestId("version-row-1").getByTestId("version-author")).toHaveText("—");
 });
 
 test("set a schema metadata key: a new version, which the schema at the version before does not have", async ({ page }) => {

@@ -47,6 +47,11 @@ function makeMetrics() {
       help: "Writes that lost a commit race and answered 409 ConcurrentModification, by operation",
       labelNames: ["operation"],
     }),
+    commits: new Counter({
+      name: `${PREFIX}commits_total`,
+      help: "Table versions committed through the API, by operation and whether the table's versions are managed by the catalog",
+      labelNames: ["operation", "managed"],
+    }),
     authFailures: new Counter({
       name: `${PREFIX}auth_failures_total`,
       help: "Requests refused for their credentials (401) or their rights (403)",

@@ -8,11 +8,14 @@ import { createRequire } from "node:module";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as lancedb from "@lancedb/lancedb";
 import { client, expectError } from "./client";
+import { inject } from "vitest";
+import { azuriteStorageOptions } from "./azurite";
 import { keyOf, onObjectStore, rootSnapshot, startServer, storeOf, type TestServer } from "./server";
 
 const arrow = createRequire(import.meta.url)("apache-arrow") as typeof import("apache-arrow");
 
 let server: TestServer;
+const storageOptions = () => (onObjectStore ? azuriteStorageOptions(inject("azuriteEndpoint")!) : {});
 let ns: lancedb.Connection;
 let api: ReturnType<typeof client>;
 
@@ -137,6 +140,111 @@ describe("managed versioning", () => {
     } finally {
       await second.stop();
     }
+  });
+
+  it("records who made each version, whichever API made it, and counts the commits", async () => {
+    const writerKey = (await api.post<{ key: string }>("/v1/admin/keys/create", { name: "loader", role: "editor" })).body.key;
+    const loader = client(server.url, { "x-api-key": writerKey });
+    const rows = lancedb.makeArrowTable([{ id: 900n, s: "api" }], { schema });
+    expect((await loader.arrow<{ version: number }>("/v1/table/lake$events/insert", arrow.tableToIPC(rows, "stream"))).body.version).toBe(6);
+    // Appending nothing commits nothing: version 6 stays the loader's.
+    const empty = arrow.tableToIPC(lancedb.makeArrowTable([], { schema }), "stream");
+    expect((await api.arrow<{ version: number }>("/v1/table/lake$events/insert", empty)).body.version).toBe(6);
+
+    const listed = await api.post<{
+      versions: Array<{ version: number; committed_by: { principal: { name: string }; operation: string; detail: string | null } | null }>;
+    }>("/v1/table/lake$events/version/list?include_operations=true", {});
+    const by = new Map(listed.body.versions.map((v) => [v.version, v.committed_by]));
+    for (const v of [1, 2, 3, 4, 5]) expect(by.get(v)).toMatchObject({ principal: { name: "QUIVER_ADMIN_API_KEY" }, operation: "CreateTableVersion" });
+    expect(by.get(2)?.detail).toBe("version 2 of main: Append, Insert 5 rows");
+    expect(by.get(6)).toMatchObject({ principal: { name: "loader" }, operation: "InsertIntoTable" });
+    // Without include_operations the answer is the spec's record, nothing more.
+    const plain = await api.post<{ versions: Array<Record<string, unknown>> }>("/v1/table/lake$events/version/list", {});
+    expect(plain.body.versions.every((v) => !("committed_by" in v))).toBe(true);
+
+    const metrics = (await api.get<string>("/metrics")).body;
+    expect(metrics).toMatch(/quiver_commits_total\{operation="CreateTableVersion",managed="true"\} (\d+)/);
+    expect(Number(/quiver_commits_total\{operation="InsertIntoTable",managed="true"\} (\d+)/.exec(metrics)?.[1])).toBe(1);
+  });
+
+  it("answers the versions a program wrote straight to the table's files, and commits the next on top of them", async () => {
+    // Lance's own directory namespace on the same root: it finds the table by the catalog and commits to its files itself.
+    const storage = onObjectStore
+      ? { ...Object.fromEntries(Object.entries(storageOptions()).map(([k, v]) => [`storage.${k}`, v])), vend_input_storage_options: "true" }
+      : {};
+    const direct = await lancedb.connectNamespace("dir", { root: server.root, ...storage });
+    const table = await direct.openTable("events", ["lake"]);
+    const before = await rowsOf("lake$events");
+    await table.add(data(2000, 2003));
+    expect(await table.version()).toBe(7);
+
+    // The catalog answers the store's versions: the direct one is there, with no record of who made it.
+    const listed = await api.post<{ versions: Array<{ version: number; committed_by: unknown }> }>(
+      "/v1/table/lake$events/version/list?include_operations=true&descending=true&limit=1",
+      {},
+    );
+    expect(listed.body.versions[0]).toMatchObject({ version: 7, committed_by: null });
+    expect(await rowsOf("lake$events")).toBe(before + 3);
+
+    // A client of the catalog that opened the table before another direct commit commits on top of it, as version 9.
+    const client = await ns.openTable("events", ["lake"]);
+    await table.add(data(3000, 3002));
+    await client.add(data(4000, 4004));
+    expect(await versionsOf("lake$events")).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(await rowsOf("lake$events")).toBe(before + 3 + 2 + 4);
+    const audited = await commits("lake$events");
+    expect(audited.filter((e) => e.status === 200)).toHaveLength(6);
+  });
+
+  it("forgets who made a version when the version is deleted, and every record when the table is dropped", async () => {
+    const location = keyOf(server, (await api.post<{ location: string }>("/v1/table/lake$events/describe", {})).body.location);
+    const records = async () => (await storeOf(server).list(`.quiver/versions/${location}/`)).map((k) => k.split("/").pop()).sort();
+    expect(await records()).toEqual(expect.arrayContaining(["1.json", "2.json", "3.json"]));
+    expect((await api.post("/v1/table/lake$events/version/delete", { ranges: [{ start_version: 2, end_version: 4 }] })).status).toBe(200);
+    const left = await records();
+    expect(left).toContain("1.json");
+    expect(left).not.toContain("2.json");
+    expect(left).not.toContain("3.json");
+    expect((await api.post("/v1/table/lake$events/drop", {})).status).toBe(200);
+    expect(await records()).toEqual([]);
+  });
+
+  it("switches an existing table: clients that open it afterwards commit the way it now says, and every version stays", async () => {
+    const unmanaged = JSON.stringify({ "quiver.managed_versioning": "false" });
+    await api.arrow(`/v1/table/lake$switched/create?properties=${encodeURIComponent(unmanaged)}`, arrow.tableToIPC(data(0, 4), "stream"));
+    const before = await ns.openTable("switched", ["lake"]);
+    await before.add(data(4, 6));
+    expect(await commits("lake$switched")).toEqual([]);
+
+    const editorKey = (await api.post<{ key: string }>("/v1/admin/keys/create", { name: "switcher", role: "editor" })).body.key;
+    const editor = client(server.url, { "x-api-key": editorKey });
+    expectError(await editor.post("/v1/table/lake$switched/properties/update", { updates: { "quiver.managed_versioning": "true" } }), 403, 15);
+    expectError(await api.post("/v1/table/lake$switched/properties/update", { updates: { "quiver.managed_versioning": "on" } }), 400, 13);
+    expectError(await api.post("/v1/table/lake$switched/properties/update", { updates: { a: "1" }, removals: ["a"] }), 400, 13);
+    expect((await api.post<{ managed_versioning: boolean }>("/v1/table/lake$switched/describe", {})).body.managed_versioning).toBe(false);
+
+    const switched = await api.post<{ properties: Record<string, string>; managed_versioning: boolean }>("/v1/table/lake$switched/properties/update", {
+      updates: { "quiver.managed_versioning": "true", team: "ingest" },
+    });
+    expect(switched.body).toEqual(expect.objectContaining({ managed_versioning: true, properties: { "quiver.managed_versioning": "true", team: "ingest" } }));
+    const after = await (
+      await lancedb.connectNamespace("rest", { uri: server.url, headers: { "x-api-key": server.adminKey } })
+    ).openTable("switched", ["lake"]);
+    await after.add(data(6, 9));
+    expect((await commits("lake$switched")).map((e) => e.detail)).toEqual(["version 3 of main: Append, Insert 3 rows"]);
+
+    // Back to unmanaged, keeping the other property: a client that opens it now commits to the store itself.
+    const back = await api.post<{ properties: Record<string, string> }>("/v1/table/lake$switched/properties/update", {
+      removals: ["quiver.managed_versioning"],
+    });
+    expect(back.body.properties).toEqual({ team: "ingest" });
+    const later = await (
+      await lancedb.connectNamespace("rest", { uri: server.url, headers: { "x-api-key": server.adminKey } })
+    ).openTable("switched", ["lake"]);
+    await later.add(data(9, 10));
+    expect(await commits("lake$switched")).toHaveLength(1);
+    expect(await versionsOf("lake$switched")).toEqual([1, 2, 3, 4]);
+    expect(await rowsOf("lake$switched")).toBe(10);
   });
 
   it("takes the choice per table at declare time, and refuses a choice it does not know without changing anything", async () => {

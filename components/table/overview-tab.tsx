@@ -1,12 +1,56 @@
 "use client";
 import Link from "next/link";
-import { useTable, useVersions } from "@/lib/queries/catalog";
+import { useState } from "react";
+import { MANAGED_VERSIONING } from "@/lib/contract/catalog";
+import { useTable, useUpdateTableProperties, useVersions } from "@/lib/queries/catalog";
 import { tableHref } from "@/lib/console-links";
-import { Badge } from "../ui/controls";
+import { Badge, Button } from "../ui/controls";
+import { Dialog } from "../ui/dialog";
 import { ErrorBanner, Loading } from "../ui/states";
 import { PropertiesTable } from "../ui/properties-editor";
 import { formatBytes, formatTime } from "./format";
 import { MaintenancePanel } from "./maintenance-panel";
+
+/**
+ * Whether the catalog manages the table's versions, and the switch: clients that open the table afterwards commit
+ * the new way, so the dialog says what changes and for whom.
+ */
+function Versioning({ database, table, managed }: { database: string; table: string[]; managed: boolean }) {
+  const update = useUpdateTableProperties(database, table);
+  const [asking, setAsking] = useState(false);
+  const close = () => {
+    setAsking(false);
+    update.reset();
+  };
+  return (
+    <span className="flex flex-wrap items-center gap-2" data-testid="versioning">
+      {managed ? <Badge tone="indigo">managed by the catalog</Badge> : <span>committed by each writer</span>}
+      <Button variant="ghost" onClick={() => setAsking(true)}>
+        {managed ? "Stop managing" : "Manage in the catalog"}
+      </Button>
+      <Dialog open={asking} onClose={close} title={managed ? "Stop managing this table's versions?" : "Manage this table's versions in the catalog?"}>
+        <p className="text-sm">
+          {managed
+            ? "Clients that open the table from now on commit to its files themselves: their versions are no longer authorised, audited and attributed one by one."
+            : "Clients that open the table from now on commit every version through the catalog: each one authorised, audited and shown with who made it."}{" "}
+          Clients that have it open keep committing as before until they open it again. No version is lost either way.
+        </p>
+        <ErrorBanner error={update.error} />
+        <div className="mt-4 flex justify-end gap-2">
+          <Button variant="secondary" onClick={close}>
+            Cancel
+          </Button>
+          <Button
+            onClick={() => update.mutateAsync({ updates: { [MANAGED_VERSIONING]: managed ? "false" : "true" } }).then(close, () => undefined)}
+            disabled={update.isPending}
+          >
+            {managed ? "Stop managing" : "Manage"}
+          </Button>
+        </div>
+      </Dialog>
+    </span>
+  );
+}
 
 export function OverviewTab({ database, table }: { database: string; table: string[] }) {
   const described = useTable(database, table);
@@ -18,6 +62,7 @@ export function OverviewTab({ database, table }: { database: string; table: stri
   const facts: Array<[string, React.ReactNode]> = [
     ["State", d.is_only_declared ? <Badge tone="amber">declared only</Badge> : <Badge tone="green">created</Badge>],
     ["Current version", d.version ?? "—"],
+    ["Versions", <Versioning key="versioning" database={database} table={table} managed={d.managed_versioning ?? false} />],
     ["Rows", d.stats ? d.stats.num_rows.toLocaleString() : "—"],
     ["Size", d.stats ? formatBytes(d.stats.total_bytes) : "—"],
     ["Fragments", d.stats?.num_fragments ?? "—"],

@@ -83,6 +83,8 @@ export function VersionsTab({ database, table }: { database: string; table: stri
   const tagsByVersion = new Map<number, string[]>();
   for (const [name, t] of Object.entries(tags.data?.tags ?? {})) tagsByVersion.set(t.version, [...(tagsByVersion.get(t.version) ?? []), name]);
   const latest = list[0]?.version;
+  // Only a table whose versions the catalog manages has a record of who made each one.
+  const managed = list.some((v) => v.committed_by !== undefined);
 
   if (versions.isPending) return <Loading label="Loading versions…" />;
   if (versions.isError) return <ErrorBanner error={versions.error} />;
@@ -102,6 +104,7 @@ export function VersionsTab({ database, table }: { database: string; table: stri
             <th className="py-2 pr-3">Version</th>
             <th className="pr-3">Time</th>
             <th className="pr-3">Operation</th>
+            {managed && <th className="pr-3">By</th>}
             <th className="pr-3 text-right">Rows</th>
             <th className="pr-3 text-right">Size</th>
             <th className="pr-3">Tags</th>
@@ -124,6 +127,22 @@ export function VersionsTab({ database, table }: { database: string; table: stri
                 {v.action ?? "—"}
                 {v.operation && <span className="ml-2 font-mono text-xs text-slate-500">{v.operation}</span>}
               </td>
+              {managed && (
+                <td className="pr-3" data-testid="version-author">
+                  {v.committed_by ? (
+                    <span title={`${v.committed_by.principal.kind} ${v.committed_by.principal.id}, through ${v.committed_by.operation}`}>
+                      by {v.committed_by.principal.name}
+                    </span>
+                  ) : (
+                    <span
+                      className="text-slate-500"
+                      title="no record of who: made by maintenance, before the table's versions were managed, or by a program that wrote the table's files directly"
+                    >
+                      —
+                    </span>
+                  )}
+                </td>
+              )}
               <td className="pr-3 text-right">{Number(v.metadata.total_rows ?? 0).toLocaleString()}</td>
               <td className="pr-3 text-right">{formatBytes(Number(v.metadata.total_files_size ?? 0))}</td>
               <td className="pr-3">

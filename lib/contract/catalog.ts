@@ -69,6 +69,15 @@ export const declaredTable = z.object({
   context,
 });
 
+/** Who committed a version of a managed table, as the catalog recorded it. */
+export const versionAuthor = z.object({
+  principal: z.object({ kind: z.string(), id: z.string(), name: z.string() }),
+  operation: z.string().describe("the catalog operation that committed it (CreateTableVersion, InsertIntoTable, ...)"),
+  detail: z.string().nullable().describe("what the commit did, as its audit entry says"),
+  time: z.string().describe("when the catalog recorded it (RFC 3339)"),
+});
+export type VersionAuthor = z.output<typeof versionAuthor>;
+
 export const tableVersion = z.object({
   version: z.number().int(),
   manifest_path: z.string(),
@@ -77,8 +86,14 @@ export const tableVersion = z.object({
   timestamp_millis: z.number().int(),
   timestamp: z.string().describe("RFC 3339, for LanceDB's clients"),
   metadata: z.record(z.string(), z.string()),
-  operation: z.string().nullable().optional().describe("Lance's name of the operation that made the version (with `operations=true`)"),
-  action: z.string().nullable().optional().describe("what the user did to make the version, in their words (with `operations=true`)"),
+  operation: z.string().nullable().optional().describe("Lance's name of the operation that made the version (with `include_operations=true`)"),
+  action: z.string().nullable().optional().describe("what the user did to make the version, in their words (with `include_operations=true`)"),
+  committed_by: versionAuthor
+    .nullable()
+    .optional()
+    .describe(
+      "who committed the version, for a table whose versions the catalog manages; null when the catalog has no record of it (with `include_operations=true`)",
+    ),
 });
 export const versionsResponse = z.object({ versions: z.array(tableVersion), page_token: pageToken, context });
 

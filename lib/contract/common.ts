@@ -29,6 +29,7 @@ export const mergeInsertAnswer = z.object({
   num_updated_rows: z.number().int(),
   num_inserted_rows: z.number().int(),
   num_deleted_rows: z.number().int(),
+  num_attempts: z.number().int().optional().describe("commits the merge took (0: the source could change nothing, so nothing was committed)"),
 });
 
 export const pageToken = z.string().optional().describe("Token for the next page; absent at the end of the listing");

@@ -35,6 +35,8 @@ export const versionRangesFields = {
 
 export const createdVersion = z.object({ version: tableVersion, context });
 export const deletedVersions = z.object({ deleted_count: z.number().int(), context });
+/** UpdateTableProperties: the table's properties after the change, and whether the catalog now manages its versions. */
+export const updatedTableProperties = z.object({ properties, managed_versioning: z.boolean(), context });
 export const deregisteredTable = z.object({ id: z.array(z.string()), location: z.string(), properties, context });
 
 export const batchCreatedVersions = z.object({ versions: z.array(tableVersion), context });

@@ -5,6 +5,7 @@ import { tableFromIPC, type Table as ArrowTable } from "apache-arrow";
 import { apiCall } from "../api-client";
 import { encodeIdentifier } from "../identifiers";
 import type { Answer, versionAnswer } from "../contract/common";
+import type { updatedTableProperties } from "../contract/table-changes";
 import type {
   CatalogEntry,
   declaredTable,
@@ -194,6 +195,11 @@ export const useDeleteTag = (database: string, id: Id) =>
   useTableMutation(database, id, (tag: string) => apiCall(path("table", id, "tags/delete"), { database, json: { tag } }));
 export const useRestore = (database: string, id: Id) =>
   useTableMutation(database, id, (version: number) => apiCall<Answer<typeof versionAnswer>>(path("table", id, "restore"), { database, json: { version } }));
+/** Sets and removes the table's properties, among them whether the catalog manages its versions. */
+export const useUpdateTableProperties = (database: string, id: Id) =>
+  useTableMutation(database, id, (input: { updates?: Record<string, string>; removals?: string[] }) =>
+    apiCall<Answer<typeof updatedTableProperties>>(path("table", id, "properties/update"), { database, json: input }),
+  );
 /** Sets keys of the schema's metadata; the answer is the whole metadata of the new version. */
 export const useUpdateSchemaMetadata = (database: string, id: Id) =>
   useTableMutation(database, id, (changes: Record<string, string>) =>

@@ -44,9 +44,15 @@ const everything: Visible = () => true;
  * table keeps it when the default changes.
  */
 function versioningChosen(properties: Record<string, string>): Record<string, string> {
+  if (properties[MANAGED_VERSIONING] === undefined && config.managedVersioning) return { ...properties, [MANAGED_VERSIONING]: "true" };
+  return checkedVersioning(properties);
+}
+
+function checkedVersioning(properties: Record<string, string>): Record<string, string> {
   const asked = properties[MANAGED_VERSIONING];
-  if (asked === undefined) return config.managedVersioning ? { ...properties, [MANAGED_VERSIONING]: "true" } : properties;
-  if (asked !== "true" && asked !== "false") throw invalidInput(`property ${MANAGED_VERSIONING} must be 'true' or 'false', got '${asked}'`);
+  if (asked !== undefined && asked !== "true" && asked !== "false") {
+    throw invalidInput(`property ${MANAGED_VERSIONING} must be 'true' or 'false', got '${asked}'`);
+  }
   return properties;
 }
 
@@ -237,6 +243,11 @@ export class Catalog {
     if (entry && (await this.stillThere(entry))) return entry;
     if (!idx.namespaceExists(id.slice(0, -1))) throw new QuiverError("NamespaceNotFound", `Namespace '${fmt(id.slice(0, -1))}' was not found`);
     throw new QuiverError("TableNotFound", `Table '${fmt(id)}' was not found`);
+  }
+
+  /** The table as this process's last look at the catalog named it, or, if that look did not, as the catalog does now. */
+  async knownEntry(id: Id): Promise<TableEntry> {
+    return this.catalogTable.lastIndex()?.tables.get(fmt(id)) ?? (await this.resolve(id));
   }
 
   /**
@@ -491,6 +502,27 @@ export class Catalog {
     });
   }
 
+  /**
+   * Sets and removes a table's properties in its catalog row; `quiver.managed_versioning` takes "true" or "false",
+   * and removing it leaves the table unmanaged. A root-level table another tool made has no row to hold them.
+   */
+  async updateTableProperties(id: Id, set: Record<string, string>, remove: string[]) {
+    const both = remove.filter((key) => key in set);
+    if (both.length) throw invalidInput(`a property cannot be both set and removed: ${both.join(", ")}`);
+    return this.locks.run(`t:${fmt(id)}`, async () => {
+      const entry = await this.resolve(id);
+      if (!entry.registered) {
+        throw new QuiverError(
+          "InvalidTableState",
+          `table '${entry.objectId}' is a directory another tool made at the root, with no catalog row to hold properties: register it first`,
+        );
+      }
+      const properties = checkedVersioning({ ...Object.fromEntries(Object.entries(entry.properties).filter(([key]) => !remove.includes(key))), ...set });
+      await this.catalogTable.setProperties(entry.objectId, properties);
+      return { entry: { ...entry, properties } };
+    });
+  }
+
   /** Takes a table out of the catalog and keeps its files, which RegisterTable can catalog again. */
   async deregisterTable(id: Id) {
     return this.locks.run(`t:${fmt(id)}`, async () => {
@@ -543,8 +575,8 @@ export class Catalog {
    * them here does not. Drops and moves queue here too, so a write that waited behind one finds the table gone
    * instead of writing files into a directory that no longer belongs to it.
    */
-  commitTo<T>(entry: TableEntry, commit: (stamp: string) => Promise<T>): Promise<T> {
-    return this.turnOf(entry, () => this.unlessDropped(entry, commit));
+  commitTo<T>(entry: TableEntry, commit: (stamp: string) => Promise<T>, options: { directorySeen?: boolean } = {}): Promise<T> {
+    return this.turnOf(entry, () => this.unlessDropped(entry, commit, options));
   }
 
   /** Runs `work` in the table's write turn. */
@@ -557,11 +589,13 @@ export class Catalog {
    * drop in another instance can land while the write is under way; the engine then writes its files where the
    * table was, making its directory again. So after the write the catalog is asked whether the table is still
    * there, and if it is not, what the write left goes too, and the write is answered as not found. `write` gets the
-   * stamp of the table's directory as it is now (Datasets.directoryStamp).
+   * stamp of the table's directory as it is now (Datasets.directoryStamp), or "" with `directorySeen`: a caller that
+   * has just read a file inside the directory and writes without the engine (a manifest written whole) needs neither
+   * the stamp nor the look at the directory it costs.
    */
-  async unlessDropped<T>(entry: TableEntry, write: (stamp: string) => Promise<T>): Promise<T> {
+  async unlessDropped<T>(entry: TableEntry, write: (stamp: string) => Promise<T>, { directorySeen = false } = {}): Promise<T> {
     const gone = () => new QuiverError("TableNotFound", `Table '${entry.objectId}' was dropped or moved`);
-    const stamp = await this.datasets.directoryStamp(entry.location);
+    const stamp = directorySeen ? "" : await this.datasets.directoryStamp(entry.location);
     if (stamp === null) throw gone();
     const unlessGone = async () => {
       if (await this.stillCatalogued(entry)) return;

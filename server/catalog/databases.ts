@@ -67,7 +67,7 @@ export async function createDatabase(name: string): Promise<{ created: boolean }
   if (await exists(name)) return { created: false };
   let created: boolean;
   try {
-    created = await rootStore().putIfAbsent(`${DATABASES}${name}/${DATABASE_MARKER}`, new Date().toISOString());
+    created = null !== (await rootStore().putIfAbsent(`${DATABASES}${name}/${DATABASE_MARKER}`, new Date().toISOString()));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (!(err instanceof OutsideRootError) && code !== "ENOTDIR" && code !== "EEXIST") throw err;

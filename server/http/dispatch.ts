@@ -26,6 +26,8 @@ import { errorResponse, reply } from "./responses";
 import { findRoute } from "./router";
 import { identifierIn, type JsonBody, type RouteDef } from "./route";
 import { log, logRequest } from "@/server/log";
+import type { Catalog } from "@/server/catalog/catalog";
+import { recordCommits, type Commit } from "@/server/tables/version-authors";
 
 function queryObject(url: URL): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
@@ -119,6 +121,16 @@ function withinTimeout<T>(route: RouteDef, work: Promise<T>): Promise<T> {
   return Promise.race([work, late.expired]).finally(late.clear);
 }
 
+/** The version a route that `commits` answered, when its answer is of a commit. */
+function commitAnswered(route: RouteDef, result: { kind: string; body?: unknown }, id: string[], query: unknown, body: unknown): Commit | null {
+  if (!route.commits || result.kind !== "json") return null;
+  const answer = result.body as { version?: unknown };
+  if (typeof answer.version !== "number") return null;
+  if (route.commits !== true && !route.commits(answer, query)) return null;
+  const branch = (body as { branch?: string | null } | undefined)?.branch ?? (query as { branch?: string }).branch;
+  return { table: id, version: answer.version, branch: branch || undefined };
+}
+
 export async function dispatch(routes: RouteDef[], request: Request): Promise<Response> {
   const url = new URL(request.url);
   const given = request.headers.get("x-request-id");
@@ -132,6 +144,9 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
   /** What the handler added to the audit log, stored with the request's own entry. */
   const handlerAudit: AuditEntry[] = [];
   let ownDetail: string | undefined;
+  /** The versions the call committed, recorded with who made them once it succeeded. */
+  const commits: Commit[] = [];
+  let catalog: Catalog | undefined;
   const releases: Array<() => void> = [];
   const timing = new PhaseTimer();
   const started = performance.now();
@@ -170,7 +185,7 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
     const id = parseId(params, delimiter);
     target = id.length ? formatIdentifier(id, "$") : null;
     await authorize(route, principal, database, id);
-    const catalog = await catalogFor(database);
+    catalog = await catalogFor(database);
     timing.mark("auth");
     if (route.heavy || route.body?.kind === "arrow") releases.push(await timing.time("queue", heavyRequests.enter()));
 
@@ -204,6 +219,7 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
       requireRole(operation, caller, database, need, table, `table '${formatIdentifier(table, "$")}' of database '${database}'`);
     const audit = (entry: AuditEntry) => handlerAudit.push(entry);
     const auditDetail = (detail: string) => (ownDetail = detail);
+    const committed = (commit: Commit) => commits.push(commit);
     const work = route.handler({
       request,
       requestId,
@@ -219,11 +235,14 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
       requireTableRole,
       audit,
       auditDetail,
+      committed,
     });
     // The work owns the admission from here: it is given back when the work ends, even if a timeout answered first.
     const owned = releases.splice(0);
     const done = work.finally(() => owned.forEach((release) => release()));
     const result = await timing.time("work", withinTimeout(route, done));
+    const made = commitAnswered(route, result, id, query, body);
+    if (made) commits.push({ ...made, detail: ownDetail });
     response = reply(result, requestId);
   } catch (err) {
     errorCode = err instanceof QuiverError ? err.code : 18;
@@ -249,6 +268,13 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
       ...(ownDetail !== undefined && response.ok ? { detail: ownDetail } : {}),
     });
   }
+  const recorded =
+    response.ok && commits.length && principal && catalog
+      ? recordCommits(catalog, commits, describePrincipal(principal), matched!.operationId).catch((err: unknown) =>
+          // The versions are committed and the audit log names them: only the console's "by whom" lacks them.
+          log.error({ request_id: requestId, err }, "recording who committed a version failed"),
+        )
+      : undefined;
   if (entries.length) {
     // One store write for the request's entries: a declare that vends credentials records both at once.
     await access()
@@ -270,6 +296,7 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
         }
       });
   }
+  await recorded;
   const durationMs = performance.now() - started;
   countRequest(matched?.operationId ?? "unmatched", response.status, errorCode, durationMs / 1000, arrowRows);
   const who = principal ? describePrincipal(principal) : null;

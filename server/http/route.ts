@@ -12,6 +12,7 @@ import { config } from "../config";
 import type { Access } from "../auth/access";
 import type { AuditEntry } from "../auth/audit";
 import type { Principal, Role } from "../auth/model";
+import type { Commit } from "@/server/tables/version-authors";
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
@@ -80,6 +81,8 @@ export interface RouteContext<Q, B> {
   audit: (entry: AuditEntry) => void;
   /** Says what the request did, in its own audit entry (`detail`). */
   auditDetail: (detail: string) => void;
+  /** Says that the call committed a version of a table (for the record of who made each version of a managed table). */
+  committed: (commit: Commit) => void;
 }
 
 export interface RouteDef<
@@ -105,6 +108,11 @@ export interface RouteDef<
     /** Enterprise endpoints accept only the x-api-key header. */
     apiKeyHeaderOnly?: boolean;
   };
+  /**
+   * The call commits a version of the table its path names, on the branch its body or query names: the answer's
+   * `version`, when this says the answer is of a commit (a write that changed nothing answers the version it found).
+   */
+  commits?: true | ((answer: RS extends z.ZodType ? Answered<z.output<RS>> : never, query: z.output<QS>) => boolean);
   /** Runs under admission control (Arrow bodies always do): queries, rewrites, index builds. */
   heavy?: boolean;
   /** JSON schema of a successful response, or the special forms. */

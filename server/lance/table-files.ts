@@ -157,12 +157,15 @@ export class TableFiles {
     await this.store.delete(this.own(key));
   }
 
-  /** Writes a version's manifest where none exists; false when one does (a concurrent commit of that version). */
-  async commitManifest(directory: string, version: number, v2: boolean, content: Buffer): Promise<{ committed: boolean; key: string }> {
+  /**
+   * Writes a version's manifest where none exists, answering what was written; `written` is null when one exists (a
+   * concurrent commit of that version).
+   */
+  async commitManifest(directory: string, version: number, v2: boolean, content: Buffer): Promise<{ written: ObjectInfo | null; key: string }> {
     const key = this.own(manifestKey(directory, version, v2));
-    const committed = await this.store.putIfAbsent(key, content);
-    if (committed) this.changed();
-    return { committed, key };
+    const written = await this.store.putIfAbsent(key, content);
+    if (written) this.changed();
+    return { written, key };
   }
 
   /** Writes a file of the table that must not exist yet (a transaction, named by its uuid). */

@@ -15,6 +15,7 @@ import type { TableEntry } from "@/server/catalog/catalog-table";
 import { QuiverError } from "@/server/errors";
 import type { TableFiles } from "@/server/lance/table-files";
 import { engineCall } from "@/server/storage/datasets";
+import { pruneAuthors } from "@/server/tables/version-authors";
 
 export interface TableHealth {
   version: number;
@@ -214,6 +215,7 @@ export async function cleanupVersions(catalog: Catalog, entry: TableEntry, older
   await catalog.unlessDropped(entry, () => files.deleteManifests(files.location, doomed.manifests, doomed.v2));
   progress(doomed.manifests.length, total);
   const { sources } = await files.versions(files.location, { everyManifest: true });
+  await pruneAuthors(catalog.store, entry, undefined, new Set(sources.keys()));
   const stillNamed = new Set<string>();
   for (const [n, source] of sources)
     if (!doomed.manifests.includes(n)) namesOf((await files.manifest(n, source)).summary.files).forEach((name) => stillNamed.add(name));

@@ -175,12 +175,12 @@ export class ObjectStoreClient implements ObjectStore {
     await this.operator.write(checkKey(key), data);
   }
 
-  async putIfAbsent(key: string, data: Buffer | string): Promise<boolean> {
+  async putIfAbsent(key: string, data: Buffer | string): Promise<ObjectInfo | null> {
     try {
-      await this.operator.write(checkKey(key), data, { ifNotExists: true });
-      return true;
+      const written = await this.operator.write(checkKey(key), data, { ifNotExists: true });
+      return { etag: written.etag ?? "", size: Buffer.byteLength(data) };
     } catch (err) {
-      if (isConditionFailed(err)) return false;
+      if (isConditionFailed(err)) return null;
       throw err;
     }
   }

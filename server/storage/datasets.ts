@@ -284,7 +284,7 @@ export class Datasets {
     this.checkLocation(location);
     let taken: boolean;
     try {
-      taken = await this.store.putIfAbsent(`${location}/${marker}`, new Date().toISOString());
+      taken = null !== (await this.store.putIfAbsent(`${location}/${marker}`, new Date().toISOString()));
     } catch (err) {
       // Something that is not a directory of the root is there already (a symbolic link, planted or dangling).
       if (err instanceof OutsideRootError || ["ENOTDIR", "EEXIST"].includes((err as NodeJS.ErrnoException).code ?? "")) return false;

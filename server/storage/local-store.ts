@@ -112,19 +112,19 @@ export class LocalStore implements ObjectStore {
     await fs.rename(await this.staged(file, data), file);
   }
 
-  async putIfAbsent(key: string, data: Buffer | string): Promise<boolean> {
+  async putIfAbsent(key: string, data: Buffer | string): Promise<ObjectInfo | null> {
     const file = await this.file(key);
     const tmp = await this.staged(file, data);
     try {
       // A hard link is made only where nothing exists, atomically, with the content already complete.
       await fs.link(tmp, file);
-      return true;
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
+      if ((err as NodeJS.ErrnoException).code === "EEXIST") return null;
       throw err;
     } finally {
       await fs.unlink(tmp).catch(() => undefined);
     }
+    return (await this.info(file)) ?? { etag: "", size: Buffer.byteLength(data) };
   }
 
   async list(prefix: string, limit?: number): Promise<string[]> {

@@ -26,8 +26,11 @@ export interface ObjectStore {
   head(key: string): Promise<ObjectInfo | null>;
   /** Replaces the object whole: a reader sees the old content or the new, never a part. */
   put(key: string, data: Buffer | string): Promise<void>;
-  /** Writes the object unless one exists; false when it did (of racing writers, exactly one gets true). */
-  putIfAbsent(key: string, data: Buffer | string): Promise<boolean>;
+  /**
+   * Writes the object unless one exists, and answers what was written (its etag "" where the store does not say);
+   * null when one existed. Of racing writers, exactly one gets an answer.
+   */
+  putIfAbsent(key: string, data: Buffer | string): Promise<ObjectInfo | null>;
   /**
    * The keys of every object below a prefix (a key ending in `/`, or "" for all), at any depth, in key order; with
    * `limit`, only the first ones, in as few requests to the store as it allows. Objects whose names are no plain

@@ -5,13 +5,15 @@
  */
 import "server-only";
 import { QuiverError, invalidInput, unsupported } from "@/server/errors";
+import { log } from "@/server/log";
 import { isManagedVersioning } from "@/lib/contract/catalog";
 import type { Catalog, Id } from "@/server/catalog/catalog";
 import type { TableEntry } from "@/server/catalog/catalog-table";
 import { decodePageToken, encodePageToken } from "@/server/catalog/paging";
 import { engineCall } from "@/server/storage/datasets";
-import { manifestKey, parseManifest } from "@/server/lance/version-manifest";
+import { manifestKey, parseManifest, type VersionSummary } from "@/server/lance/version-manifest";
 import type { ManifestSource, TableFiles } from "@/server/lance/table-files";
+import { authorsOf, pruneAuthors } from "./version-authors";
 
 const isMain = (branch?: string) => !branch || branch === "main";
 
@@ -91,7 +93,10 @@ async function versionPage(
   const versions = await Promise.all(
     slice.map((version) => versionRecord(files, entry, version, sources.get(version)!, options.withOperations ?? false, sources.get(version - 1))),
   );
-  return { versions, page_token: more ? encodePageToken(String(slice[slice.length - 1])) : undefined };
+  const page = { versions, page_token: more ? encodePageToken(String(slice[slice.length - 1])) : undefined };
+  if (!options.withOperations || !isManagedVersioning(entry.properties)) return page;
+  const authors = await authorsOf(catalog.store, entry, options.branch, versions);
+  return { ...page, versions: versions.map((v) => ({ ...v, committed_by: authors.get(v.version) ?? null })) };
 }
 
 /** One version of a table (its latest when none is named). */
@@ -132,37 +137,48 @@ export interface Step<R> {
  * with ConcurrentModification), and the staged file is then removed.
  */
 export async function createTableVersion(catalog: Catalog, id: Id, request: NewTableVersion) {
-  const step = await tableVersionStep(catalog, id, request);
+  const step = await tableVersionStep(catalog, id, request, { removeStagedOnCommit: true });
   const created = await step.apply();
-  const [, what] = await Promise.all([step.finish(), step.committed()]);
+  // The version is committed: a staged file left behind costs space, not a wrong answer.
+  const tidied = step.finish().catch((err: unknown) => log.warn({ err, table: id }, "removing a committed version's staged manifest failed"));
+  const [, what] = await Promise.all([tidied, step.committed()]);
   return { created, what };
 }
 
 /**
  * Checks a staged manifest as CreateTableVersion takes it. Applying publishes it as its version; undoing takes that
- * version back while it is still the latest (nothing committed on it), and finishing removes the staged file.
+ * version back while it is still the latest (nothing committed on it), and finishing removes the staged file, which
+ * a lone commit (`removeStagedOnCommit`) removes as soon as the version is published. `committed` says what the
+ * version did, for the audit log.
+ *
+ * On a store 10-50 ms away each round trip in a row counts: the catalog's check and the reads of the staged manifest
+ * and the versions overlap, the transaction is read while the version is published, and the staged file is removed
+ * while the catalog is asked again whether the table is still there.
  */
 export async function tableVersionStep(
   catalog: Catalog,
   id: Id,
   request: NewTableVersion,
+  { removeStagedOnCommit = false } = {},
 ): Promise<Step<{ version: TableVersionRecord }> & { committed: () => Promise<string> }> {
-  const entry = await catalog.resolve(id);
-  const files = catalog.filesOf(entry);
-  const directory = await branchDirectory(catalog, entry, files, request.branch);
   if (request.metadata && Object.keys(request.metadata).length) {
     throw unsupported("metadata: a version's metadata is written in its manifest; it cannot be attached when committing one");
   }
-  const staged = files.keyInside(directory, request.manifestPath);
-  if (staged === null) {
-    throw invalidInput(`manifest_path '${request.manifestPath}' is not a staged manifest inside the table's directory`);
-  }
-  // Asked of the store at once: on a store 10-50 ms away, each is a round trip of a commit's way.
-  const [{ sources, v2 }, content, stagedInfo] = await Promise.all([
-    files.versions(directory),
-    files.read(staged),
-    request.eTag === undefined ? undefined : files.head(staged),
-  ]);
+  const { entry, value: look } = await catalog.resolveWith(id, async (entry) => {
+    const files = catalog.filesOf(entry);
+    const directory = await branchDirectory(catalog, entry, files, request.branch);
+    const staged = files.keyInside(directory, request.manifestPath);
+    if (staged === null) {
+      throw invalidInput(`manifest_path '${request.manifestPath}' is not a staged manifest inside the table's directory`);
+    }
+    const [{ sources, v2 }, content, stagedInfo] = await Promise.all([
+      files.versions(directory),
+      files.read(staged),
+      request.eTag === undefined ? undefined : files.head(staged),
+    ]);
+    return { files, directory, staged, sources, v2, content, stagedInfo };
+  });
+  const { files, directory, staged, sources, v2, content, stagedInfo } = look;
   const scheme = request.namingScheme ?? (sources.size === 0 || v2 ? "V2" : "V1");
   if (sources.size > 0 && (scheme === "V2") !== v2) {
     throw invalidInput(`naming_scheme ${scheme} differs from the ${v2 ? "V2" : "V1"} manifest names this table already uses`);
@@ -171,33 +187,51 @@ export async function tableVersionStep(
   if (request.manifestSize !== undefined && request.manifestSize !== content.length) {
     throw invalidInput(`manifest_size ${request.manifestSize} differs from the staged manifest's ${content.length} bytes`);
   }
-  let manifestVersion: number;
+  let summary: VersionSummary;
   try {
-    manifestVersion = parseManifest(content).version;
+    summary = parseManifest(content);
   } catch {
     throw invalidInput(`manifest_path '${request.manifestPath}' is not a Lance manifest`);
   }
-  if (manifestVersion !== request.version) throw invalidInput(`the staged manifest is of version ${manifestVersion}, not ${request.version}`);
+  if (summary.version !== request.version) throw invalidInput(`the staged manifest is of version ${summary.version}, not ${request.version}`);
   if (request.eTag !== undefined && stagedInfo && bareETag(stagedInfo.etag) !== bareETag(request.eTag)) {
     throw invalidInput(`e_tag '${request.eTag}' differs from the staged manifest's '${stagedInfo.etag}'`);
   }
   const taken = () => new QuiverError("ConcurrentModification", `version ${request.version} of table '${entry.objectId}' already exists`);
   if (sources.has(request.version)) throw taken();
   const isV2 = scheme === "V2";
-  let published: ManifestSource | undefined;
+  const finalKey = manifestKey(directory, request.version, isV2);
+  // What the version did, read from its transaction (which the writer wrote before staging) while it is published.
+  const at = `version ${request.version} of ${isMain(request.branch) ? "main" : `branch '${request.branch}'`}`;
+  const what = files
+    .operation(
+      request.version,
+      { directory, v2: isV2 },
+      { file: { key: finalKey, path: finalKey, size: content.length, eTag: "" }, summary },
+      sources.get(request.version - 1),
+    )
+    .then((done) => (done ? `${at}: ${done.operation}, ${done.action}` : at))
+    .catch(() => at);
+  let removal: Promise<void> | undefined;
+  const removeStaged = () => (removal ??= files.remove(staged));
   return {
     apply: async () => {
-      const { key } = await catalog.commitTo(entry, async () => {
-        const commit = await files.commitManifest(directory, request.version, isV2, content);
-        if (!commit.committed) throw taken();
-        return commit;
-      });
-      const listed = await files.head(key);
-      if (!listed) throw new QuiverError("ConcurrentModification", `version ${request.version} of table '${entry.objectId}' was deleted as it was committed`);
+      // Reading the staged manifest showed the table's directory there: the write needs no other look at it.
+      const { key, written } = await catalog.commitTo(
+        entry,
+        async () => {
+          const commit = await files.commitManifest(directory, request.version, isV2, content);
+          if (!commit.written) throw taken();
+          if (removeStagedOnCommit) removeStaged().catch(() => undefined);
+          return commit;
+        },
+        { directorySeen: true },
+      );
+      const info = written!.etag ? written! : await files.head(key);
+      if (!info) throw new QuiverError("ConcurrentModification", `version ${request.version} of table '${entry.objectId}' was deleted as it was committed`);
       // The version's manifest is the staged one, already read: its record needs no second read of it.
-      files.knownManifest(key, listed.etag, content);
-      published = { directory, v2: isV2, info: listed };
-      return { version: await versionRecord(files, entry, request.version, published, false) };
+      files.knownManifest(key, info.etag, content);
+      return { version: await versionRecord(files, entry, request.version, { directory, v2: isV2, info }, false) };
     },
     undo: () =>
       catalog.commitTo(entry, async () => {
@@ -210,18 +244,8 @@ export async function tableVersionStep(
         }
         await files.deleteManifests(directory, [request.version], isV2);
       }),
-    finish: () => files.remove(staged),
-    // What was committed, for the audit log: the version, its branch and what its transaction says it did (rows
-    // written, deleted, columns changed), where the transaction can be read.
-    committed: async () => {
-      const at = `version ${request.version} of ${isMain(request.branch) ? "main" : `branch '${request.branch}'`}`;
-      const source = published ?? { directory, v2: isV2 };
-      const done = await files
-        .manifest(request.version, source)
-        .then((made) => files.operation(request.version, source, made, sources.get(request.version - 1)))
-        .catch(() => null);
-      return done ? `${at}: ${done.operation}, ${done.action}` : at;
-    },
+    finish: removeStaged,
+    committed: () => what,
   };
 }
 
@@ -231,7 +255,10 @@ export async function tableVersionStep(
  * the first would roll the table back, the second would leave a tag pointing nowhere.
  */
 export async function deleteTableVersions(catalog: Catalog, id: Id, ranges: Array<{ start: number; end: number }>, branch?: string) {
-  return (await versionDeletionStep(catalog, id, ranges, branch, { undoable: false })).apply();
+  const step = await versionDeletionStep(catalog, id, ranges, branch, { undoable: false });
+  const deleted = await step.apply();
+  await step.finish();
+  return deleted;
 }
 
 /**
@@ -268,14 +295,15 @@ export async function versionDeletionStep(
         `tagged versions are kept: ${tagged.map(([name, t]) => `${t.version} (tag '${name}')`).join(", ")}; delete those tags first`,
       );
     }
-    return { doomed, v2 };
+    return { doomed, kept: new Set(versions.filter((v) => !doomed.includes(v))), v2 };
   };
   if (undoable) await doomedVersions();
   const deleted: Array<{ version: number; v2: boolean; content: Buffer }> = [];
+  let remaining: Set<number> | undefined;
   return {
     apply: () =>
       catalog.commitTo(entry, async () => {
-        const { doomed, v2 } = await doomedVersions();
+        const { doomed, kept, v2 } = await doomedVersions();
         if (undoable) {
           for (const version of doomed) {
             const content = await files.read(manifestKey(directory, version, v2));
@@ -283,12 +311,16 @@ export async function versionDeletionStep(
           }
         }
         await files.deleteManifests(directory, doomed, v2);
+        remaining = kept;
         return { deleted_count: doomed.length };
       }),
     undo: () =>
       catalog.commitTo(entry, async () => {
         for (const { version, v2, content } of deleted) await files.commitManifest(directory, version, v2, content);
       }),
-    finish: async () => {},
+    // The records of who made the deleted versions go once nothing can put the versions back.
+    finish: async () => {
+      if (remaining) await pruneAuthors(catalog.store, entry, branch, remaining);
+    },
   };
 }

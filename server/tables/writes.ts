@@ -266,7 +266,7 @@ export async function updateSchemaMetadata(catalog: Catalog, id: Id, changes: Re
       if (!manifest) continue;
       const next = parsed(() => schemaMetadataCommit(manifest, changes));
       if (next.transactionFile) await files.create(`${directory}/_transactions/${next.transactionFile}`, next.transaction);
-      if ((await files.commitManifest(directory, next.version, true, next.manifest)).committed) {
+      if ((await files.commitManifest(directory, next.version, true, next.manifest)).written) {
         await files.hintLatest(directory, next.version);
         return next.metadata;
       }

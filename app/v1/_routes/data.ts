@@ -19,6 +19,8 @@ export const dataRoutes = [
     query: z.object({ ...delimiterQuery, ...branchQuery, mode: qString("Append (default) or Overwrite, case-insensitive") }),
     body: { kind: "arrow" },
     response: insertAnswer,
+    // Appending no rows commits nothing; overwriting with none commits an empty version.
+    commits: (answer, query) => answer.num_inserted_rows > 0 || parseMode(query.mode, ["append", "overwrite"] as const, "append", "mode") === "overwrite",
     handler: async ({ id, query, body, catalog }) => {
       const mode = parseMode(query.mode, ["append", "overwrite"] as const, "append", "mode");
       return json(await insertRecords(catalog, id, body, mode, query.branch || undefined));
@@ -48,6 +50,8 @@ export const dataRoutes = [
     }),
     body: { kind: "arrow" },
     response: mergeInsertAnswer,
+    // A merge that could change nothing is not attempted.
+    commits: (answer) => answer.num_attempts !== 0,
     handler: async ({ id, query, body, catalog }) => {
       const on = query.on === undefined ? [] : Array.isArray(query.on) ? query.on : [query.on];
       if (on.length === 0 || on.some((o) => o.length === 0)) throw invalidInput("'on' is required: name the key column(s) to match rows on");
@@ -166,6 +170,7 @@ export const dataRoutes = [
       }),
     },
     response: versionAnswer,
+    commits: true,
     handler: async ({ id, body, catalog }) => {
       const alterations = body.alterations.map((a) => ({
         path: a.path,
@@ -200,6 +205,7 @@ export const dataRoutes = [
       }),
     },
     response: z.object({ ...versionResponse, fields: z.record(z.string(), z.record(z.string(), z.string())) }),
+    commits: true,
     handler: async ({ id, body, catalog }) =>
       json(
         await updateFieldMetadata(
@@ -232,6 +238,7 @@ export const dataRoutes = [
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object({ ...requestBase, version: z.number().int().min(0), branch: z.string().nullish() }) },
     response: versionAnswer,
+    commits: true,
     handler: async ({ id, body, catalog }) => json(await restoreVersion(catalog, id, body.version, body.branch ?? undefined)),
   }),
 ];

@@ -81,9 +81,10 @@ export const historyRoutes = [
       }),
     },
     response: createdVersion,
-    handler: async ({ id, body, catalog, auditDetail }) => {
+    handler: async ({ id, body, catalog, auditDetail, committed }) => {
       const { created, what } = await createTableVersion(catalog, id, newTableVersion(body));
       auditDetail(what);
+      committed({ table: id, version: created.version.version, branch: body.branch ?? undefined, detail: what });
       return json(created);
     },
   }),

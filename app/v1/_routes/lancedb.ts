@@ -122,6 +122,7 @@ export const lancedbRoutes = [
       schema: z.object({ ...requestBase, ...branchField, new_columns: z.array(z.object({ name: z.string().min(1), expression: z.string().min(1) })) }),
     },
     response: versionAnswer,
+    commits: true,
     handler: async ({ id, body, catalog }) => json(await addColumns(catalog, id, body.new_columns, body.branch ?? undefined)),
   }),
   route({
@@ -134,6 +135,7 @@ export const lancedbRoutes = [
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object({ ...requestBase, ...branchField, columns: z.array(z.string().min(1)) }) },
     response: versionAnswer,
+    commits: true,
     handler: async ({ id, body, catalog }) => json(await dropColumns(catalog, id, body.columns, body.branch ?? undefined)),
   }),
   route({
@@ -150,6 +152,7 @@ export const lancedbRoutes = [
       schema: z.object({ ...requestBase, ...branchField, predicate: z.string().nullish(), updates: z.array(z.tuple([z.string().min(1), z.string()])) }),
     },
     response: z.object({ ...versionResponse, updated_rows: z.number().int(), rows_updated: z.number().int() }),
+    commits: true,
     handler: async ({ id, body, catalog }) => json(await updateRows(catalog, id, body.predicate ?? undefined, body.updates, body.branch ?? undefined)),
   }),
   route({
@@ -163,6 +166,7 @@ export const lancedbRoutes = [
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object({ ...requestBase, ...branchField, predicate: z.string().min(1) }) },
     response: z.object({ ...versionResponse, num_deleted_rows: z.number().int() }),
+    commits: true,
     handler: async ({ id, body, catalog }) => json(await deleteRows(catalog, id, body.predicate, body.branch ?? undefined)),
   }),
   route({

@@ -6,8 +6,9 @@ import type { ArrowBody } from "@/server/lance/arrow-ipc";
 import { vendedStorageOptions } from "@/server/http/vending";
 import { readableTables } from "./visibility";
 import { declaredTable, isManagedVersioning, tableDescription } from "@/lib/contract/catalog";
-import { declareFields, deregisteredTable } from "@/lib/contract/table-changes";
+import { declareFields, deregisteredTable, updatedTableProperties } from "@/lib/contract/table-changes";
 import { context, delimiterQuery, pageToken, properties, requestBase } from "@/lib/contract/common";
+import { forgetAuthors } from "@/server/tables/version-authors";
 
 const listAll = {
   query: z.object({ ...delimiterQuery, ...pageQuery, include_declared: qBool("Include declared-only tables (default true)") }),
@@ -134,6 +135,7 @@ export const tableRoutes = [
     query: createQuery,
     body: { kind: "arrow" },
     response: createResponse,
+    commits: true,
     handler: createTable,
   }),
   route({
@@ -216,8 +218,33 @@ export const tableRoutes = [
     response: deregisteredTable,
     handler: async ({ id, catalog, access, database }) => {
       const { entry } = await catalog.dropTable(id);
-      await access.forgetTable(database, id);
+      await Promise.all([access.forgetTable(database, id), forgetAuthors(catalog.store, entry)]);
       return json({ id, location: catalog.location(entry), properties: entry.properties });
+    },
+  }),
+  route({
+    operationId: "UpdateTableProperties",
+    summary: 'Quiver: set and remove a table\'s properties; `quiver.managed_versioning` ("true" or "false") switches whether the catalog manages its versions',
+    group: "Tables",
+    methods: ["POST"],
+    path: "/v1/table/{id}/properties/update",
+    access: { need: "admin", on: "table" },
+    query: z.object(delimiterQuery),
+    body: {
+      kind: "json",
+      schema: z.object({
+        ...requestBase,
+        updates: properties.nullish().describe("properties to set, by key"),
+        removals: z.array(z.string().min(1)).nullish().describe("keys of properties to remove"),
+      }),
+    },
+    response: updatedTableProperties,
+    handler: async ({ id, body, catalog, auditDetail }) => {
+      const { entry } = await catalog.updateTableProperties(id, body.updates ?? {}, body.removals ?? []);
+      const managed = isManagedVersioning(entry.properties);
+      const changed = [...Object.keys(body.updates ?? {}).map((key) => `set ${key}`), ...(body.removals ?? []).map((key) => `removed ${key}`)];
+      auditDetail(`${changed.join(", ") || "nothing changed"}; versions ${managed ? "managed by the catalog" : "not managed"}`);
+      return json({ properties: entry.properties, managed_versioning: managed });
     },
   }),
   route({

@@ -1,0 +1,101 @@
+/**
+ * Who made each version of a managed table: the catalog's own record of every commit it authorised, one small object
+ * per version at `.quiver/versions/<table location>/<branch>/<version>.json`. The store's manifests stay the truth
+ * of which versions exist (a writer that bypasses the catalog adds versions without a record); a record only says
+ * who committed a version, with which operation, and is believed only for a manifest written about when it was.
+ */
+import "server-only";
+import { z } from "zod";
+import { isManagedVersioning, versionAuthor, type VersionAuthor } from "@/lib/contract/catalog";
+import type { ObjectStore } from "@/server/storage/object-store";
+import type { Catalog } from "@/server/catalog/catalog";
+import type { TableEntry } from "@/server/catalog/catalog-table";
+import { metrics } from "@/server/metrics";
+
+/** A record and the manifest it names are written by one commit, seconds apart at most; clocks of instances differ a little. */
+const SAME_COMMIT_MS = 10 * 60_000;
+
+const record = versionAuthor.extend({ version: z.number().int(), branch: z.string().nullable() });
+type AuthorRecord = z.output<typeof record>;
+
+const tablePrefix = (location: string) => `.quiver/versions/${location}/`;
+const branchPrefix = (location: string, branch?: string) => `${tablePrefix(location)}${encodeURIComponent(branch || "main")}/`;
+const recordKey = (location: string, branch: string | undefined, version: number) => `${branchPrefix(location, branch)}${version}.json`;
+
+/** A version a call committed, on a table it names. */
+export interface Commit {
+  table: string[];
+  version: number;
+  branch?: string;
+  detail?: string;
+}
+
+/**
+ * Records who committed the versions a call made, for the tables among them whose versions the catalog manages
+ * (other tables keep no record), and counts every commit in the metrics. A record never replaces another: the
+ * first commit of a version is the one that made it.
+ */
+export async function recordCommits(catalog: Catalog, commits: Commit[], principal: VersionAuthor["principal"], operation: string) {
+  await Promise.all(
+    commits.map(async (c) => {
+      const entry = await catalog.knownEntry(c.table);
+      const managed = isManagedVersioning(entry.properties);
+      metrics.commits.inc({ operation, managed: String(managed) });
+      if (!managed) return;
+      const body: AuthorRecord = {
+        version: c.version,
+        branch: c.branch || null,
+        principal,
+        operation,
+        detail: c.detail ?? null,
+        time: new Date().toISOString(),
+      };
+      await catalog.store.putIfAbsent(recordKey(entry.location, c.branch, c.version), JSON.stringify(body));
+    }),
+  );
+}
+
+/**
+ * Who made each of the given versions, where the catalog recorded it: a record is believed for a version whose
+ * manifest was written near the record's time, so that a record of a dropped table's version, or of a version
+ * number that was taken back and then committed again by a writer outside the catalog, names nobody.
+ */
+export async function authorsOf(
+  store: ObjectStore,
+  entry: TableEntry,
+  branch: string | undefined,
+  versions: Array<{ version: number; timestamp_millis: number }>,
+): Promise<Map<number, VersionAuthor>> {
+  const found = new Map<number, VersionAuthor>();
+  if (!isManagedVersioning(entry.properties)) return found;
+  await Promise.all(
+    versions.map(async ({ version, timestamp_millis }) => {
+      const body = await store.get(recordKey(entry.location, branch, version));
+      if (!body) return;
+      const parsed = record.safeParse(JSON.parse(body.toString("utf8")));
+      if (!parsed.success || parsed.data.version !== version) return;
+      if (Math.abs(Date.parse(parsed.data.time) - timestamp_millis) > SAME_COMMIT_MS) return;
+      const { principal, operation, detail, time } = parsed.data;
+      found.set(version, { principal, operation, detail, time });
+    }),
+  );
+  return found;
+}
+
+/** Removes the records of a branch's versions that no longer exist (after cleanup or a deletion of versions). */
+export async function pruneAuthors(store: ObjectStore, entry: TableEntry, branch: string | undefined, existing: ReadonlySet<number>) {
+  if (!isManagedVersioning(entry.properties)) return 0;
+  const prefix = branchPrefix(entry.location, branch);
+  const keys = await store.list(prefix);
+  const gone = keys.filter((key) => {
+    const version = Number(/^(\d+)\.json$/.exec(key.slice(prefix.length))?.[1]);
+    return Number.isInteger(version) && !existing.has(version);
+  });
+  await Promise.all(gone.map((key) => store.delete(key)));
+  return gone.length;
+}
+
+/** Forgets every record of a dropped table. */
+export async function forgetAuthors(store: ObjectStore, entry: TableEntry) {
+  if (isManagedVersioning(entry.properties)) await store.deletePrefix(tablePrefix(entry.location));
+}
