@@ -117,6 +117,41 @@ describe("BatchCreateTableVersions", () => {
   });
 });
 
+describe("a batch's versions seen through the catalog", () => {
+  it("appear to a reader asking for the latest versions all at once, never the first tables before the last", async () => {
+    const latest = async (table: string) =>
+      (await api.post<{ versions: TableVersion[] }>(`/v1/table/${table}/version/list?descending=true&limit=1`)).body.versions[0].version;
+    const described = async (table: string) => (await api.post<{ version: number }>(`/v1/table/${table}/describe`, {})).body.version;
+    const torn: string[] = [];
+    for (let round = 0; round < 8; round++) {
+      const tables = ["a", "b", "c", "d"].map((t) => `held${round}${t}`);
+      const staged: string[] = [];
+      for (const table of tables) staged.push(await withStagedVersion(table));
+      let committing = true;
+      // Each reader asks for the tables in the batch's order: a later table older than an earlier one is a torn view.
+      const reader = async (ask: (table: string) => Promise<number>, how: string) => {
+        while (committing) {
+          const seen: number[] = [];
+          for (const table of tables) seen.push(await ask(table));
+          if (seen.some((v, i) => i > 0 && v < seen[i - 1])) torn.push(`${how} ${seen.join(",")}`);
+        }
+      };
+      const readers = [reader(latest, "ListTableVersions"), reader(described, "DescribeTable")];
+      const reply = await api.post("/v1/table/version/batch-create", {
+        entries: tables.map((table, i) => ({ id: [table], version: 2, manifest_path: staged[i] })),
+      });
+      committing = false;
+      await Promise.all(readers);
+      expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+      for (const table of tables) expect(await latest(table)).toBe(2);
+    }
+    expect(torn).toEqual([]);
+    // The batch's record and its holds are gone once it has committed.
+    expect(await storeOf(server).list(".quiver/batches/")).toEqual([]);
+    expect((await storeOf(server).list("held0a.lance/_versions/")).filter((k) => k.includes(".quiver-batch-"))).toEqual([]);
+  });
+});
+
 describe("BatchCommitTables", () => {
   it("declares, commits a version, deletes versions and deregisters in one request", async () => {
     const f = await withStagedVersion("f");

@@ -23,6 +23,7 @@ import { openStore } from "@/server/storage/stores";
 import { isPlainLocation } from "@/server/storage/dataset-locator";
 import { MANAGED_VERSIONING } from "@/lib/contract/catalog";
 import { config } from "@/server/config";
+import { heldBack } from "./batch-holds";
 
 export type Id = string[];
 
@@ -700,6 +701,13 @@ export class Catalog {
     const latestOfMain = at.version === undefined && at.tag === undefined && (!at.branch || at.branch === "main");
     // Everything described is fixed by the version's manifest: its etag says whether a description still holds.
     const latest = latestOfMain ? await this.datasets.latestManifest(entry.location) : null;
+    if (latest?.holds.length) {
+      // A batch still committing this table's newest version with other tables' holds it back: describe the one before.
+      const held = await heldBack(this.store, latest.holds);
+      let visible = latest.version;
+      while (held.has(visible)) visible--;
+      if (visible !== latest.version && visible > 0) return this.describeEntry(entry, { ...at, version: visible });
+    }
     const cacheKey = latest?.etag ? `${latest.key}\0${latest.etag}` : null;
     const cached = cacheKey === null ? undefined : this.descriptions.get(cacheKey);
     if (cacheKey !== null) countLookup("table_description", cached !== undefined);

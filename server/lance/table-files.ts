@@ -14,6 +14,7 @@ import {
   manifestKey,
   rememberSummary,
   versionSummary,
+  type BatchHold,
   type LatestManifest,
   type VersionSummary,
 } from "./version-manifest";
@@ -61,10 +62,10 @@ export class TableFiles {
    * The versions whose manifests lie in a directory, with each manifest's listing (its etag and size where the listing
    * has them, or `everyManifest` says all will be read), and which naming they use.
    */
-  async versions(directory: string, { everyManifest = false } = {}): Promise<{ v2: boolean; sources: Map<number, ManifestSource> }> {
+  async versions(directory: string, { everyManifest = false } = {}): Promise<{ v2: boolean; sources: Map<number, ManifestSource>; holds: BatchHold[] }> {
     this.own(`${directory}/`);
-    const { v2, files } = await listVersionNumbers(this.store, directory, everyManifest);
-    return { v2, sources: new Map([...files].map(([version, info]) => [version, { directory, v2, info }])) };
+    const { v2, files, holds } = await listVersionNumbers(this.store, directory, everyManifest);
+    return { v2, sources: new Map([...files].map(([version, info]) => [version, { directory, v2, info }])), holds };
   }
 
   /** The newest manifest in a directory (main's or a branch's), or null when it has none. */

@@ -118,6 +118,29 @@ export async function versionSummary(store: ObjectStore, manifest: { key: string
 }
 
 /**
+ * A batch's hold on a version it is committing with versions of other tables: a file beside the manifests
+ * (`_versions/.quiver-batch-<batch>-<version>`, which sorts before every manifest and which Lance's listing passes
+ * over), so that the listing a reader makes anyway shows it. Readers through the catalog hide the version while
+ * the batch is pending (server/catalog/batch-holds.ts).
+ */
+export interface BatchHold {
+  batch: string;
+  version: number;
+}
+
+const HOLD = /^\.quiver-batch-([0-9a-f]{16})-(\d+)$/;
+export const holdKey = (directory: string, hold: BatchHold) => `${directory}/_versions/.quiver-batch-${hold.batch}-${hold.version}`;
+
+function holdsIn(names: Iterable<string>): BatchHold[] {
+  const holds: BatchHold[] = [];
+  for (const name of names) {
+    const match = HOLD.exec(name);
+    if (match) holds.push({ batch: match[1], version: Number(match[2]) });
+  }
+  return holds;
+}
+
+/**
  * Committed versions of a dataset's main branch, from the names of its manifest files, each with its etag and size
  * where the store's listing carries them or `withInfo` asks for them (a caller that reads every manifest); otherwise
  * a caller heads the few manifests it reads.
@@ -126,11 +149,12 @@ export async function listVersionNumbers(
   store: ObjectStore,
   location: string,
   withInfo = false,
-): Promise<{ versions: number[]; v2: boolean; files: Map<number, ObjectInfo | undefined> }> {
+): Promise<{ versions: number[]; v2: boolean; files: Map<number, ObjectInfo | undefined>; holds: BatchHold[] }> {
   const prefix = `${location}/_versions/`;
   const entries: Array<[string, ObjectInfo | undefined]> =
     store.listingHasInfo || withInfo ? [...(await store.listInfo(prefix))] : (await store.list(prefix)).map((key) => [key, undefined]);
-  const listed = entries.map(([key, info]) => [key.slice(prefix.length), info] as const).filter(([n]) => /^\d+\.manifest$/.test(n));
+  const named = entries.map(([key, info]) => [key.slice(prefix.length), info] as const);
+  const listed = named.filter(([n]) => /^\d+\.manifest$/.test(n));
   const v2 = listed.some(([n]) => n.length === "18446744073709551614.manifest".length);
   const files = new Map(
     listed.map(([n, info]) => {
@@ -138,7 +162,7 @@ export async function listVersionNumbers(
       return [v2 ? Number(18446744073709551615n - BigInt(digits)) : Number(digits), info] as const;
     }),
   );
-  return { versions: [...files.keys()], v2, files };
+  return { versions: [...files.keys()], v2, files, holds: holdsIn(named.map(([n]) => n)) };
 }
 
 /** A directory's newest manifest: its key, version, naming and etag. */
@@ -147,6 +171,8 @@ export interface LatestManifest {
   version: number;
   v2: boolean;
   etag: string;
+  /** Batches' holds on versions, listed before the manifests. */
+  holds: BatchHold[];
 }
 
 /**
@@ -158,22 +184,24 @@ export async function latestManifestIn(store: ObjectStore, location: string): Pr
   const [first] = await store.listInfo(prefix, 1);
   if (!first) return null;
   const isV2Manifest = ([key]: [string, ObjectInfo]) => /^\d{20}\.manifest$/.test(key.slice(prefix.length));
-  // A writer's staged manifest (`<version>.manifest-<uuid>`) sorts before the versions it follows: a page of the
-  // listing finds the newest V2 manifest past it, without listing every version.
-  const newest = isV2Manifest(first) ? first : [...(await store.listInfo(prefix, FIRST_VERSION_KEYS))].find(isV2Manifest);
+  // A writer's staged manifest (`<version>.manifest-<uuid>`) and a batch's hold sort before the versions they
+  // follow: a page of the listing finds the newest V2 manifest past them, without listing every version.
+  const page = isV2Manifest(first) ? [first] : [...(await store.listInfo(prefix, FIRST_VERSION_KEYS))];
+  const holds = holdsIn(page.map(([key]) => key.slice(prefix.length)));
+  const newest = page.find(isV2Manifest);
   if (newest) {
     const [firstKey, firstInfo] = newest;
     const version = Number(18446744073709551615n - BigInt(firstKey.slice(prefix.length, -".manifest".length)));
     // The listing carries the etag on every store here; one that leaves it out is asked for it.
     const etag = firstInfo.etag || (await store.head(firstKey))?.etag;
-    return etag === undefined ? null : { key: firstKey, version, v2: true, etag };
+    return etag === undefined ? null : { key: firstKey, version, v2: true, etag, holds };
   }
   const { versions } = await listVersionNumbers(store, location);
   if (!versions.length) return null;
   const version = Math.max(...versions);
   const key = manifestKey(location, version, false);
   const info = await store.head(key);
-  return info && { key, version, v2: false, etag: info.etag };
+  return info && { key, version, v2: false, etag: info.etag, holds };
 }
 
 /** The key of a version's manifest under a dataset (or branch) directory, in the V2 (u64::MAX - version) or V1 naming. */

@@ -1,16 +1,17 @@
 /**
  * Changes to several tables committed together: BatchCommitTables (declares, versions, version deletions and
- * deregisters) and BatchCreateTableVersions (versions only). Lance's readers find a table's latest version by listing
- * its manifests, so no set of writes across tables can appear to them at once, and this service keeps no version
- * store they would consult instead. What it does promise is all or nothing: every operation is checked before any is
- * applied; they are then applied in order, and when one fails, those applied before it are undone, last first. A
- * reader listing meanwhile may see the first tables changed before the last, or a change that was then undone.
+ * deregisters) and BatchCreateTableVersions (versions only). All or nothing: every operation is checked before any is
+ * applied; they are then applied in order, and when one fails, those applied before it are undone, last first. The
+ * new versions of a batch are held back from readers that ask the catalog for versions until every part is applied
+ * (batch-holds.ts), so those readers see them all at once or none; a reader listing the store itself may see the
+ * first tables changed before the last.
  */
 import "server-only";
 import { formatIdentifier } from "@/lib/identifiers";
 import { QuiverError, invalidInput } from "@/server/errors";
 import { log } from "@/server/log";
 import type { Catalog, Id } from "@/server/catalog/catalog";
+import { holdVersions } from "@/server/catalog/batch-holds";
 import { tableVersionStep, versionDeletionStep, type NewTableVersion, type Step, type TableVersionRecord } from "./versions";
 
 export type BatchOperation =
@@ -85,10 +86,26 @@ export async function checkBatch(catalog: Catalog, operations: BatchOperation[])
   const steps: Array<Step<BatchResult>> = [];
   for (const [i, op] of operations.entries())
     steps.push(await stepOf(catalog, op).catch((err) => Promise.reject(inBatch(i, op, err, "; nothing was changed"))));
-  return { apply: () => applyAll(operations, steps) };
+  return { apply: () => applyAll(catalog, operations, steps) };
 }
 
-async function applyAll(operations: BatchOperation[], steps: Array<Step<BatchResult>>): Promise<BatchResult[]> {
+/**
+ * Ends a batch's hold. The versions are committed (or undone) whatever happens here: a record that cannot be
+ * deleted holds them back from readers through the catalog until it is taken for abandoned, which is logged.
+ */
+async function letGo(hold: Awaited<ReturnType<typeof holdVersions>> | null) {
+  if (!hold) return;
+  try {
+    await hold.release();
+    await hold.tidy();
+  } catch (err) {
+    log.error({ err }, "ending a batch's hold on its versions failed");
+  }
+}
+
+async function applyAll(catalog: Catalog, operations: BatchOperation[], steps: Array<Step<BatchResult>>): Promise<BatchResult[]> {
+  const published = steps.flatMap((step) => (step.publishes ? [step.publishes] : []));
+  const hold = published.length > 1 ? await holdVersions(catalog.store, published) : null;
   const results: BatchResult[] = [];
   for (const [i, step] of steps.entries()) {
     try {
@@ -101,11 +118,14 @@ async function applyAll(operations: BatchOperation[], steps: Array<Step<BatchRes
           kept.push(`${nameOf(operations[j])} stays applied: ${undoErr instanceof Error ? undoErr.message : String(undoErr)}`);
         });
       }
+      await letGo(hold);
       const undone = kept.length === 0 ? "; the operations before it were undone" : kept.length < i ? "; the other operations before it were undone" : "";
       const after = i === 0 ? "; nothing was changed" : `${kept.map((k) => `; ${k}`).join("")}${undone}`;
       throw inBatch(i, operations[i], err, after);
     }
   }
+  // The one instant at which readers through the catalog see every version the batch published.
+  await letGo(hold);
   for (const [i, step] of steps.entries()) {
     // A staged manifest left behind costs its bytes, not a wrong answer: the batch has committed.
     await step.finish().catch((err: unknown) => log.warn({ err, operation: nameOf(operations[i]) }, "tidying after a batch commit failed"));

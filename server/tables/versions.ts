@@ -14,6 +14,7 @@ import { engineCall } from "@/server/storage/datasets";
 import { manifestKey, parseManifest, type VersionSummary } from "@/server/lance/version-manifest";
 import type { ManifestSource, TableFiles } from "@/server/lance/table-files";
 import { authorsOf, pruneAuthors } from "./version-authors";
+import { heldBack, type HeldVersion } from "@/server/catalog/batch-holds";
 
 const isMain = (branch?: string) => !branch || branch === "main";
 
@@ -31,7 +32,10 @@ async function branchDirectory(catalog: Catalog, entry: TableEntry, files: Table
  * copy of the version it was made from and those written on it), as the engine lists a branch's versions.
  */
 async function versionSources(catalog: Catalog, entry: TableEntry, files: TableFiles, branch?: string): Promise<Map<number, ManifestSource>> {
-  return (await files.versions(await branchDirectory(catalog, entry, files, branch))).sources;
+  const { sources, holds } = await files.versions(await branchDirectory(catalog, entry, files, branch));
+  // A batch still committing other tables' versions with these holds them back, so that all appear at once.
+  for (const version of await heldBack(catalog.store, holds)) sources.delete(version);
+  return sources;
 }
 
 export type TableVersionRecord = Awaited<ReturnType<typeof versionRecord>>;
@@ -129,6 +133,8 @@ export interface Step<R> {
   apply(): Promise<R>;
   undo(): Promise<void>;
   finish(): Promise<void>;
+  /** The version the step publishes, which a batch holds back until all its parts are applied. */
+  publishes?: HeldVersion;
 }
 
 /**
@@ -246,6 +252,7 @@ export async function tableVersionStep(
       }),
     finish: removeStaged,
     committed: () => what,
+    publishes: { directory, version: request.version },
   };
 }
 

@@ -74,7 +74,7 @@ async function authorizedBatch(ctx: RouteContext<unknown, unknown>, operationId:
 }
 
 const ALL_OR_NOTHING =
-  "all or nothing: every part is checked before any is applied, and when one fails those applied before it are undone; readers listing meanwhile may see some tables changed before the others";
+  "all or nothing: every part is checked before any is applied, and when one fails those applied before it are undone; readers asking this service for versions see the new versions all at once, readers listing the store itself may see some tables changed before the others";
 
 export const batchRoutes = [
   route({
