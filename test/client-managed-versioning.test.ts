@@ -84,6 +84,67 @@ describe("managed versioning", () => {
     expect(await other.countRows()).toBe(15);
   });
 
+  it("takes every kind of commit the client makes through the catalog: columns, optimize, an index, tags, branches, restore", async () => {
+    const table = await ns.createTable("wide", data(0, 20), ["lake"]);
+    await table.add(data(20, 40));
+    await table.addColumns([{ name: "doubled", valueSql: "id * 2" }]);
+    await table.alterColumns([{ path: "s", rename: "label" }]);
+    await table.createIndex("id");
+    await table.optimize();
+    expect(await table.countRows()).toBe(40);
+    expect((await table.query().where("id = 7").toArray())[0]).toMatchObject({ label: "s7", doubled: 14n });
+    expect((await table.listIndices()).map((i) => i.name)).toContain("id_idx");
+
+    // Every version the client made is one the catalog committed, audited and recorded; the client lists them too.
+    const listed = (await table.listVersions()).map((v) => v.version);
+    expect(await versionsOf("lake$wide")).toEqual(listed);
+    const audited = (await commits("lake$wide")).filter((e) => e.status === 200);
+    expect(audited).toHaveLength(listed.length);
+    const operations = audited.map((e) => /: (\w+),/.exec(e.detail ?? "")?.[1]).sort();
+    expect(operations).toEqual(expect.arrayContaining(["Append", "CreateIndex", "Project", "Rewrite"]));
+    const recorded = await api.post<{ versions: Array<{ version: number; committed_by: { operation: string } | null }> }>(
+      "/v1/table/lake$wide/version/list?include_operations=true",
+      {},
+    );
+    expect(recorded.body.versions.every((v) => v.committed_by?.operation === "CreateTableVersion")).toBe(true);
+
+    // Tags and branches, and checking out, restoring and writing on a branch.
+    const tags = await table.tags();
+    await tags.create("loaded", 2);
+    expect(await tags.getVersion("loaded")).toBe(2);
+    const dev = await (await table.branches()).create("dev");
+    const wider = new arrow.Schema([
+      new arrow.Field("id", new arrow.Int64(), false),
+      new arrow.Field("label", new arrow.Utf8(), true),
+      new arrow.Field("doubled", new arrow.Int64(), true),
+    ]);
+    await dev.add(
+      lancedb.makeArrowTable(
+        [100, 101, 102, 103, 104].map((i) => ({ id: BigInt(i), label: `d${i}`, doubled: BigInt(2 * i) })),
+        { schema: wider },
+      ),
+    );
+    expect(await dev.countRows()).toBe(45);
+    // Creating the branch and writing on it are commits through the catalog too, on the branch.
+    expect((await commits("lake$wide")).filter((e) => e.status === 200 && / of branch 'dev': Append,/.test(e.detail ?? ""))).toHaveLength(1);
+    expect(await table.countRows()).toBe(40);
+    await table.checkout("loaded");
+    expect(await table.countRows()).toBe(40);
+    await table.restore();
+    const restored = await table.version();
+    expect(restored).toBe(listed[listed.length - 1] + 1);
+    expect((await table.schema()).fields.map((f) => f.name)).toEqual(["id", "s"]);
+    expect(await versionsOf("lake$wide")).toContain(restored);
+
+    // The same table through Lance's own dir namespace and a plain connection to the root: same rows, same version.
+    const storage = onObjectStore
+      ? { ...Object.fromEntries(Object.entries(storageOptions()).map(([k, v]) => [`storage.${k}`, v])), vend_input_storage_options: "true" }
+      : {};
+    const viaDir = await (await lancedb.connectNamespace("dir", { root: server.root, ...storage })).openTable("wide", ["lake"]);
+    expect(await viaDir.version()).toBe(restored);
+    expect(await viaDir.countRows()).toBe(40);
+  });
+
   it("still sees a table's versions while a writer's staged manifest sorts before them", async () => {
     // A staged manifest of version 6 (`<u64::MAX - 6>.manifest-<uuid>`) is the first key of `_versions/`.
     const location = keyOf(server, (await api.post<{ location: string }>("/v1/table/lake$events/describe", {})).body.location);

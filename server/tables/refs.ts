@@ -98,7 +98,7 @@ export async function listBranches(catalog: Catalog, id: Id, options: { pageToke
  */
 const BRANCH_SEGMENT = /^[\p{Alphabetic}\p{N}._-]+$/u;
 
-function branchNameProblem(name: string): string | null {
+export function branchNameProblem(name: string): string | null {
   if (name.includes("..")) return "it contains '..'";
   const bad = name.split("/").find((segment) => segment === "." || !BRANCH_SEGMENT.test(segment));
   if (bad === undefined) return null;

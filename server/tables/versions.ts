@@ -15,6 +15,7 @@ import { manifestKey, parseManifest, type VersionSummary } from "@/server/lance/
 import type { ManifestSource, TableFiles } from "@/server/lance/table-files";
 import { authorsOf, pruneAuthors } from "./version-authors";
 import { heldBack, type HeldVersion } from "@/server/catalog/batch-holds";
+import { branchNameProblem } from "./refs";
 
 const isMain = (branch?: string) => !branch || branch === "main";
 
@@ -170,9 +171,13 @@ export async function tableVersionStep(
   if (request.metadata && Object.keys(request.metadata).length) {
     throw unsupported("metadata: a version's metadata is written in its manifest; it cannot be attached when committing one");
   }
+  const problem = isMain(request.branch) ? null : branchNameProblem(request.branch!);
+  if (problem) throw invalidInput(`'${request.branch}' is not a valid branch name: ${problem}`);
   const { entry, value: look } = await catalog.resolveWith(id, async (entry) => {
     const files = catalog.filesOf(entry);
-    const directory = await branchDirectory(catalog, entry, files, request.branch);
+    // Not opened through the engine: Lance's client creating a branch commits the branch's first version before the
+    // branch is one the engine can open.
+    const directory = files.directoryOf(request.branch);
     const staged = files.keyInside(directory, request.manifestPath);
     if (staged === null) {
       throw invalidInput(`manifest_path '${request.manifestPath}' is not a staged manifest inside the table's directory`);
