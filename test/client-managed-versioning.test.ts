@@ -136,12 +136,30 @@ describe("managed versioning", () => {
     expect((await table.schema()).fields.map((f) => f.name)).toEqual(["id", "s"]);
     expect(await versionsOf("lake$wide")).toContain(restored);
 
+    // Versions Quiver commits itself are recorded too: a schema metadata change, and a compaction by a maintenance job.
+    expect((await api.post("/v1/table/lake$wide/schema_metadata/update", { owner: "ingest" })).status).toBe(200);
+    expect((await api.post("/v1/table/lake$wide/create_index", { column: "s", index_type: "BITMAP" })).status).toBe(200);
+    const compacted = await api.post<{ job: { status: string } }>("/v1/table/lake$wide/maintenance/compact?wait=true", {});
+    expect(compacted.body.job.status).toBe("succeeded");
+    const after = await api.post<{ versions: Array<{ version: number; committed_by: { principal: { kind: string }; operation: string } | null }> }>(
+      "/v1/table/lake$wide/version/list?include_operations=true&descending=true&limit=10",
+      {},
+    );
+    const own = after.body.versions.filter((v) => v.version > restored);
+    expect(own.find((v) => v.version === restored + 1)?.committed_by).toMatchObject({
+      operation: "UpdateTableSchemaMetadata",
+      principal: { name: "QUIVER_ADMIN_API_KEY" },
+    });
+    expect(own.find((v) => v.version === restored + 2)?.committed_by).toMatchObject({ operation: "CreateTableIndex" });
+    expect(own.filter((v) => v.committed_by?.principal.kind === "maintenance").length).toBeGreaterThan(0);
+    expect(own.every((v) => v.committed_by !== null)).toBe(true);
+
     // The same table through Lance's own dir namespace and a plain connection to the root: same rows, same version.
     const storage = onObjectStore
       ? { ...Object.fromEntries(Object.entries(storageOptions()).map(([k, v]) => [`storage.${k}`, v])), vend_input_storage_options: "true" }
       : {};
     const viaDir = await (await lancedb.connectNamespace("dir", { root: server.root, ...storage })).openTable("wide", ["lake"]);
-    expect(await viaDir.version()).toBe(restored);
+    expect(await viaDir.version()).toBe(after.body.versions[0].version);
     expect(await viaDir.countRows()).toBe(40);
   });
 

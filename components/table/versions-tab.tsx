@@ -136,7 +136,7 @@ export function VersionsTab({ database, table }: { database: string; table: stri
                   ) : (
                     <span
                       className="text-slate-500"
-                      title="no record of who: made by maintenance, before the table's versions were managed, or by a program that wrote the table's files directly"
+                      title="no record of who: made before the table's versions were managed, or by a program that wrote the table's files directly"
                     >
                       —
                     </span>

@@ -16,6 +16,7 @@ import { QuiverError } from "@/server/errors";
 import { metrics } from "@/server/metrics";
 import { TableLease } from "./lease";
 import { cleanupVersions, compactTable } from "./operations";
+import { recordCompaction } from "@/server/tables/version-authors";
 
 export type MaintenanceJob = z.output<typeof maintenanceJob>;
 type JobKind = MaintenanceJob["kind"];
@@ -84,6 +85,10 @@ export async function startJob(
     try {
       if (request.kind === "compact") {
         job.compaction = await compactTable(catalog, entry, () => metrics.maintenanceRetries.inc());
+        const { version_before, version_after } = job.compaction;
+        await recordCompaction(catalog, entry, version_before, version_after, { id: jobId, requestedBy: request.requestedBy }).catch((err: unknown) =>
+          log.warn({ err, job: jobId }, "recording the compaction's versions as the job's failed"),
+        );
       } else {
         job.cleanup = await cleanupVersions(catalog, entry, request.olderThan ?? new Date(), (done, total) => (job.progress = { done, total }));
       }

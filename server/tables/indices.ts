@@ -61,7 +61,7 @@ export async function dropIndex(catalog: Catalog, id: Id, name: string, branch?:
   const known = await engineCall("list indices", () => table.listIndices());
   if (!known.some((i) => i.name === name)) throw new QuiverError("TableIndexNotFound", `table '${entry.objectId}' has no index named '${name}'`);
   await catalog.commitTo(entry, () => engineCall("drop index", () => table.dropIndex(name)));
-  return {};
+  return { version: await engineCall("read the version", () => table.version()) };
 }
 
 export async function createIndex(
@@ -83,5 +83,5 @@ export async function createIndex(
       throw err;
     }),
   );
-  return {};
+  return { version: await engineCall("read the version", () => table.version()) };
 }

@@ -55,6 +55,27 @@ export async function recordCommits(catalog: Catalog, commits: Commit[], princip
   );
 }
 
+/** Lance's operations a compaction commits (fragment ids reserved, files rewritten), which no user write makes. */
+const COMPACTION_OPERATIONS = new Set(["ReserveFragments", "Rewrite"]);
+
+/**
+ * Records a maintenance job as the author of the versions its compaction made: those after `before` up to `after`
+ * whose transaction is a compaction's (users' writes committed meanwhile keep their own records).
+ */
+export async function recordCompaction(catalog: Catalog, entry: TableEntry, before: number, after: number, job: { id: string; requestedBy: string }) {
+  if (!isManagedVersioning(entry.properties) || after <= before) return;
+  const files = catalog.filesOf(entry);
+  const { sources } = await files.versions(entry.location);
+  const made: Commit[] = [];
+  for (let version = before + 1; version <= after; version++) {
+    const source = sources.get(version);
+    if (!source) continue;
+    const done = await files.operation(version, source, await files.manifest(version, source), sources.get(version - 1));
+    if (done && COMPACTION_OPERATIONS.has(done.operation)) made.push({ table: entry.id, version, detail: `${done.operation}, ${done.action}` });
+  }
+  await recordCommits(catalog, made, { kind: "maintenance", id: job.id, name: `maintenance (${job.requestedBy})` }, "Compact");
+}
+
 /**
  * Who made each of the given versions, where the catalog recorded it: a record is believed for a version whose
  * manifest was written near the record's time, so that a record of a dropped table's version, or of a version

@@ -230,7 +230,7 @@ const SCHEMA_METADATA_ATTEMPTS = 10;
  * Sets keys of the schema's metadata (UpdateTableSchemaMetadata) in a new version, and answers the whole metadata.
  * The engine cannot write schema metadata, so the version is committed as Lance commits one: its manifest is written
  * only where none of that version exists, and when another writer committed first, the change is made again on top
- * of the newest version. No keys, no version.
+ * of the newest version. No keys, no version (`version` null).
  */
 export async function updateSchemaMetadata(catalog: Catalog, id: Id, changes: Record<string, string>, branch?: string) {
   const { entry } = await dataHandle(catalog, id, "have its schema metadata updated", branch);
@@ -258,7 +258,7 @@ export async function updateSchemaMetadata(catalog: Catalog, id: Id, changes: Re
   if (Object.keys(changes).length === 0) {
     const manifest = await latest();
     if (!manifest) throw changing();
-    return parsed(() => schemaMetadataOf(manifest).metadata);
+    return { metadata: parsed(() => schemaMetadataOf(manifest).metadata), version: null };
   }
   return catalog.commitTo(entry, async () => {
     for (let attempt = 0; attempt < SCHEMA_METADATA_ATTEMPTS; attempt++) {
@@ -268,7 +268,7 @@ export async function updateSchemaMetadata(catalog: Catalog, id: Id, changes: Re
       if (next.transactionFile) await files.create(`${directory}/_transactions/${next.transactionFile}`, next.transaction);
       if ((await files.commitManifest(directory, next.version, true, next.manifest)).written) {
         await files.hintLatest(directory, next.version);
-        return next.metadata;
+        return { metadata: next.metadata, version: next.version };
       }
     }
     throw changing();

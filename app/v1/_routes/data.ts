@@ -226,7 +226,11 @@ export const dataRoutes = [
     query: z.object({ ...delimiterQuery, ...branchQuery }),
     body: { kind: "json", schema: schemaMetadata },
     response: schemaMetadata,
-    handler: async ({ id, query, body, catalog }) => ({ ...json(await updateSchemaMetadata(catalog, id, body, query.branch || undefined)), bare: true }),
+    handler: async ({ id, query, body, catalog, committed }) => {
+      const { metadata, version } = await updateSchemaMetadata(catalog, id, body, query.branch || undefined);
+      if (version !== null) committed({ table: id, version, branch: query.branch || undefined });
+      return { ...json(metadata), bare: true };
+    },
   }),
   route({
     operationId: "RestoreTable",

@@ -59,7 +59,7 @@ function createIndexRoute(operationId: string, path: string, summary: string, sc
       }),
     },
     response: z.object({ context }),
-    handler: async ({ id, body: b, catalog }) => {
+    handler: async ({ id, body: b, catalog, committed }) => {
       if (b.distance_type && b.metric_type && b.distance_type.toLowerCase() !== b.metric_type.toLowerCase()) {
         throw invalidInput(`distance_type '${b.distance_type}' and metric_type '${b.metric_type}' disagree`);
       }
@@ -92,17 +92,17 @@ function createIndexRoute(operationId: string, path: string, summary: string, sc
         splitIdentifiers: b.split_identifiers ?? undefined,
         splitOnNumerics: b.split_on_numerics ?? undefined,
       };
-      return json(
-        await createIndex(catalog, id, {
-          column: b.column,
-          indexType: b.index_type,
-          name: b.name ?? undefined,
-          replace: b.replace ?? undefined,
-          branch: b.branch ?? undefined,
-          scalarOnly,
-          settings,
-        }),
-      );
+      const { version } = await createIndex(catalog, id, {
+        column: b.column,
+        indexType: b.index_type,
+        name: b.name ?? undefined,
+        replace: b.replace ?? undefined,
+        branch: b.branch ?? undefined,
+        scalarOnly,
+        settings,
+      });
+      committed({ table: id, version, branch: b.branch ?? undefined });
+      return json({});
     },
   });
 }
@@ -229,7 +229,11 @@ export const lancedbRoutes = [
     access: { need: "editor", on: "table" },
     query: z.object({ ...delimiterQuery, ...branchQuery }),
     response: z.object({ context }),
-    handler: async ({ id, params, query, catalog }) => json(await dropIndex(catalog, id, params.index_name, query.branch || undefined)),
+    handler: async ({ id, params, query, catalog, committed }) => {
+      const { version } = await dropIndex(catalog, id, params.index_name, query.branch || undefined);
+      committed({ table: id, version, branch: query.branch || undefined });
+      return json({});
+    },
   }),
   createIndexRoute(
     "CreateTableIndex",
