@@ -20,18 +20,14 @@ function durationFromEnv(name: string, fallbackMs: number): number {
   return ms;
 }
 
-function vendingModeFromEnv(): "off" | "table" | "container" {
-  const raw = (process.env.QUIVER_VEND_CREDENTIALS ?? "off").trim().toLowerCase();
-  if (raw === "off" || raw === "" || raw === "false") return "off";
-  if (raw === "table" || raw === "container") return raw;
-  throw new ConfigError(`QUIVER_VEND_CREDENTIALS must be 'off', 'table' or 'container', got '${raw}'`);
-}
-
-function managedVersioningFromEnv(): boolean {
-  const raw = (process.env.QUIVER_MANAGED_VERSIONING ?? "off").trim().toLowerCase();
-  if (raw === "off" || raw === "" || raw === "false") return false;
-  if (raw === "on" || raw === "true") return true;
-  throw new ConfigError(`QUIVER_MANAGED_VERSIONING must be 'on' or 'off', got '${raw}'`);
+/** A setting that takes one of `choices`, any case: unset, empty or "false" is "off", and "true" is "on". */
+function choiceFromEnv<C extends string>(name: string, choices: readonly C[]): C {
+  const raw = (process.env[name] ?? "off").trim().toLowerCase();
+  const named = raw === "" || raw === "false" ? "off" : raw === "true" ? "on" : raw;
+  const found = choices.find((choice) => choice === named);
+  if (found !== undefined) return found;
+  const listed = choices.map((choice) => `'${choice}'`);
+  throw new ConfigError(`${name} must be ${listed.slice(0, -1).join(", ")} or ${listed[listed.length - 1]}, got '${raw}'`);
 }
 
 export const config = {
@@ -44,7 +40,7 @@ export const config = {
    * narrow they are (server/storage/credentials): off by default.
    */
   vending: {
-    mode: vendingModeFromEnv(),
+    mode: choiceFromEnv("QUIVER_VEND_CREDENTIALS", ["off", "table", "container"] as const),
     /** How long vended credentials stay valid. */
     ttlMs: durationFromEnv("QUIVER_VENDED_CREDENTIALS_TTL", 3_600_000),
     /** The IAM role whose sessions are vended on an S3 root. */
@@ -54,7 +50,7 @@ export const config = {
    * Whether a table declared or created without saying (its `quiver.managed_versioning` property) has its versions
    * managed by the catalog: off by default.
    */
-  managedVersioning: managedVersioningFromEnv(),
+  managedVersioning: choiceFromEnv("QUIVER_MANAGED_VERSIONING", ["on", "off"] as const) === "on",
   /** The database a request without a database header uses. */
   defaultDatabase: process.env.QUIVER_DEFAULT_DATABASE || "default",
   /** Largest Arrow request body, in bytes (413 beyond). */

@@ -15,7 +15,16 @@ import { keyOf, onObjectStore, rootSnapshot, startServer, storeOf, type TestServ
 const arrow = createRequire(import.meta.url)("apache-arrow") as typeof import("apache-arrow");
 
 let server: TestServer;
-const storageOptions = () => (onObjectStore ? azuriteStorageOptions(inject("azuriteEndpoint")!) : {});
+/** Lance's own directory namespace on the server's root, with the store's settings as it takes them. */
+const dirNamespace = () => {
+  const storage = onObjectStore
+    ? {
+        ...Object.fromEntries(Object.entries(azuriteStorageOptions(inject("azuriteEndpoint")!)).map(([k, v]) => [`storage.${k}`, v])),
+        vend_input_storage_options: "true",
+      }
+    : {};
+  return lancedb.connectNamespace("dir", { root: server.root, ...storage });
+};
 let ns: lancedb.Connection;
 let api: ReturnType<typeof client>;
 
@@ -154,11 +163,8 @@ describe("managed versioning", () => {
     expect(own.filter((v) => v.committed_by?.principal.kind === "maintenance").length).toBeGreaterThan(0);
     expect(own.every((v) => v.committed_by !== null)).toBe(true);
 
-    // The same table through Lance's own dir namespace and a plain connection to the root: same rows, same version.
-    const storage = onObjectStore
-      ? { ...Object.fromEntries(Object.entries(storageOptions()).map(([k, v]) => [`storage.${k}`, v])), vend_input_storage_options: "true" }
-      : {};
-    const viaDir = await (await lancedb.connectNamespace("dir", { root: server.root, ...storage })).openTable("wide", ["lake"]);
+    // The same table through Lance's own dir namespace on the root: same rows, same version.
+    const viaDir = await (await dirNamespace()).openTable("wide", ["lake"]);
     expect(await viaDir.version()).toBe(after.body.versions[0].version);
     expect(await viaDir.countRows()).toBe(40);
   });
@@ -248,10 +254,7 @@ describe("managed versioning", () => {
 
   it("answers the versions a program wrote straight to the table's files, and commits the next on top of them", async () => {
     // Lance's own directory namespace on the same root: it finds the table by the catalog and commits to its files itself.
-    const storage = onObjectStore
-      ? { ...Object.fromEntries(Object.entries(storageOptions()).map(([k, v]) => [`storage.${k}`, v])), vend_input_storage_options: "true" }
-      : {};
-    const direct = await lancedb.connectNamespace("dir", { root: server.root, ...storage });
+    const direct = await dirNamespace();
     const table = await direct.openTable("events", ["lake"]);
     const before = await rowsOf("lake$events");
     await table.add(data(2000, 2003));
