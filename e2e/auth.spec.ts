@@ -1,15 +1,19 @@
-import { expect, test } from "@playwright/test";
-import { apiAs, hydrated, signInWithKey } from "./helpers";
+import { expect, test, type Page } from "@playwright/test";
+import { adminKey, apiAs, hydrated, signInWithKey } from "./helpers";
 
-test("sign in through the OpenID provider's login page, see the console, sign out", async ({ page }) => {
-  await page.goto("/signin");
+async function signInWithOidc(page: Page, login: string, path = "/") {
+  await page.goto(`/signin?callbackUrl=${encodeURIComponent(path)}`);
   await hydrated(page);
   await page.getByRole("button", { name: "Sign in with OpenID Connect" }).click();
-  await page.locator("input[name=login]").fill("operator");
+  await page.locator("input[name=login]").fill(login);
   await page.locator("input[name=password]").fill("any-password");
   await page.locator("button[type=submit]").click();
   const consent = page.getByRole("button", { name: /continue/i });
   if (await consent.isVisible().catch(() => false)) await consent.click();
+}
+
+test("sign in through the OpenID provider's login page, see the console, sign out", async ({ page }) => {
+  await signInWithOidc(page, "operator");
   await expect(page.getByTestId("signed-in-user")).toHaveText("operator");
   await page.screenshot({ path: "test-results/signed-in-oidc.png" });
   await page.getByRole("button", { name: "Sign out" }).click();
@@ -69,4 +73,37 @@ test("grants and the audit log", async ({ page }) => {
   await hydrated(page);
   await page.getByRole("button", { name: "Remove grant for ana@example.com" }).click();
   await expect(page.getByTestId("grant-row").filter({ hasText: "ana@example.com" })).toHaveCount(0);
+});
+
+// The test provider runs at oidc-provider's defaults: a code flow's ID token holds only `sub`, and email and groups
+// come from userinfo. QUIVER_ADMINS names the group `ops` (e2e/global-setup.ts).
+test("sign-in takes email and groups from userinfo: a group's member is an administrator, another group's grant applies", async ({ browser }) => {
+  const ops = await browser.newPage();
+  await signInWithOidc(ops, "ops-lead", "/keys");
+  await expect(ops.getByTestId("signed-in-user")).toHaveText("ops-lead");
+  const opsWhoami = await ops.evaluate(() => fetch("/v1/whoami").then((r) => r.json() as Promise<{ principal: { name: string }; admin: boolean }>));
+  expect(opsWhoami).toMatchObject({ principal: { name: "ops-lead@example.com" }, admin: true });
+  await expect(ops.getByTestId("key-row-e2e-ops")).toHaveCount(0);
+  await ops.getByLabel("Name", { exact: true }).fill("e2e-ops");
+  await ops.getByRole("button", { name: "Create key" }).click();
+  await expect(ops.getByTestId("key-row-e2e-ops")).toContainText("active");
+  await expect(ops.getByText("needs an administrator")).toHaveCount(0);
+  await ops.close();
+
+  const json = { method: "POST", headers: { "content-type": "application/json" } };
+  expect((await apiAs(adminKey(), "/v1/namespace/by_group/create", { ...json, body: "{}" })).status).toBe(200);
+  expect((await apiAs(adminKey(), "/v1/namespace/not_granted/create", { ...json, body: "{}" })).status).toBe(200);
+  const grant = { principal: { type: "group", name: "analysts" }, role: "viewer", scope: { kind: "namespace", id: ["by_group"] } };
+  expect((await apiAs(adminKey(), "/v1/admin/grants/create", { ...json, body: JSON.stringify(grant) })).status).toBe(200);
+  const analyst = await browser.newPage();
+  await signInWithOidc(analyst, "analyst-7");
+  await expect(analyst.getByTestId("signed-in-user")).toHaveText("analyst-7");
+  const whoami = await analyst.evaluate(() => fetch("/v1/whoami").then((r) => r.json() as Promise<{ principal: { name: string }; admin: boolean }>));
+  expect(whoami).toMatchObject({ principal: { name: "analyst-7@example.com" }, admin: false });
+  const tree = analyst.getByRole("navigation", { name: "Namespaces" });
+  await expect(tree.getByRole("link", { name: "by_group" })).toBeVisible();
+  await expect(tree.getByRole("link", { name: "not_granted" })).toHaveCount(0);
+  await analyst.goto("/keys");
+  await expect(analyst.getByText("ListApiKeys needs an administrator of the whole service")).toBeVisible();
+  await analyst.close();
 });

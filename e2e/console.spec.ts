@@ -321,6 +321,16 @@ test("switch databases from the header, and every link keeps the database", asyn
   await expect(page.getByRole("navigation", { name: "Namespaces" }).getByRole("link", { name: "shop" })).toBeVisible();
 });
 
+test("a root whose tables all sit at the top level says how namespaces are made", async ({ page }) => {
+  await call("/v1/admin/databases/create", { json: { name: "flat" } });
+  await call("/v1/table/loose/create", { body: rows(0, 3), database: "flat" });
+  await signInWithKey(page, undefined, "/?db=flat");
+  await expect(page.getByRole("main").getByRole("link", { name: /loose/ }).first()).toBeVisible();
+  await expect(page.getByTestId("no-namespaces-hint")).toContainText("every table sits at the root");
+  await expect(page.getByRole("main")).toContainText("No namespaces yet: tables can sit at the root");
+  await shots(page, "flat-root");
+});
+
 test("the theme choice is remembered across reloads and rendered by the server", async ({ page }) => {
   await signInWithKey(page);
   const themes = page.getByRole("radiogroup", { name: "Theme" });
@@ -431,6 +441,9 @@ test("the data grid keeps long values and vectors in their cells, shows doubles 
   await expect(cells.nth(1)).toHaveText("9.45");
   await expect(cells.nth(5)).toHaveText("0.3");
   await expect(cells.nth(2)).toHaveText("[128] 0, 0.1, 0.2, …");
+  // Numbers read right-aligned (the id and the price), text and vectors from the left.
+  const alignments = await cells.evaluateAll((tds) => tds.slice(0, 4).map((td) => getComputedStyle(td).textAlign));
+  expect(alignments).toEqual(["right", "right", "left", "left"]);
   // No value runs over the next column: each cell's text ends inside the cell, or is clipped by a box that does.
   const overrunning = await cells.evaluateAll((tds) =>
     tds.flatMap((td, i) => {

@@ -17,7 +17,15 @@ export default async function globalSetup() {
   const root = mkdtempSync(path.join(os.tmpdir(), "quiver-e2e-"));
   let log = "";
   const server = spawn("node_modules/.bin/next", ["start", "-p", String(port), "-H", "127.0.0.1"], {
-    env: { ...process.env, ...oidc.env, QUIVER_ROOT: root, QUIVER_ADMIN_API_KEY: E2E_ADMIN_KEY, NEXTAUTH_URL: origin, QUIVER_MAINTENANCE: "off" },
+    env: {
+      ...process.env,
+      ...oidc.env,
+      QUIVER_ROOT: root,
+      QUIVER_ADMIN_API_KEY: E2E_ADMIN_KEY,
+      NEXTAUTH_URL: origin,
+      QUIVER_MAINTENANCE: "off",
+      QUIVER_ADMINS: "group:ops",
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   server.stdout.on("data", (d) => (log += d));

@@ -110,6 +110,22 @@ describe("API keys", () => {
     expect((await viewer.post("/v1/table/m$t/count_rows", { identity: { api_key: keys.viewer } })).body).toBe(5);
   });
 
+  it("accepts the configured admin key, which need not look like an issued key, wherever it accepts an issued one", async () => {
+    const adminKey = server.auth["x-api-key"];
+    expect(adminKey.startsWith("qvr_")).toBe(false);
+    const asBearer = client(server.url, { authorization: `Bearer ${adminKey}` });
+    const whoami = await asBearer.get<{ principal: { name: string }; admin: boolean }>("/v1/whoami");
+    expect(whoami.status).toBe(200);
+    expect(whoami.body).toMatchObject({ principal: { name: "QUIVER_ADMIN_API_KEY" }, admin: true });
+    expect((await asBearer.post("/v1/table/secret$s/count_rows", {})).body).toBe(5);
+    expect((await client(server.url).post("/v1/table/secret$s/count_rows", { identity: { auth_token: adminKey } })).body).toBe(5);
+    const scraped = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${adminKey}` } });
+    expect(scraped.status).toBe(200);
+    expect(await scraped.text()).toContain("quiver_http_requests_total");
+    // A near miss is still refused, as a bearer token no provider issued.
+    expectError(await client(server.url, { authorization: `Bearer ${adminKey}x` }).get("/v1/whoami"), 401, 16);
+  });
+
   it("stores only a hash, lists without secrets, records last use, and stops working when revoked or expired", async () => {
     const authDir = path.join(server.root, ".quiver", "auth", "keys");
     const stored = readdirSync(authDir)

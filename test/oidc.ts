@@ -47,7 +47,12 @@ export async function startOidc(consoleOrigin: string): Promise<TestOidc> {
     jwks: { keys: [jwk] },
     findAccount: async (_ctx, sub) => ({
       accountId: sub,
-      claims: async () => ({ sub, email: `${sub}@example.com`, name: sub, groups: sub.startsWith("analyst") ? ["analysts"] : [] }),
+      claims: async () => ({
+        sub,
+        email: `${sub}@example.com`,
+        name: sub,
+        groups: sub.startsWith("analyst") ? ["analysts"] : sub.startsWith("ops-") ? ["ops"] : [],
+      }),
     }),
     claims: { openid: ["sub"], email: ["email"], profile: ["name", "groups"] },
     scopes: ["openid", "email", "profile", "api"],

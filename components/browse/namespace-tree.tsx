@@ -37,6 +37,12 @@ function Children({ database, parent, current }: { database: string; parent: str
   const names = entries.data?.pages.flatMap((p) => p.entries.map((e) => e.name)) ?? [];
   if (entries.isPending) return <p className="pl-6 text-xs text-slate-400">loading…</p>;
   if (entries.isError) return <p className="pl-6 text-xs text-red-600">could not load</p>;
+  if (names.length === 0 && parent.length === 0)
+    return (
+      <p className="px-1 pt-2 text-xs text-slate-500" data-testid="no-namespaces-hint">
+        No namespaces yet: every table sits at the root. “New namespace” on the root page makes one to group tables in.
+      </p>
+    );
   return (
     <ul className="pl-3">
       {names.map((name) => (

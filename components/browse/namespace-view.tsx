@@ -91,7 +91,14 @@ function ChildNamespaces({ database, namespace }: { database: string; namespace:
   const names = entries.data?.pages.flatMap((p) => p.entries.map((e) => e.name)) ?? [];
   if (entries.isPending) return <Loading label="Loading namespaces…" />;
   if (entries.isError) return <ErrorBanner error={entries.error} />;
-  if (names.length === 0) return <p className="text-sm text-slate-500">No child namespaces.</p>;
+  if (names.length === 0)
+    return (
+      <p className="text-sm text-slate-500">
+        {namespace.length === 0
+          ? "No namespaces yet: tables can sit at the root, as below. “New namespace” makes one to group tables in; a table's identifier then names it (sales$orders)."
+          : "No child namespaces."}
+      </p>
+    );
   return (
     <ul className="flex flex-wrap gap-2" aria-label="Child namespaces">
       {names.map((n) => (

@@ -1,14 +1,18 @@
 "use client";
 /** Rows of an Arrow table as a grid: long values cut in their cell and shown whole on a click; an optional action per row. */
 import { useState, type ReactNode } from "react";
-import type { Table as ArrowTable } from "apache-arrow";
+import { DataType, type Field, type Table as ArrowTable } from "apache-arrow";
 import { cellText } from "@/lib/cell-format";
 import { Button } from "../ui/controls";
 import { Dialog } from "../ui/dialog";
 
+/** Numbers read right-aligned, digits under digits. */
+const isNumeric = (field: Field) => DataType.isInt(field.type) || DataType.isFloat(field.type) || DataType.isDecimal(field.type);
+
 export function RowsGrid({ data, rowAction, label }: { data: ArrowTable; rowAction?: (row: Record<string, unknown>) => ReactNode; label?: string }) {
   const [expanded, setExpanded] = useState<{ column: string; value: string } | null>(null);
   const names = data.schema.fields.map((f) => f.name);
+  const numeric = new Set(data.schema.fields.filter(isNumeric).map((f) => f.name));
   return (
     <>
       <div className="overflow-auto rounded-md border border-slate-200 dark:border-slate-800">
@@ -17,7 +21,7 @@ export function RowsGrid({ data, rowAction, label }: { data: ArrowTable; rowActi
             <tr>
               {rowAction && <th className="px-2 py-2" aria-label="Actions" />}
               {names.map((n) => (
-                <th key={n} className="whitespace-nowrap px-3 py-2 font-mono">
+                <th key={n} className={`whitespace-nowrap px-3 py-2 font-mono ${numeric.has(n) ? "text-right" : ""}`}>
                   {n}
                 </th>
               ))}
@@ -32,7 +36,11 @@ export function RowsGrid({ data, rowAction, label }: { data: ArrowTable; rowActi
                   {names.map((n) => {
                     const { short, full } = cellText(values[n]);
                     return (
-                      <td key={n} className="max-w-xs overflow-hidden px-3 py-1 font-mono text-xs" data-testid="data-cell">
+                      <td
+                        key={n}
+                        className={`max-w-xs overflow-hidden px-3 py-1 font-mono text-xs ${numeric.has(n) ? "text-right tabular-nums" : ""}`}
+                        data-testid="data-cell"
+                      >
                         {short === full ? (
                           <span className="block truncate">{short}</span>
                         ) : (

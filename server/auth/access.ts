@@ -5,7 +5,7 @@
 import "server-only";
 import type { ObjectStore } from "../storage/object-store";
 import { rootStore } from "../storage/stores";
-import { ApiKeyStore, sameSecret } from "./api-keys";
+import { ApiKeyStore, looksLikeApiKey, sameSecret } from "./api-keys";
 import { AuditLog } from "./audit";
 import { GrantStore } from "./grants";
 import { covers, maxRole, reachesInto, roleRank, type GrantRecord, type Principal, type Role, type Scope } from "./model";
@@ -66,7 +66,17 @@ export class Access {
     return { principal: { kind: "key", id: record.id, name: record.name, key: record, admin: false } };
   }
 
-  async authenticateToken(token: string): Promise<Authenticated> {
+  /**
+   * A bearer credential: any key `x-api-key` takes (the configured admin key, which may look like anything, or an
+   * issued `qvr_` key), else an OAuth access token.
+   */
+  async authenticateBearer(token: string): Promise<Authenticated> {
+    const envKey = process.env.QUIVER_ADMIN_API_KEY;
+    if (looksLikeApiKey(token) || (envKey && sameSecret(token, envKey))) return this.authenticateKey(token);
+    return this.authenticateToken(token);
+  }
+
+  private async authenticateToken(token: string): Promise<Authenticated> {
     if (!this.tokens) return { refused: "bearer tokens are not accepted: no OpenID provider is configured" };
     const subject = await this.tokens.verify(token);
     if ("refused" in subject) return subject;

@@ -6,6 +6,7 @@ import "server-only";
 import { createHash } from "node:crypto";
 import type { AuthOptions } from "next-auth";
 import type { JWT } from "next-auth/jwt";
+import { decodeJwt } from "jose";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { access } from "./access";
 import { groupsFrom, oidcConfigFromEnv } from "./tokens";
@@ -42,6 +43,20 @@ export async function authOptions(): Promise<AuthOptions> {
       authorization: { params: { scope: "openid email profile" } },
       idToken: true,
       checks: ["pkce", "state"],
+      userinfo: {
+        // OIDC Core's default puts only `sub` in the ID token of a code flow and the rest in userinfo: a sign-in
+        // that read only the ID token would lose the user's email and groups, and with them admin and grants.
+        async request({ client, tokens }) {
+          // The ID token was verified by the callback that received it.
+          const fromIdToken: Record<string, unknown> = tokens.id_token ? decodeJwt(tokens.id_token) : {};
+          const complete = typeof fromIdToken.email === "string" && fromIdToken[oidc.groupsClaim] !== undefined;
+          if (complete || !tokens.access_token || !client.issuer.metadata.userinfo_endpoint) return fromIdToken;
+          const fromUserinfo = await client.userinfo(tokens.access_token);
+          // OIDC Core 5.3.2: userinfo about another subject than the ID token's must not be used.
+          if (fromUserinfo.sub !== fromIdToken.sub) throw new Error("the OpenID provider's userinfo names another subject than its ID token");
+          return { ...fromUserinfo, ...fromIdToken };
+        },
+      },
       profile(profile: Record<string, unknown>) {
         return {
           id: String(profile.sub),

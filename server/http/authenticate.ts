@@ -7,7 +7,6 @@ import { getToken } from "next-auth/jwt";
 import { QuiverError } from "../errors";
 import { access, type Authenticated } from "../auth/access";
 import type { Principal } from "../auth/model";
-import { looksLikeApiKey } from "../auth/api-keys";
 import { principalFromSession } from "../auth/next-auth";
 import { sessionSecret } from "../auth/session";
 
@@ -52,13 +51,10 @@ export async function credentialsOf(
   if (authorization) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (!match) return { refused: "the Authorization header must be 'Bearer <token>'" };
-    return looksLikeApiKey(match[1]) ? auth.authenticateKey(match[1]) : auth.authenticateToken(match[1]);
+    return auth.authenticateBearer(match[1]);
   }
   if (options.identity?.api_key) return auth.authenticateKey(options.identity.api_key);
-  if (options.identity?.auth_token) {
-    const token = options.identity.auth_token;
-    return looksLikeApiKey(token) ? auth.authenticateKey(token) : auth.authenticateToken(token);
-  }
+  if (options.identity?.auth_token) return auth.authenticateBearer(options.identity.auth_token);
   const cookies = cookiesOf(request);
   if (Object.keys(cookies).some((name) => name.includes("next-auth.session-token"))) {
     if (!sameOrigin(request)) return { forbidden: "cross-site requests cannot use the console session" };
