@@ -1,5 +1,5 @@
 /** Test data through the real API, as a program with the admin key would write it. */
-import { Float64, Int64, Table, tableToIPC, Utf8, vectorFromArray } from "apache-arrow";
+import { Float64, Int64, Table, tableFromIPC, tableToIPC, Utf8, vectorFromArray } from "apache-arrow";
 import { adminKey, origin } from "./helpers";
 
 export async function call(path: string, init: { method?: string; json?: unknown; body?: Uint8Array; database?: string } = {}) {
@@ -38,4 +38,15 @@ export function rows(from: number, to: number, label = (i: number) => `item-${i}
     }),
     "stream",
   );
+}
+
+/** Rows of a table as the query operation answers them (an Arrow file). */
+export async function queryRows(table: string, query: Record<string, unknown> = {}): Promise<Table> {
+  const res = await fetch(`${origin()}/v1/table/${table}/query`, {
+    method: "POST",
+    headers: { "x-api-key": adminKey(), "content-type": "application/json" },
+    body: JSON.stringify({ limit: 100_000, ...query }),
+  });
+  if (!res.ok) throw new Error(`query of ${table} answered ${res.status}: ${await res.text()}`);
+  return tableFromIPC(new Uint8Array(await res.arrayBuffer()));
 }

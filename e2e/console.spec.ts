@@ -2,9 +2,25 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import os from "node:os";
 import { expect, test, type Page } from "@playwright/test";
-import { Field, FixedSizeList, Float32, makeVector, tableToIPC, Table, vectorFromArray, Int64, Utf8, Float64 } from "apache-arrow";
+import {
+  Binary,
+  Field,
+  FixedSizeList,
+  Float32,
+  List,
+  makeVector,
+  Struct,
+  tableToIPC,
+  Table,
+  TimestampMicrosecond,
+  vectorFromArray,
+  Int64,
+  Utf8,
+  Float64,
+} from "apache-arrow";
 import { hydrated, origin, signInWithKey } from "./helpers";
-import { call, rows } from "./api";
+import { call, queryRows, rows } from "./api";
+import { Compression, parquetBytes } from "../test/parquet-file";
 
 const shots = (page: Page, name: string) =>
   Promise.all([]).then(async () => {
@@ -248,6 +264,152 @@ test("upload a CSV with bad rows, then merge an Arrow file", async ({ page }) =>
   await page.getByRole("button", { name: "Merge into table" }).click();
   await expect(page.getByTestId("upload-result").last()).toContainText("1 inserted, 2 updated, 0 deleted");
   expect(await call("/v1/table/shop$upload/count_rows", { json: { predicate: "score = 9" } })).toBe(3);
+});
+
+test("upload Parquet written by a real writer: snappy and zstd pages, a struct, lists, bytes; into a declared table and into a table's vector column", async ({
+  page,
+}) => {
+  const n = 1000;
+  const ids = Array.from({ length: n }, (_, i) => i);
+  const point = new Struct([new Field("x", new Float64(), true), new Field("y", new Float64(), true)]);
+  const source = new Table({
+    id: vectorFromArray(ids.map(BigInt), new Int64()),
+    name: vectorFromArray(
+      ids.map((i) => (i % 7 === 0 ? null : `name-${i}`)),
+      new Utf8(),
+    ),
+    at: vectorFromArray(
+      ids.map((i) => 1_700_000_000_000 + i * 1.5),
+      new TimestampMicrosecond("UTC"),
+    ),
+    point: vectorFromArray(
+      ids.map((i) => (i % 5 === 0 ? null : { x: i / 4, y: -i })),
+      point,
+    ),
+    tags: vectorFromArray(
+      ids.map((i) => Array.from({ length: i % 3 }, (_, t) => `t${t}`)),
+      new List(new Field("item", new Utf8(), true)),
+    ),
+    raw: vectorFromArray(
+      ids.map((i) => Uint8Array.from([i % 256, 0, 255])),
+      new Binary(),
+    ),
+  });
+  // Three row groups; the text columns' pages zstd, the rest snappy.
+  const file = path.join(os.tmpdir(), `${Date.now()}-rows.parquet`);
+  writeFileSync(file, parquetBytes(source, { name: Compression.ZSTD, tags: Compression.ZSTD }, 400));
+  await call("/v1/table/shop$from_parquet/declare", { json: {} });
+  await signInWithKey(page, undefined, "/tables/shop/from_parquet?tab=upload");
+  await page.getByLabel("Choose files to upload").setInputFiles(file);
+  const staged = page.getByTestId("staged-file");
+  await expect(staged).toContainText("Parquet");
+  await expect(staged).toContainText("1,000 rows in 3 row groups");
+  await expect(staged).toContainText("point: struct");
+  await expect(page.getByTestId("conversion-summary")).toContainText("1,000 rows ready");
+  await shots(page, "table-upload-parquet");
+  await page.getByRole("button", { name: "Insert into table" }).click();
+  await expect(page.getByTestId("upload-result")).toContainText("1,000 inserted");
+  const back = await queryRows("shop$from_parquet");
+  expect(back.numRows).toBe(n);
+  const byId = new Map(back.toArray().map((r) => [Number(r.id), r.toJSON()]));
+  for (const i of [0, 1, 2, 5, 7, 399, 400, 401, 999]) {
+    const row = byId.get(i)!;
+    expect(row.name).toBe(i % 7 === 0 ? null : `name-${i}`);
+    expect(Number(row.at)).toBe(1_700_000_000_000 + i * 1.5);
+    expect(row.point === null ? null : (row.point as { toJSON(): unknown }).toJSON()).toEqual(i % 5 === 0 ? null : { x: i / 4, y: -i });
+    expect(Array.from(row.tags as Iterable<string>)).toEqual(Array.from({ length: i % 3 }, (_, t) => `t${t}`));
+    expect(Array.from(row.raw as Uint8Array)).toEqual([i % 256, 0, 255]);
+  }
+  const described = await call("/v1/table/shop$from_parquet/describe", { json: {} });
+  expect((described.schema as { fields: Array<{ name: string; type: { type: string } }> }).fields.map((f) => f.type.type)).toEqual([
+    "int64",
+    "string",
+    "timestamp:us:UTC",
+    "struct",
+    "list",
+    "binary",
+  ]);
+
+  // Into a table with a vector column: Parquet holds the vectors as plain lists of doubles.
+  const dims = 4;
+  const embedding = new FixedSizeList(dims, new Field("item", new Float32(), true));
+  await call("/v1/table/shop$pq_vectors/create", {
+    body: tableToIPC(
+      new Table({
+        id: vectorFromArray([0n], new Int64()),
+        embedding: makeVector({ type: embedding, length: 1, nullCount: 0, child: makeVector(new Float32Array(dims)).data[0] }),
+      }),
+      "stream",
+    ),
+  });
+  const vectors = new Table({
+    id: vectorFromArray([1n, 2n], new Int64()),
+    embedding: vectorFromArray(
+      [
+        [0.5, 1, 1.5, 2],
+        [3, 2, 1, 0],
+      ],
+      new List(new Field("item", new Float64(), true)),
+    ),
+  });
+  const vectorFile = path.join(os.tmpdir(), `${Date.now()}-vectors.parquet`);
+  writeFileSync(vectorFile, parquetBytes(vectors, {}));
+  await page.goto("/tables/shop/pq_vectors?tab=upload");
+  await hydrated(page);
+  await page.getByLabel("Choose files to upload").setInputFiles(vectorFile);
+  await expect(page.getByTestId("conversion-summary")).toContainText("2 rows ready");
+  await page.getByRole("button", { name: "Insert into table" }).click();
+  await expect(page.getByTestId("upload-result")).toContainText("2 inserted");
+  const stored = await queryRows("shop$pq_vectors", { filter: "id = 1" });
+  expect(Array.from(stored.get(0)!.embedding as Iterable<number>)).toEqual([0.5, 1, 1.5, 2]);
+
+  // A file whose columns the table does not have is held back, with the reason.
+  const strangers = path.join(os.tmpdir(), `${Date.now()}-strangers.parquet`);
+  writeFileSync(strangers, parquetBytes(new Table({ other: vectorFromArray(["x"], new Utf8()) }), {}));
+  await page.getByLabel("Choose files to upload").setInputFiles(strangers);
+  await expect(page.getByTestId("mapping-problems")).toContainText("column 'other' is not in the table");
+});
+
+test("upload JSON Lines: a declared table's columns from its lines, and lines that do not fit the table shown and left out", async ({ page }) => {
+  await call("/v1/table/shop$from_jsonl/declare", { json: {} });
+  await signInWithKey(page, undefined, "/tables/shop/from_jsonl?tab=upload");
+  const events = csvFile("events.jsonl", [
+    ...Array.from({ length: 25 }, (_, i) =>
+      JSON.stringify({
+        id: i,
+        kind: i % 2 ? "click" : "view",
+        at: `2024-05-01T10:00:${String(i).padStart(2, "0")}.000123Z`,
+        meta: { ms: i * 1.5 },
+        embedding: [i, i + 1, i + 2],
+      }),
+    ),
+  ]);
+  await page.getByLabel("Choose files to upload").setInputFiles(events);
+  const staged = page.getByTestId("staged-file");
+  await expect(staged).toContainText("JSON Lines");
+  await expect(staged).toContainText("columns from the first 25 lines");
+  await expect(staged).toContainText("written as a vector of 3 floats");
+  await expect(page.getByTestId("conversion-summary")).toContainText("25 rows ready, every row converts");
+  await page.getByRole("button", { name: "Insert into table" }).click();
+  await expect(page.getByTestId("upload-result")).toContainText("25 inserted");
+  const back = await queryRows("shop$from_jsonl", { filter: "id = 3" });
+  expect(back.get(0)!.toJSON()).toMatchObject({ id: 3n, kind: "click", at: "2024-05-01T10:00:03.000123Z" });
+  expect(Array.from(back.get(0)!.embedding as Iterable<number>)).toEqual([3, 4, 5]);
+
+  await page.goto("/tables/shop/upload?tab=upload");
+  await hydrated(page);
+  const mixed = csvFile("mixed.jsonl", [
+    '{"id": 900, "name": "ok", "score": 1.5}',
+    '{"id": "nine hundred one", "name": "bad"}',
+    '{"id": 902, "colour": "red"}',
+  ]);
+  await page.getByLabel("Choose files to upload").setInputFiles(mixed);
+  await expect(page.getByTestId("conversion-summary")).toContainText("1 rows ready, 2 rows will not convert");
+  await expect(page.getByTestId("bad-rows")).toContainText("'nine hundred one' is not an integer");
+  await expect(page.getByTestId("bad-rows")).toContainText("the table has no column 'colour'");
+  await page.getByRole("button", { name: "Insert into table" }).click();
+  await expect(page.getByTestId("upload-result")).toContainText("1 inserted");
+  expect(await call("/v1/table/shop$upload/count_rows", { json: { predicate: "id >= 900" } })).toBe(1);
 });
 
 test("upload two files at once, then merge with filter expressions", async ({ page }) => {

@@ -69,6 +69,11 @@ describe("conversion", () => {
       { id: 1n, score: 1.5, label: "a" },
       { id: 4n, score: null, label: "d" },
     ]);
+    // Timestamps keep their microseconds (apache-arrow's own builders take milliseconds and refuse a BigInt).
+    const stamped = rowsToBatch([["2024-01-02T03:04:05.123456Z"], [""]], [{ name: "at", type: "timestamp:us:-", nullable: true }], [0], 2);
+    expect(stamped.bad).toEqual([]);
+    expect(Array.from(stamped.batch.getChildAt(0)!.data[0].values as BigInt64Array).slice(0, 2)).toEqual([1704164645123456n, 0n]);
+    expect(stamped.batch.getChildAt(0)!.get(1)).toBeNull();
     expect(mapColumns(["id", "extra"], schema).problems).toEqual(["the file's column 'extra' is not in the table"]);
     expect(mapColumns(["score"], schema).problems).toEqual(["the table's required column 'id' is not in the file"]);
   });

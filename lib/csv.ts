@@ -28,9 +28,10 @@ import {
   Uint8,
   Utf8,
   vectorFromArray,
-  type DataType,
+  DataType,
 } from "apache-arrow";
 import type { JsonSchema } from "./arrow-schema";
+import { timestampVector } from "./arrow-vectors";
 
 /** The types CSV inference offers; a declared-only table can use any of them. */
 export const CSV_TYPES = ["int64", "double", "bool", "string", "date32:day", "timestamp:us:-"] as const;
@@ -209,7 +210,9 @@ export function rowsToBatch(
     good++;
   });
   const schema = new Schema(columns.map((c) => new Field(c.name, arrowType(c.type), c.nullable)));
-  const children = columns.map((c, i) => vectorFromArray(values[i], arrowType(c.type)).data[0]);
+  const children = schema.fields.map(
+    (f, i) => (DataType.isTimestamp(f.type) ? timestampVector(f.type, values[i] as Array<bigint | number | null>) : vectorFromArray(values[i], f.type)).data[0],
+  );
   const batch = new RecordBatch(schema, makeData({ type: new Struct(schema.fields), length: good, nullCount: 0, children }));
   return { batch, bad, good };
 }

@@ -52,6 +52,28 @@ describe("the upload tab's state machine", () => {
     expect(files[1].phase).toBe("analyzing");
   });
 
+  it("inspects a Parquet file, converts it when its columns fit, and never sends one whose columns do not", () => {
+    const parquet = new File([new Uint8Array(8)], "rows.parquet");
+    const preview = { schema: ["id: int64"], rows: [{ id: 1 }] };
+    const start = run([{ type: "added", files: [{ key: "p", file: parquet, kind: "parquet" }] }]);
+    const inspected = run([{ type: "inspected", key: "p", preview, problems: [] }], start);
+    expect(inspected[0]).toMatchObject({ phase: "review", preview });
+    expect(uploadable(inspected[0])).toBe(false);
+    const body = new Blob(["arrow"]);
+    const ready = run(
+      [
+        { type: "conversionStarted", key: "p" },
+        { type: "converted", key: "p", body, rows: 3, badCount: 0, bad: [] },
+      ],
+      inspected,
+    );
+    expect(ready[0]).toMatchObject({ phase: "ready", body, rows: 3 });
+    expect(uploadable(ready[0])).toBe(true);
+    const misfit = run([{ type: "inspected", key: "p", preview, problems: ["column 'x' is not in the table"] }], start);
+    expect(misfit[0].phase).toBe("review");
+    expect(uploadable(misfit[0])).toBe(false);
+  });
+
   it("sends an Arrow file as it is once previewed, and holds back one whose columns do not fit", () => {
     const files = run([added, { type: "previewed", key: "a", preview: { schema: ["id: int64"], rows: [] }, problems: [] }]);
     expect(files[1]).toMatchObject({ phase: "ready", body: arrow });

@@ -4,17 +4,20 @@
  * click while a file is already sending).
  *
  *   analyzing ──analyzed──▶ review ──conversionStarted──▶ preparing ──converted──▶ ready ──sendStarted──▶ uploading
- *       │                    ▲ │                             │                     ▲                        │
+ *       │   ──inspected──▶   ▲ │                             │                     ▲                        │
  *       │     columnTypeChosen └─┘                           │ failed              └──────sendFailed────────┤
  *       ├──previewed (Arrow files) ──▶ ready                 ▼                        (an error or a cancel) │
  *       └──failed──▶ failed ◀────────────────────────────────┘                                   written ───▶ done
  *
  * CSV files are analyzed (header, inferred types, a sample) and reviewed (mapped onto the table's columns, or typed
- * by the operator for a declared table), then converted in full to Arrow in a worker; Arrow files are previewed and
- * sent as they are. `done` and `failed` are final.
+ * by the operator for a declared table), then converted in full to Arrow in a worker; Parquet and JSON Lines files
+ * are inspected (their columns as Arrow, checked against the table, and the first rows), then converted in a worker;
+ * Arrow files are previewed and sent as they are. `done` and `failed` are final.
  */
 import type { BadRow, TargetColumn } from "./csv";
 import type { WriteResult } from "./upload";
+
+export type FileKind = "csv" | "parquet" | "jsonl" | "arrow";
 
 export type Phase = "analyzing" | "review" | "preparing" | "ready" | "uploading" | "done" | "failed";
 
@@ -27,7 +30,7 @@ export interface ArrowPreview {
 export interface Staged {
   key: string;
   file: File;
-  kind: "csv" | "arrow";
+  kind: FileKind;
   phase: Phase;
   /** CSV: the header, the types inferred from a sample, and the sample. */
   header?: string[];
@@ -69,6 +72,7 @@ export type UploadEvent =
   | { type: "conversionProgress"; key: string; bytes: number; rows: number }
   | { type: "converted"; key: string; body: Blob; rows: number; badCount: number; bad: BadRow[] }
   | { type: "previewed"; key: string; preview: ArrowPreview; problems: string[] }
+  | { type: "inspected"; key: string; preview: ArrowPreview; problems: string[] }
   | { type: "sendStarted"; key: string }
   | { type: "sendProgress"; key: string; sent: number; total: number }
   | { type: "written"; key: string; result: WriteResult }
@@ -81,6 +85,7 @@ type FileEvent = Exclude<UploadEvent, { type: "added" }>;
 const TRANSITIONS: { [T in FileEvent["type"]]: { from: readonly Phase[]; to: Phase } } = {
   analyzed: { from: ["analyzing"], to: "review" },
   previewed: { from: ["analyzing"], to: "ready" },
+  inspected: { from: ["analyzing"], to: "review" },
   columnTypeChosen: { from: ["review"], to: "review" },
   conversionStarted: { from: ["review"], to: "preparing" },
   conversionProgress: { from: ["preparing"], to: "preparing" },
@@ -108,6 +113,8 @@ function next(file: Staged, event: FileEvent): Staged {
       };
     case "previewed":
       return { ...file, phase, preview: event.preview, problems: event.problems, body: file.file };
+    case "inspected":
+      return { ...file, phase, preview: event.preview, problems: event.problems };
     case "columnTypeChosen":
       return { ...file, columns: file.columns?.map((column, i) => (i === event.index ? { ...column, type: event.columnType } : column)) };
     case "conversionStarted":

@@ -4,7 +4,7 @@
  * chunk becoming a record batch of one Arrow IPC stream. Rows that do not convert are counted and reported.
  */
 import Papa from "papaparse";
-import { Table, tableToIPC } from "apache-arrow";
+import { END_OF_STREAM, streamPart } from "@/lib/arrow-stream-parts";
 import { inferColumns, rowsToBatch, type BadRow } from "@/lib/csv";
 import type { WorkerReply, WorkerRequest } from "@/lib/upload-protocol";
 
@@ -22,16 +22,6 @@ function analyze(file: File) {
     },
     error: (err) => post({ kind: "failed", message: err.message }),
   });
-}
-
-/** Bytes of a one-batch IPC stream without its end-of-stream marker, and without its schema after the first. */
-function streamPart(table: Table, first: boolean): Uint8Array {
-  const bytes = tableToIPC(table, "stream");
-  const end = bytes.length - 8;
-  if (first) return bytes.slice(0, end);
-  const view = new DataView(bytes.buffer, bytes.byteOffset);
-  const schemaLength = 8 + view.getInt32(4, true);
-  return bytes.slice(schemaLength, end);
 }
 
 function encode(request: Extract<WorkerRequest, { kind: "encode" }>) {
@@ -55,11 +45,11 @@ function encode(request: Extract<WorkerRequest, { kind: "encode" }>) {
       rows += converted.good;
       badCount += converted.bad.length;
       for (const b of converted.bad) if (bad.length < MAX_REPORTED_BAD_ROWS) bad.push(b);
-      if (converted.good > 0 || parts.length === 0) parts.push(streamPart(new Table([converted.batch]), parts.length === 0));
+      if (converted.good > 0 || parts.length === 0) parts.push(streamPart(converted.batch, parts.length === 0));
       post({ kind: "progress", bytes: result.meta.cursor, rows });
     },
     complete: () => {
-      parts.push(new Uint8Array([0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0]));
+      parts.push(END_OF_STREAM.slice());
       post(
         { kind: "encoded", parts, rows, badCount, bad },
         parts.map((p) => p.buffer),

@@ -1,8 +1,9 @@
 "use client";
 /**
- * Upload Arrow IPC (stream or file) and CSV files into a table: CSV is parsed in a worker with types inferred and
- * mapped onto the table's schema, and the operator sees the schema, the first rows and the rows that will not
- * convert before anything is sent; then insert or merge with a progress bar that can cancel.
+ * Upload Parquet, Arrow IPC (stream or file) and CSV files into a table: CSV is parsed in a worker with types inferred
+ * and mapped onto the table's schema, Parquet is read a row group at a time in another, and the operator sees the
+ * schema, the first rows and the rows that will not convert before anything is sent; then insert or merge with a
+ * progress bar that can cancel.
  */
 import Link from "next/link";
 import { useEffect, useReducer, useRef, useState } from "react";
@@ -13,13 +14,20 @@ import { writeSchemaProblem } from "@/lib/schema-compat";
 import { useInvalidateAfterWrite, useTable } from "@/lib/queries/catalog";
 import { tableHref } from "@/lib/console-links";
 import { sendArrow, writeUrl, type WriteOptions } from "@/lib/upload";
-import { uploadable, uploadReducer, type ArrowPreview, type Staged } from "@/lib/upload-machine";
-import type { WorkerReply, WorkerRequest } from "@/lib/upload-protocol";
+import { uploadable, uploadReducer, type ArrowPreview, type FileKind, type Staged } from "@/lib/upload-machine";
+import type { ConversionReply, ReaderReply, ReaderRequest, WorkerReply, WorkerRequest } from "@/lib/upload-protocol";
 import { Badge, Button, Select, TextInput } from "../ui/controls";
 import { ErrorBanner, Loading } from "../ui/states";
 import { formatBytes } from "./format";
 
-const isCsv = (f: File) => /\.(csv|tsv|txt)$/i.test(f.name) || f.type === "text/csv";
+function kindOf(f: File): FileKind {
+  if (/\.(csv|tsv|txt)$/i.test(f.name) || f.type === "text/csv") return "csv";
+  if (/\.(parquet|parq|pq)$/i.test(f.name)) return "parquet";
+  if (/\.(jsonl|ndjson)$/i.test(f.name) || f.type === "application/x-ndjson") return "jsonl";
+  return "arrow";
+}
+
+const KIND_NAMES: Record<FileKind, string> = { csv: "CSV", parquet: "Parquet", jsonl: "JSON Lines", arrow: "Arrow" };
 
 function display(v: unknown): string {
   if (v === null || v === undefined) return "null";
@@ -68,7 +76,11 @@ async function previewArrow(file: File, tableSchema: JsonSchema | undefined): Pr
   });
 }
 
-function compat(fields: ReturnType<typeof fieldToJson>[], tableSchema: JsonSchema | undefined, preview: ArrowPreview): Preview {
+function compat(
+  fields: ReturnType<typeof fieldToJson>[],
+  tableSchema: JsonSchema | undefined,
+  preview: ArrowPreview,
+): { preview: ArrowPreview; problems: string[] } {
   const problem = tableSchema ? writeSchemaProblem(tableSchema.fields, fields) : null;
   return { preview, problems: problem ? [problem] : [] };
 }
@@ -96,20 +108,26 @@ export function UploadTab({ database, table }: { database: string; table: string
 
   useEffect(() => () => workers.current.forEach((w) => w.terminate()), []);
 
-  function workerFor(key: string): Worker {
+  function workerFor(key: string, kind: FileKind): Worker {
     let worker = workers.current.get(key);
     if (!worker) {
-      worker = new Worker(new URL("./csv.worker.ts", import.meta.url), { type: "module" });
+      // Each worker is named by a literal, which is how the bundler finds it.
+      worker =
+        kind === "parquet"
+          ? new Worker(new URL("./parquet.worker.ts", import.meta.url), { type: "module" })
+          : kind === "jsonl"
+            ? new Worker(new URL("./jsonl.worker.ts", import.meta.url), { type: "module" })
+            : new Worker(new URL("./csv.worker.ts", import.meta.url), { type: "module" });
       workers.current.set(key, worker);
     }
     return worker;
   }
 
-  /** Converts every row of a reviewed CSV file to Arrow in its worker, reporting progress. */
-  function prepare(key: string, file: File, header: string[], columns: TargetColumn[], indexes: number[]) {
-    const worker = workerFor(key);
+  /** Converts every row of a file to Arrow in its worker, reporting progress. */
+  function convert(key: string, kind: FileKind, request: WorkerRequest | ReaderRequest) {
+    const worker = workerFor(key, kind);
     dispatch({ type: "conversionStarted", key });
-    worker.onmessage = (e: MessageEvent<WorkerReply>) => {
+    worker.onmessage = (e: MessageEvent<ConversionReply>) => {
       const m = e.data;
       if (m.kind === "progress") dispatch({ type: "conversionProgress", key, bytes: m.bytes, rows: m.rows });
       else if (m.kind === "encoded") {
@@ -117,7 +135,39 @@ export function UploadTab({ database, table }: { database: string; table: string
         dispatch({ type: "converted", key, body, rows: m.rows, badCount: m.badCount, bad: m.bad });
       } else if (m.kind === "failed") dispatch({ type: "failed", key, error: new Error(m.message) });
     };
-    worker.postMessage({ kind: "encode", file, header, columns, indexes } satisfies WorkerRequest);
+    worker.postMessage(request);
+  }
+
+  /** A conversion stops with its worker; nothing was sent. */
+  function stopConversion(key: string) {
+    workers.current.get(key)?.terminate();
+    workers.current.delete(key);
+    dispatch({ type: "failed", key, error: new Error("Conversion cancelled: nothing was sent.") });
+  }
+
+  function prepare(key: string, file: File, header: string[], columns: TargetColumn[], indexes: number[]) {
+    convert(key, "csv", { kind: "encode", file, header, columns, indexes });
+  }
+
+  /**
+   * Reads a Parquet or JSON Lines file's columns and first rows in its worker, checks them against the table, and when
+   * they fit converts every row. Into a table with a schema, Parquet's plain lists become the table's vectors and JSON
+   * values take the table's types.
+   */
+  function inspect(key: string, file: File, kind: "parquet" | "jsonl") {
+    const worker = workerFor(key, kind);
+    const table = declaredOnly ? undefined : schema?.fields;
+    worker.onmessage = (e: MessageEvent<ReaderReply>) => {
+      const m = e.data;
+      if (m.kind === "failed") return dispatch({ type: "failed", key, error: new Error(m.message) });
+      if (m.kind !== "inspected") return;
+      const note = [m.summary, ...m.notes].join("; ");
+      const checked = compat(m.fields, declaredOnly ? undefined : schema, { schema: m.fields.map((f) => `${f.name}: ${f.type.type}`), rows: m.rows, note });
+      const problems = [...m.problems, ...checked.problems];
+      dispatch({ type: "inspected", key, preview: checked.preview, problems });
+      if (problems.length === 0) convert(key, kind, { kind: "encode", file, table } satisfies ReaderRequest);
+    };
+    worker.postMessage({ kind: "inspect", file, table } satisfies ReaderRequest);
   }
 
   /**
@@ -125,7 +175,7 @@ export function UploadTab({ database, table }: { database: string; table: string
    * and, when they all fit, every row is converted at once; a declared table's types are chosen by the operator.
    */
   function analyze(key: string, file: File) {
-    const worker = workerFor(key);
+    const worker = workerFor(key, "csv");
     worker.onmessage = (e: MessageEvent<WorkerReply>) => {
       const m = e.data;
       if (m.kind === "failed") return dispatch({ type: "failed", key, error: new Error(m.message) });
@@ -146,11 +196,12 @@ export function UploadTab({ database, table }: { database: string; table: string
     const items = Array.from(files).map((file) => ({
       key: `${file.name}-${file.size}-${file.lastModified}-${Math.random()}`,
       file,
-      kind: isCsv(file) ? ("csv" as const) : ("arrow" as const),
+      kind: kindOf(file),
     }));
     dispatch({ type: "added", files: items });
     for (const { key, file, kind } of items) {
       if (kind === "csv") analyze(key, file);
+      else if (kind === "parquet" || kind === "jsonl") inspect(key, file, kind);
       else
         void previewArrow(file, declaredOnly ? undefined : schema).then((preview) =>
           dispatch("error" in preview ? { type: "failed", key, error: preview.error } : { type: "previewed", key, ...preview }),
@@ -212,7 +263,7 @@ export function UploadTab({ database, table }: { database: string; table: string
         }}
         className={`flex flex-col items-center gap-2 rounded-lg border-2 border-dashed px-6 py-8 text-center ${dragging ? "border-indigo-500 bg-indigo-50 dark:bg-indigo-950" : "border-slate-300 dark:border-slate-700"}`}
       >
-        <p className="font-medium">Drop Arrow IPC (stream or file) or CSV files here</p>
+        <p className="font-medium">Drop Parquet, Arrow IPC (stream or file), CSV or JSON Lines files here</p>
         <p className="text-sm text-slate-500">
           into <span className="font-mono">{table.join("$")}</span>
           {declaredOnly ? " (declared only: the first upload creates it)" : ""}
@@ -222,7 +273,7 @@ export function UploadTab({ database, table }: { database: string; table: string
           <input
             type="file"
             multiple
-            accept=".csv,.tsv,.txt,.arrow,.arrows,.ipc,.feather"
+            accept=".parquet,.parq,.pq,.csv,.tsv,.txt,.jsonl,.ndjson,.arrow,.arrows,.ipc,.feather"
             className="sr-only"
             aria-label="Choose files to upload"
             onChange={(e) => e.target.files && add(e.target.files)}
@@ -326,7 +377,7 @@ export function UploadTab({ database, table }: { database: string; table: string
               <p className="font-medium">
                 {item.file.name}{" "}
                 <span className="text-sm text-slate-500">
-                  ({formatBytes(item.file.size)}, {item.kind === "csv" ? "CSV" : "Arrow"})
+                  ({formatBytes(item.file.size)}, {KIND_NAMES[item.kind]})
                 </span>
               </p>
               <Badge tone={item.phase === "done" ? "green" : item.phase === "failed" ? "red" : "slate"}>{item.phase}</Badge>
@@ -410,14 +461,12 @@ export function UploadTab({ database, table }: { database: string; table: string
                     : `sent ${formatBytes(item.sent ?? 0)} of ${formatBytes(item.total ?? 0)}`}{" "}
                   ({percent}%)
                 </span>
-                {item.phase === "uploading" && (
-                  <Button variant="secondary" onClick={() => cancels.current.get(item.key)?.()}>
-                    Cancel
-                  </Button>
-                )}
+                <Button variant="secondary" onClick={() => (item.phase === "uploading" ? cancels.current.get(item.key)?.() : stopConversion(item.key))}>
+                  Cancel
+                </Button>
               </div>
             )}
-            {item.kind === "csv" && item.rows !== undefined && item.phase !== "preparing" && (
+            {item.kind !== "arrow" && item.rows !== undefined && item.phase !== "preparing" && (
               <p className="text-sm" data-testid="conversion-summary">
                 {item.rows.toLocaleString()} rows ready
                 {item.badCount ? `, ${item.badCount.toLocaleString()} rows will not convert and are left out` : ", every row converts"}.
