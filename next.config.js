@@ -11,7 +11,17 @@ const securityHeaders = [
 const nextConfig = {
   // The Lance engine and OpenDAL ship native addons, and the engine requires its own CommonJS apache-arrow;
   // prom-client keeps one registry per process and answers the cluster primary from it.
-  serverExternalPackages: ["@lancedb/lancedb", "apache-arrow", "opendal", "@aws-sdk/client-sts", "google-auth-library", "prom-client", "pino", "pino-pretty"],
+  serverExternalPackages: [
+    "@lancedb/lancedb",
+    "apache-arrow",
+    "opendal",
+    "sharp",
+    "@aws-sdk/client-sts",
+    "google-auth-library",
+    "prom-client",
+    "pino",
+    "pino-pretty",
+  ],
   // API clients (LanceDB's remote client) neither expect nor follow redirects; both slash forms are routed.
   skipTrailingSlashRedirect: true,
   poweredByHeader: false,
@@ -19,8 +29,8 @@ const nextConfig = {
   async headers() {
     return [
       { source: "/:path*", headers: securityHeaders },
-      // API answers are data, never documents to render or frame.
-      { source: "/v1/:path*", headers: [{ key: "Content-Security-Policy", value: "default-src 'none'; frame-ancestors 'none'" }] },
+      // API answers are data, never documents to render or frame. The media route sets its own, by what it serves.
+      { source: "/v1/:path((?!table/[^/]+/media/?$).*)", headers: [{ key: "Content-Security-Policy", value: "default-src 'none'; frame-ancestors 'none'" }] },
       { source: "/api/:path*", headers: [{ key: "Content-Security-Policy", value: "default-src 'none'; frame-ancestors 'none'" }] },
       { source: "/healthz", headers: [{ key: "Content-Security-Policy", value: "default-src 'none'; frame-ancestors 'none'" }] },
       { source: "/readyz", headers: [{ key: "Content-Security-Policy", value: "default-src 'none'; frame-ancestors 'none'" }] },

@@ -18,9 +18,10 @@ import {
   Utf8,
   Float64,
 } from "apache-arrow";
-import { hydrated, origin, signInWithKey } from "./helpers";
+import { apiAs, hydrated, origin, signInWithKey } from "./helpers";
 import { call, queryRows, rows } from "./api";
 import { Compression, parquetBytes } from "../test/parquet-file";
+import { mediaTable, mediaValues } from "../test/media-table";
 
 const shots = (page: Page, name: string) =>
   Promise.all([]).then(async () => {
@@ -82,7 +83,7 @@ test("schema, data, versions and tags of a table", async ({ page }) => {
   await page.getByRole("button", { name: "Apply" }).click();
   await expect(page.getByTestId("data-range")).toContainText("Rows 1–10 of 10 matching");
   await page.getByRole("checkbox", { name: "score" }).click();
-  await expect(page.getByTestId("data-grid").locator("th")).toHaveText(["id", "title"]);
+  await expect(page.getByTestId("data-grid").locator("th")).toHaveText(["", "id", "title"]);
   await expect(page).toHaveURL(/columns=id%2Ctitle|columns=id,title/);
   await shots(page, "table-data");
   await page.goto("/tables/shop/items?tab=data&tag=launch");
@@ -750,4 +751,93 @@ test("build and drop indices of every kind a column takes, then search by vector
   await expect(results.getByRole("columnheader", { name: "_distance" })).toBeVisible();
   await expect(results.getByTestId("data-cell").first()).toHaveText("7");
   await shots(page, "table-search");
+});
+
+test("media inline: thumbnails, players, a row's detail at full size, a script-carrying SVG that runs nothing, search results with their media", async ({
+  page,
+}) => {
+  const values = await mediaValues();
+  await call("/v1/table/shop$gallery/create", { body: mediaTable(values) });
+  const mediaResponses: Array<{ url: string; bytes: number }> = [];
+  page.on("response", (res) => {
+    if (res.url().includes("/media?"))
+      void res.body().then(
+        (b) => mediaResponses.push({ url: res.url(), bytes: b.length }),
+        () => undefined,
+      );
+  });
+  await signInWithKey(page, undefined, "/tables/shop/gallery?tab=data");
+  const grid = page.getByRole("table", { name: "Rows" });
+  const thumbnails = grid.getByTestId("media-thumbnail");
+  // Row by row: the png in `media` and in the blob column, the jpeg, the svg.
+  await expect(thumbnails).toHaveCount(4);
+  const natural = () =>
+    thumbnails.evaluateAll((images) =>
+      (images as HTMLImageElement[]).map((img) => (img.complete && img.naturalWidth ? `${img.naturalWidth}x${img.naturalHeight}` : "")),
+    );
+  await expect.poll(natural).toEqual(["40x30", "40x30", "64x48", "20x10"]);
+  await expect(grid.getByTestId("media-audio")).toHaveCount(1);
+  await expect(grid.getByTestId("media-video")).toHaveCount(1);
+  await expect(grid).toContainText("40 B · 0x00254a6f94b9de03284d7297bce1062b…");
+  await expect(grid).toContainText("2.0 MiB");
+  // Nothing of a value larger than a thumbnail reached the page: not the 2 MiB blob, not the sound or the film.
+  await expect.poll(() => mediaResponses.length).toBeGreaterThanOrEqual(4);
+  expect(mediaResponses.every((r) => r.url.includes("thumbnail=") && r.bytes < 4096)).toBe(true);
+  await shots(page, "table-media");
+
+  // The sound's row, whole: a player that knows the sound's length.
+  await grid.getByRole("row").nth(3).getByRole("button", { name: "Open" }).click();
+  const detail = page.getByTestId("row-detail");
+  await expect(detail).toContainText("wav");
+  const duration = (player: ReturnType<typeof detail.getByTestId>) =>
+    player.evaluate((el) => (el as HTMLMediaElement).duration).then((d) => (Number.isFinite(d) ? Math.round(d * 10) / 10 : null));
+  await expect.poll(() => duration(detail.getByTestId("media-player"))).toBe(1.5);
+  await expect(detail.getByRole("link", { name: /Download \(audio\/wav/ })).toHaveAttribute("href", /download=true/);
+  await page.getByRole("button", { name: "Close" }).last().click();
+  await grid.getByRole("row").nth(4).getByRole("button", { name: "Open" }).click();
+  await expect.poll(() => duration(detail.getByTestId("media-player"))).toBe(2);
+  await page.getByRole("button", { name: "Close" }).last().click();
+
+  // The JPEG at full size.
+  await grid.getByTestId("media-thumbnail").nth(2).click();
+  const full = detail.getByTestId("media-full");
+  await expect.poll(() => full.evaluate((img) => `${(img as HTMLImageElement).naturalWidth}x${(img as HTMLImageElement).naturalHeight}`)).toBe("64x48");
+  await shots(page, "table-media-row");
+  await page.getByRole("button", { name: "Close" }).last().click();
+
+  // The SVG carries a script: shown as a picture it runs nothing, and opened on its own it runs nothing either.
+  const svgCalls: string[] = [];
+  page.on("request", (req) => {
+    if (req.url().includes("from=svg")) svgCalls.push(req.url());
+  });
+  await grid.getByTestId("media-thumbnail").nth(3).click();
+  await expect(detail.getByTestId("media-full")).toBeVisible();
+  const svgUrl = await detail.getByTestId("media-full").getAttribute("src");
+  await page.getByRole("button", { name: "Close" }).last().click();
+  const svgPage = await page.context().newPage();
+  await svgPage.goto(svgUrl!);
+  await svgPage.waitForTimeout(300);
+  expect(await svgPage.evaluate(() => (window as unknown as { __svgRan?: boolean }).__svgRan ?? false)).toBe(false);
+  await svgPage.close();
+  expect(svgCalls).toEqual([]);
+
+  // Rows like row 0, by its embedding: the results show their media too.
+  await grid.getByRole("row").nth(1).getByRole("button", { name: "Similar" }).click();
+  const vector = page.getByRole("form", { name: "Vector search" });
+  await expect(vector.getByLabel("Query vector")).not.toHaveValue("");
+  await vector.getByRole("button", { name: "Search" }).click();
+  await expect(page.getByTestId("search-count")).toHaveText("7 nearest rows, nearest first");
+  const results = page.getByRole("table", { name: "Search results" });
+  await expect(results.getByTestId("media-thumbnail").first()).toBeVisible();
+  await expect(results.getByTestId("media-audio")).toHaveCount(1);
+
+  // A viewer of another namespace gets 403 from the media route.
+  const { key } = (await call("/v1/admin/keys/create", {
+    json: { name: "outsider", role: "viewer", scope: { kind: "namespace", id: ["elsewhere"] } },
+  })) as unknown as {
+    key: string;
+  };
+  const refused = await apiAs(key, new URL(svgUrl!, origin()).pathname + new URL(svgUrl!, origin()).search);
+  expect(refused.status).toBe(403);
+  expect(await refused.json()).toMatchObject({ status: 403, code: 15 });
 });

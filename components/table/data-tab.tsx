@@ -8,6 +8,7 @@ import { fromPicker, pickerValue, refOf, VersionPicker } from "./version-picker"
 import { useTableAddress } from "./use-table-address";
 import { RowsGrid } from "./rows-grid";
 import { SearchPanel, type SearchKind } from "./search-panel";
+import { mediaProjection, useMediaGrid } from "./use-media-grid";
 
 const MODES: Array<[SearchKind | "", string]> = [
   ["", "Browse"],
@@ -31,9 +32,18 @@ export function DataTab({ database, table }: { database: string; table: string[]
   const columns = selected && selected.length ? selected : undefined;
   const declaredOnly = described.data?.is_only_declared ?? false;
   const browsing = Boolean(described.data) && !declaredOnly && mode === "";
-  const rows = useRows(database, table, { ...at, columns, filter, limit: PAGE, offset }, browsing);
-  const count = useCount(database, table, { version: described.data?.version, filter }, browsing);
   const fields = described.data?.schema?.fields ?? [];
+  const projection = mediaProjection(fields, columns);
+  // Row ids hold for one version: with media shown, the rows are read at the version described.
+  const rowsAt = projection.media.length ? { version: described.data?.version } : at;
+  const rows = useRows(
+    database,
+    table,
+    { ...rowsAt, columns: projection.columns, filter, limit: PAGE, offset, withRowId: projection.media.length > 0 },
+    browsing,
+  );
+  const media = useMediaGrid(database, table, described.data?.version, projection, rows.data);
+  const count = useCount(database, table, { version: described.data?.version, filter }, browsing);
   const vectorColumn = fields.find((f) => columnKind(f) === "vector")?.name;
 
   if (described.isPending) return <Loading />;
@@ -89,6 +99,7 @@ export function DataTab({ database, table }: { database: string; table: string[]
           kind={mode}
           fields={fields}
           at={at}
+          version={described.data?.version}
           filter={filter}
           seed={mode === "vector" && seed ? seed : null}
         />
@@ -119,6 +130,7 @@ export function DataTab({ database, table }: { database: string; table: string[]
               <RowsGrid
                 data={data}
                 label="Rows"
+                media={media}
                 rowAction={
                   vectorColumn && !columns?.every((c) => c !== vectorColumn)
                     ? (row) => (

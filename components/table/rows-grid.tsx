@@ -1,25 +1,57 @@
 "use client";
-/** Rows of an Arrow table as a grid: long values cut in their cell and shown whole on a click; an optional action per row. */
+/**
+ * Rows of an Arrow table as a grid: long values cut in their cell and shown whole on a click, binary values by what
+ * they hold (media-cell.tsx); each row opens whole in a detail view; an optional action per row.
+ */
 import { useState, type ReactNode } from "react";
 import { DataType, type Field, type Table as ArrowTable } from "apache-arrow";
 import { cellText } from "@/lib/cell-format";
+import { cellKey, type CellAddress, type CellSummary } from "@/lib/queries/media";
 import { Button } from "../ui/controls";
 import { Dialog } from "../ui/dialog";
+import { MediaCell, MediaValue } from "./media-cell";
 
 /** Numbers read right-aligned, digits under digits. */
 const isNumeric = (field: Field) => DataType.isInt(field.type) || DataType.isFloat(field.type) || DataType.isDecimal(field.type);
 
-export function RowsGrid({ data, rowAction, label }: { data: ArrowTable; rowAction?: (row: Record<string, unknown>) => ReactNode; label?: string }) {
+const ROW_ID = "_rowid";
+
+/** The binary columns of the rows, which the query left out: what each cell holds, and where its value is. */
+export interface GridMedia {
+  columns: string[];
+  /** The columns in the order the table has them, media among them. */
+  order: string[];
+  cells: Map<string, CellSummary> | undefined;
+  address: (column: string, rowId: string) => CellAddress;
+}
+
+export function RowsGrid({
+  data,
+  rowAction,
+  label,
+  media,
+}: {
+  data: ArrowTable;
+  rowAction?: (row: Record<string, unknown>) => ReactNode;
+  label?: string;
+  media?: GridMedia;
+}) {
   const [expanded, setExpanded] = useState<{ column: string; value: string } | null>(null);
-  const names = data.schema.fields.map((f) => f.name);
+  const [opened, setOpened] = useState<number | null>(null);
+  const dataNames = data.schema.fields.map((f) => f.name).filter((n) => n !== ROW_ID);
+  const isMedia = (n: string) => media?.columns.includes(n) ?? false;
+  const names = media ? [...media.order.filter((n) => isMedia(n) || dataNames.includes(n)), ...dataNames.filter((n) => !media.order.includes(n))] : dataNames;
   const numeric = new Set(data.schema.fields.filter(isNumeric).map((f) => f.name));
+  const rows = data.toArray() as Array<Record<string, unknown>>;
+  const rowIdOf = (row: Record<string, unknown>) => String(row[ROW_ID]);
+  const openedRow = opened === null ? null : rows[opened];
   return (
     <>
       <div className="overflow-auto rounded-md border border-slate-200 dark:border-slate-800">
         <table className="w-full text-left text-sm" data-testid="data-grid" aria-label={label}>
           <thead className="sticky top-0 bg-slate-50 text-xs dark:bg-slate-900">
             <tr>
-              {rowAction && <th className="px-2 py-2" aria-label="Actions" />}
+              <th className="px-2 py-2" aria-label="Actions" />
               {names.map((n) => (
                 <th key={n} className={`whitespace-nowrap px-3 py-2 font-mono ${numeric.has(n) ? "text-right" : ""}`}>
                   {n}
@@ -28,37 +60,47 @@ export function RowsGrid({ data, rowAction, label }: { data: ArrowTable; rowActi
             </tr>
           </thead>
           <tbody>
-            {data.toArray().map((row, r) => {
-              const values = row as Record<string, unknown>;
-              return (
-                <tr key={r} className="border-t border-slate-100 dark:border-slate-800">
-                  {rowAction && <td className="px-2 py-1">{rowAction(values)}</td>}
-                  {names.map((n) => {
-                    const { short, full } = cellText(values[n]);
+            {rows.map((values, r) => (
+              <tr key={r} className="border-t border-slate-100 dark:border-slate-800">
+                <td className="whitespace-nowrap px-2 py-1">
+                  <Button variant="ghost" className="px-1 py-0 text-xs" title="Show every value of this row whole" onClick={() => setOpened(r)}>
+                    Open
+                  </Button>
+                  {rowAction?.(values)}
+                </td>
+                {names.map((n) => {
+                  if (isMedia(n) && media) {
+                    const rowId = rowIdOf(values);
                     return (
-                      <td
-                        key={n}
-                        className={`max-w-xs overflow-hidden px-3 py-1 font-mono text-xs ${numeric.has(n) ? "text-right tabular-nums" : ""}`}
-                        data-testid="data-cell"
-                      >
-                        {short === full ? (
-                          <span className="block truncate">{short}</span>
-                        ) : (
-                          <button
-                            type="button"
-                            className="block max-w-full truncate text-left hover:text-indigo-600 hover:underline"
-                            title="Show the whole value"
-                            onClick={() => setExpanded({ column: n, value: full })}
-                          >
-                            {short}
-                          </button>
-                        )}
+                      <td key={n} className="px-3 py-1 text-xs" data-testid="data-cell">
+                        <MediaCell summary={media.cells?.get(cellKey(rowId, n))} at={media.address(n, rowId)} onOpen={() => setOpened(r)} />
                       </td>
                     );
-                  })}
-                </tr>
-              );
-            })}
+                  }
+                  const { short, full } = cellText(values[n]);
+                  return (
+                    <td
+                      key={n}
+                      className={`max-w-xs overflow-hidden px-3 py-1 font-mono text-xs ${numeric.has(n) ? "text-right tabular-nums" : ""}`}
+                      data-testid="data-cell"
+                    >
+                      {short === full ? (
+                        <span className="block truncate">{short}</span>
+                      ) : (
+                        <button
+                          type="button"
+                          className="block max-w-full truncate text-left hover:text-indigo-600 hover:underline"
+                          title="Show the whole value"
+                          onClick={() => setExpanded({ column: n, value: full })}
+                        >
+                          {short}
+                        </button>
+                      )}
+                    </td>
+                  );
+                })}
+              </tr>
+            ))}
           </tbody>
         </table>
       </div>
@@ -68,6 +110,29 @@ export function RowsGrid({ data, rowAction, label }: { data: ArrowTable; rowActi
         </pre>
         <div className="mt-3 flex justify-end">
           <Button variant="secondary" onClick={() => setExpanded(null)}>
+            Close
+          </Button>
+        </div>
+      </Dialog>
+      <Dialog wide open={openedRow !== null} onClose={() => setOpened(null)} title={openedRow && media ? `Row id ${rowIdOf(openedRow)}` : "Row"}>
+        {openedRow && (
+          <dl className="grid max-h-[70vh] grid-cols-[minmax(6rem,auto)_1fr] gap-x-4 gap-y-3 overflow-auto text-sm" data-testid="row-detail">
+            {names.map((n) => (
+              <div key={n} className="contents">
+                <dt className="font-mono text-xs text-slate-500">{n}</dt>
+                <dd className="min-w-0">
+                  {isMedia(n) && media ? (
+                    <MediaValue summary={media.cells?.get(cellKey(rowIdOf(openedRow), n))} at={media.address(n, rowIdOf(openedRow))} />
+                  ) : (
+                    <pre className="whitespace-pre-wrap break-all font-mono text-xs">{cellText(openedRow[n]).full}</pre>
+                  )}
+                </dd>
+              </div>
+            ))}
+          </dl>
+        )}
+        <div className="mt-3 flex justify-end">
+          <Button variant="secondary" onClick={() => setOpened(null)}>
             Close
           </Button>
         </div>

@@ -13,6 +13,7 @@ import { Button, Field, Select, TextInput } from "../ui/controls";
 import { Dialog } from "../ui/dialog";
 import { ErrorBanner, Loading } from "../ui/states";
 import { RowsGrid } from "./rows-grid";
+import { mediaProjection, useMediaGrid } from "./use-media-grid";
 
 export type SearchKind = "vector" | "text";
 
@@ -34,6 +35,7 @@ export function SearchPanel({
   kind,
   fields,
   at,
+  version,
   filter,
   seed,
 }: {
@@ -42,6 +44,8 @@ export function SearchPanel({
   kind: SearchKind;
   fields: JsonField[];
   at: At;
+  /** The version `at` names, which the results' row ids hold for. */
+  version: number | undefined;
   filter: string;
   /** A row's vector to start from ("find rows like this one"). */
   seed: { column: string; vector: number[] } | null;
@@ -60,6 +64,8 @@ export function SearchPanel({
   const [planOpen, setPlanOpen] = useState(false);
   const explain = useExplainPlan(database, table);
   const results = useTableQuery(database, table, query);
+  const projection = mediaProjection(fields, undefined);
+  const media = useMediaGrid(database, table, version, projection, results.data);
 
   const dimension = vectorColumns.find((f) => f.name === vectorColumn)?.type.length;
   const parsed = kind === "vector" ? parseVector(vectorText, dimension) : null;
@@ -79,7 +85,9 @@ export function SearchPanel({
   const badLimit = !Number.isInteger(limit) || limit < 1 || limit > 10_000;
 
   const request = (): Record<string, unknown> => {
-    const base = { k: limit, filter: filter || undefined, version: at.version, tag: at.tag, prefilter: true };
+    // Media columns are left out of the results and shown a cell at a time, from the version searched.
+    const pinned = projection.media.length ? { version, columns: projection.columns, with_row_id: true } : { version: at.version, tag: at.tag };
+    const base = { k: limit, filter: filter || undefined, prefilter: true, ...pinned };
     if (kind === "vector" && parsed && "vector" in parsed)
       return { ...base, vector: parsed.vector, vector_column: vectorColumn, ...(distance ? { distance_type: distance } : {}) };
     return { ...base, full_text_query: { string_query: { query: words.trim(), columns: [textColumn] } } };
@@ -167,7 +175,7 @@ export function SearchPanel({
               ? "No rows found"
               : `${results.data.numRows} ${kind === "vector" ? "nearest rows, nearest first" : "matching rows, best first"}`}
           </p>
-          <RowsGrid data={results.data} label="Search results" />
+          <RowsGrid data={results.data} label="Search results" media={media} />
         </>
       )}
       <Dialog open={planOpen} onClose={() => setPlanOpen(false)} title="Query plan">

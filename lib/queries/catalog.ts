@@ -91,6 +91,7 @@ export interface RowsQuery extends At {
   filter?: string;
   limit: number;
   offset: number;
+  withRowId?: boolean;
 }
 
 export const useRows = (database: string, id: Id, q: RowsQuery, enabled = true) =>
@@ -99,7 +100,15 @@ export const useRows = (database: string, id: Id, q: RowsQuery, enabled = true) 
     queryFn: async (): Promise<ArrowTable> => {
       const buf = await apiCall<ArrayBuffer>(path("table", id, "query"), {
         database,
-        json: { version: q.version, tag: q.tag, columns: q.columns, filter: q.filter || undefined, limit: q.limit, offset: q.offset },
+        json: {
+          version: q.version,
+          tag: q.tag,
+          columns: q.columns,
+          filter: q.filter || undefined,
+          limit: q.limit,
+          offset: q.offset,
+          with_row_id: q.withRowId || undefined,
+        },
         accept: "arrow",
       });
       return tableFromIPC(new Uint8Array(buf));

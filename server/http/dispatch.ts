@@ -135,7 +135,9 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
   const url = new URL(request.url);
   const given = request.headers.get("x-request-id");
   const requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
-  const database = request.headers.get("x-quiver-database") || request.headers.get("x-lancedb-database") || DEFAULT_DATABASE;
+  // A `database` query parameter is for elements that cannot send headers (an <img>); only routes that declare it take it.
+  const database =
+    request.headers.get("x-quiver-database") || request.headers.get("x-lancedb-database") || url.searchParams.get("database") || DEFAULT_DATABASE;
   let principal: Principal | null = null;
   let matched: RouteDef | null = null;
   let target: string | null = null;

@@ -54,6 +54,12 @@ export function openApiDocument(routes: RouteDef[], version: string) {
     };
     if (route.response === "arrow-file") {
       responses["200"] = { description: "Arrow IPC file", content: { "application/vnd.apache.arrow.file": { schema: { type: "string", format: "binary" } } } };
+    } else if (route.response === "media") {
+      responses["200"] = {
+        description: "The stored value, with the content type its leading bytes say",
+        content: { "*/*": { schema: { type: "string", format: "binary" } } },
+      };
+      responses["206"] = { description: "The byte range the Range header asked for", content: { "*/*": { schema: { type: "string", format: "binary" } } } };
     } else if (route.response === "integer") {
       responses["200"] = { description: "A bare integer", content: { "application/json": { schema: { type: "integer" } } } };
     } else if (route.response === "empty") {

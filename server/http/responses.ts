@@ -39,6 +39,12 @@ export function reply(result: Reply, requestId: string): Response {
   if (result.kind === "arrow-file") {
     return new Response(new Uint8Array(result.body), { status: 200, headers: responseHeaders(requestId, "application/vnd.apache.arrow.file") });
   }
+  if (result.kind === "media") {
+    return new Response(result.body as Uint8Array<ArrayBuffer>, {
+      status: result.status ?? 200,
+      headers: { ...responseHeaders(requestId, result.contentType), ...result.headers },
+    });
+  }
   const headers = responseHeaders(requestId, "application/json");
   if (result.kind === "integer") return new Response(String(result.value), { status: 200, headers });
   const withContext = !result.bare && result.body && typeof result.body === "object" && !Array.isArray(result.body);

@@ -34,10 +34,19 @@ export interface IntegerReply {
   kind: "integer";
   value: number;
 }
-export type Reply = JsonReply | ArrowFileReply | IntegerReply;
+/** A stored value served as it is (an image, a sound): its own content type, and the headers that keep it inert. */
+export interface MediaReply {
+  kind: "media";
+  body: Uint8Array;
+  contentType: string;
+  /** 206 for a byte range of the value. */
+  status?: 200 | 206;
+  headers: Record<string, string>;
+}
+export type Reply = JsonReply | ArrowFileReply | IntegerReply | MediaReply;
 
 /** The special answers a route can declare instead of a JSON schema. */
-export type ResponseForm = "arrow-file" | "integer" | "empty";
+export type ResponseForm = "arrow-file" | "integer" | "empty" | "media";
 export type ResponseSpec = z.ZodType | ResponseForm;
 
 /** The body a JSON answer's schema describes, less the `context` the dispatcher adds to every object answer. */
@@ -49,13 +58,15 @@ type Answered<T> = T extends readonly unknown[] ? T : T extends object ? Omit<T,
  */
 export type ReplyFor<RS extends ResponseSpec> = RS extends "arrow-file"
   ? ArrowFileReply
-  : RS extends "integer"
-    ? IntegerReply
-    : RS extends "empty"
-      ? JsonReply<Record<string, never>>
-      : RS extends z.ZodType
-        ? JsonReply<Answered<z.input<RS>>>
-        : never;
+  : RS extends "media"
+    ? MediaReply
+    : RS extends "integer"
+      ? IntegerReply
+      : RS extends "empty"
+        ? JsonReply<Record<string, never>>
+        : RS extends z.ZodType
+          ? JsonReply<Answered<z.input<RS>>>
+          : never;
 
 export interface RouteContext<Q, B> {
   request: Request;

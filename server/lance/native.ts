@@ -73,6 +73,18 @@ export interface NativeVectorQuery extends Omit<NativeQuery, "nearestTo"> {
   distanceRange(lower?: number | null, upper?: number | null): void;
 }
 
+export interface NativeTakeQuery {
+  selectColumns(columns: string[]): void;
+  withRowId(): void;
+  execute(maxBatchLength?: number | null, timeoutMs?: number | null): Promise<{ next(): Promise<Buffer | null> }>;
+}
+
+/** A Lance blob value, read on demand. */
+export interface NativeBlobFile {
+  size(): bigint;
+  readRange(start: bigint, end: bigint): Promise<Buffer>;
+}
+
 export interface NativeStats {
   totalBytes: number;
   numRows: number;
@@ -92,6 +104,10 @@ export interface NativeTable {
   update(onlyIf: string | null, columns: Array<[string, string]>): Promise<{ rowsUpdated: number; version: number }>;
   stats(): Promise<NativeStats>;
   query(): NativeQuery;
+  takeRowIds(rowIds: bigint[]): NativeTakeQuery;
+  /** The table's blob columns (Lance's `lance.blob.v2` extension type), whose values are read apart from the rows. */
+  blobColumns(): Promise<string[]>;
+  fetchBlobFiles(column: string, rowIds: bigint[]): Promise<Array<NativeBlobFile | undefined | null>>;
   alterColumns(alterations: Array<{ path: string; rename?: string; dataType?: string; nullable?: boolean }>): Promise<{ version: number }>;
   addColumns(transforms: Array<{ name: string; valueSql: string }>): Promise<{ version: number }>;
   dropColumns(columns: string[]): Promise<{ version: number }>;

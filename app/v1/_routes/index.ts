@@ -5,6 +5,7 @@ import { SERVICE_VERSION } from "@/lib/service";
 import { namespaceRoutes } from "./namespaces";
 import { tableRoutes } from "./tables";
 import { dataRoutes } from "./data";
+import { mediaRoutes } from "./media";
 import { historyRoutes } from "./history";
 import { batchRoutes } from "./batch";
 import { adminRoutes } from "./admin";
@@ -16,6 +17,7 @@ const catalogRoutes: RouteDef[] = [
   ...namespaceRoutes,
   ...tableRoutes,
   ...dataRoutes,
+  ...mediaRoutes,
   ...historyRoutes,
   ...batchRoutes,
   ...lancedbRoutes,
