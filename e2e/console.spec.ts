@@ -18,7 +18,8 @@ import {
   Utf8,
   Float64,
 } from "apache-arrow";
-import { apiAs, hydrated, origin, signInWithKey } from "./helpers";
+import * as lancedb from "@lancedb/lancedb";
+import { adminKey, apiAs, hydrated, origin, signInWithKey } from "./helpers";
 import { call, queryRows, rows } from "./api";
 import { Compression, parquetBytes } from "../test/parquet-file";
 import { mediaTable, mediaValues } from "../test/media-table";
@@ -214,7 +215,8 @@ test("create a namespace, declare a table, drop them by typing their names", asy
   await page.getByLabel("Property 1 value").fill("draft");
   await page.getByRole("dialog").getByRole("button", { name: "Declare table" }).click();
   await expect(page).toHaveURL(/\/tables\/shop\/tmp\/draft$/);
-  expect((await call("/v1/table/shop$tmp$draft/describe", { json: {} })).properties).toEqual({ stage: "draft" });
+  // The console declares with stable row ids unless told not to.
+  expect((await call("/v1/table/shop$tmp$draft/describe", { json: {} })).properties).toEqual({ stage: "draft", "quiver.stable_row_ids": "true" });
   await page.goto("/browse/shop/tmp");
   await hydrated(page);
   await page.getByRole("button", { name: "Drop namespace" }).click();
@@ -831,6 +833,28 @@ test("media inline: thumbnails, players, a row's detail at full size, a script-c
   await expect(results.getByTestId("media-thumbnail").first()).toBeVisible();
   await expect(results.getByTestId("media-audio")).toHaveCount(1);
 
+  // A table LanceDB's own client wrote (its remote client, through the API) shows its media the same way.
+  const db = await lancedb.connect("db://default", { apiKey: adminKey(), hostOverride: origin() });
+  await db.createTable(
+    "client_gallery",
+    new Table({
+      id: vectorFromArray([0n, 1n, 2n, 3n], new Int64()),
+      media: vectorFromArray([values.png, values.jpeg, values.wav, values.mp4], new Binary()),
+    }),
+  );
+  await page.goto("/tables/client_gallery?tab=data");
+  await hydrated(page);
+  const clientGrid = page.getByRole("table", { name: "Rows" });
+  await expect
+    .poll(() =>
+      clientGrid
+        .getByTestId("media-thumbnail")
+        .evaluateAll((images) => (images as HTMLImageElement[]).map((img) => (img.complete ? `${img.naturalWidth}x${img.naturalHeight}` : ""))),
+    )
+    .toEqual(["40x30", "64x48"]);
+  await expect(clientGrid.getByTestId("media-audio")).toHaveCount(1);
+  await expect(clientGrid.getByTestId("media-video")).toHaveCount(1);
+
   // A viewer of another namespace gets 403 from the media route.
   const { key } = (await call("/v1/admin/keys/create", {
     json: { name: "outsider", role: "viewer", scope: { kind: "namespace", id: ["elsewhere"] } },
@@ -840,4 +864,45 @@ test("media inline: thumbnails, players, a row's detail at full size, a script-c
   const refused = await apiAs(key, new URL(svgUrl!, origin()).pathname + new URL(svgUrl!, origin()).search);
   expect(refused.status).toBe(403);
   expect(await refused.json()).toMatchObject({ status: 403, code: 15 });
+});
+
+test("what a version changed: counts, schema, and on a table with stable row ids the inserted and updated rows with the changed cells marked", async ({
+  page,
+}) => {
+  await call("/v1/table/shop$changing/declare", { json: { properties: { "quiver.stable_row_ids": "true" } } });
+  await call("/v1/table/shop$changing/insert", { body: rows(0, 5) });
+  await call("/v1/table/shop$changing/insert", { body: rows(5, 8) });
+  await call("/v1/table/shop$changing/update", { json: { predicate: "id = 2", updates: [["name", "'renamed'"]] } });
+  await call("/v1/table/shop$changing/delete", { json: { predicate: "id = 3" } });
+  await signInWithKey(page, undefined, "/tables/shop/changing?tab=versions");
+  await page.getByRole("link", { name: "What version 3 changed" }).click();
+  await expect(page).toHaveURL(/tab=changes&to_version=3|to_version=3&tab=changes/);
+  await expect(page.getByTestId("changes-range")).toHaveText("From version 2 to version 3");
+  await expect(page.getByTestId("rows-updated")).toHaveText("1");
+  await expect(page.getByTestId("rows-inserted")).toHaveText("0");
+  const changed = page.getByRole("table", { name: "Updated rows" }).getByTestId("changed-cell");
+  await expect(changed).toHaveCount(1);
+  await expect(changed).toContainText("renamed");
+  await expect(changed).toHaveAttribute("title", "was item-2");
+
+  await page.getByLabel("From").selectOption("v:1");
+  await page.getByLabel("To").selectOption("");
+  await expect(page.getByTestId("changes-range")).toHaveText("From version 1 to version 4");
+  await expect(page.getByTestId("rows-before")).toHaveText("5");
+  await expect(page.getByTestId("rows-after")).toHaveText("7");
+  await expect(page.getByTestId("rows-inserted")).toHaveText("3");
+  await expect(page.getByTestId("rows-deleted")).toHaveText("1");
+  await expect(page.getByRole("table", { name: "Inserted rows" }).getByTestId("changed-row")).toHaveCount(3);
+  await expect(page.getByRole("table", { name: "Updated rows" }).getByTestId("changed-row")).toHaveCount(1);
+  await shots(page, "table-changes");
+
+  // A table without stable row ids says so, and still counts from its files.
+  await call("/v1/table/shop$plain_changes/create", { body: rows(0, 10) });
+  await call("/v1/table/shop$plain_changes/insert", { body: rows(10, 14) });
+  await page.goto("/tables/shop/plain_changes?tab=changes");
+  await hydrated(page);
+  await expect(page.getByTestId("no-stable-row-ids")).toContainText("cannot show which rows changed");
+  await expect(page.getByTestId("rows-written")).toHaveText("4");
+  await expect(page.getByTestId("rows-inserted")).toHaveText("—");
+  await shots(page, "table-changes-plain");
 });

@@ -2,12 +2,14 @@
  * The console's media routes over a real table: what each binary and blob cell holds without its value, a value
  * served with the type its bytes say and the headers that keep it inert, byte ranges, thumbnails, and access.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Table } from "apache-arrow";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { Field, Int64, LargeBinary, makeData, RecordBatch, Schema, Struct, Table, tableToIPC, vectorFromArray } from "apache-arrow";
+import * as lancedb from "@lancedb/lancedb";
 import sharp from "sharp";
 import { client, expectError } from "./client";
 import { mediaTable, mediaValues, type MediaValues } from "./media-table";
-import { startServer, type TestServer } from "./server";
+import { azuriteStorageOptions } from "./azurite";
+import { onObjectStore, startServer, uriOf, type TestServer } from "./server";
 
 let server: TestServer;
 let api: ReturnType<typeof client>;
@@ -37,6 +39,8 @@ describe("cells", () => {
     }>("/v1/table/m$media/cells", { columns: ["media", "attachment"], row_ids: [...rowIds.values()], version: 1 });
     expect(reply.status).toBe(200);
     const cell = (id: number, column: string) => reply.body.cells.find((c) => c.row_id === rowIds.get(id) && c.column === column)!;
+    // One summary per cell asked for.
+    expect(reply.body.cells).toHaveLength(2 * rowIds.size);
     expect(cell(0, "media")).toMatchObject({ size: values.png.length, media: { kind: "image", mime: "image/png" }, head: "" });
     expect(cell(1, "media").media).toMatchObject({ kind: "image", mime: "image/jpeg" });
     expect(cell(2, "media").media).toMatchObject({ kind: "audio", mime: "audio/wav" });
@@ -117,5 +121,26 @@ describe("a value", () => {
     expectError(await stranger.post("/v1/table/m$media/cells", { columns: ["media"], row_ids: ["0"] }), 403, 15);
     expectError(await client(server.url).get(media(0)), 401, 16);
     expectError(await api.get(media(6)), 400, 13);
+  });
+});
+
+describe("a column of Lance's first blob encoding", () => {
+  it("says each value's size, and refuses to serve one with the reason, since the engine reads only where it lies", async () => {
+    const storageOptions = onObjectStore ? azuriteStorageOptions(inject("azuriteEndpoint")!) : {};
+    const schema = new Schema([new Field("id", new Int64(), false), new Field("blob", new LargeBinary(), true, new Map([["lance-encoding:blob", "true"]]))]);
+    const children = [vectorFromArray([0n], new Int64()), vectorFromArray([values.png], new LargeBinary())].map((v) => v.data[0]);
+    const batch = new RecordBatch(schema, makeData({ type: new Struct(schema.fields), length: 1, nullCount: 0, children }));
+    // Written by the engine at the root as another tool would, in the file version that still takes the encoding.
+    const db = await lancedb.connect(uriOf(server, ""), { storageOptions });
+    const native = (db as unknown as { inner: { createTable(...args: unknown[]): Promise<unknown> } }).inner;
+    await native.createTable("legacy", Buffer.from(tableToIPC(new Table([batch]), "file")), "create", null, {
+      ...storageOptions,
+      new_table_data_storage_version: "2.1",
+    });
+    const cells = await api.post<{ cells: Array<{ size: number | null; media: unknown }> }>("/v1/table/legacy/cells", { columns: ["blob"], row_ids: ["0"] });
+    expect(cells.body.cells).toEqual([{ row_id: "0", column: "blob", size: values.png.length, media: null, head: "" }]);
+    const refused = await api.get("/v1/table/legacy/media?column=blob&row_id=0");
+    expectError(refused, 400, 13);
+    expect(refused.body.detail).toContain("lance.blob.v2");
   });
 });

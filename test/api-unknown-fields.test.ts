@@ -60,6 +60,15 @@ describe("unknown fields are refused by name, never ignored", () => {
     expect(await rootSnapshot(server)).toEqual(before);
   });
 
+  it.each(["valueOf", "constructor", "toString", "__proto__", "hasOwnProperty"])(
+    "a body field named as an Object method, %s, is unknown like any other (it once failed the server)",
+    async (name) => {
+      const reply = await api.raw("POST", "/v1/namespace/proto_named/create", `{"${name}": -1}`, { ...server.auth, "content-type": "application/json" });
+      expect(reply.status, JSON.stringify(reply.body)).toBe(400);
+      expect(String(reply.body.detail)).toContain(`body.${name}`);
+    },
+  );
+
   it("and the objects the requests named are as they were", async () => {
     expect((await api.post<number>("/v1/table/n$t/count_rows", {})).body).toBe(5);
     expect((await api.get<{ tables: string[] }>("/v1/namespace/n/table/list")).body.tables).toEqual(["t"]);

@@ -1,6 +1,7 @@
 "use client";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
+import { STABLE_ROW_IDS } from "@/lib/contract/catalog";
 import { useCreateNamespace, useDeclareTable, useDropNamespace, useDropTable, useEntries, useTable } from "@/lib/queries/catalog";
 import { namespaceHref, tableHref } from "@/lib/console-links";
 import { Button, Field, TextInput } from "../ui/controls";
@@ -15,6 +16,7 @@ function CreateForm({ kind, database, namespace, onDone }: { kind: "namespace" |
   const router = useRouter();
   const [name, setName] = useState("");
   const [rows, setRows] = useState<PropertyRows>([]);
+  const [stableRowIds, setStableRowIds] = useState(true);
   const createNamespace = useCreateNamespace(database, namespace);
   const declare = useDeclareTable(database, namespace);
   const mutation = kind === "namespace" ? createNamespace : declare;
@@ -22,7 +24,7 @@ function CreateForm({ kind, database, namespace, onDone }: { kind: "namespace" |
   async function submit(e: React.FormEvent) {
     e.preventDefault();
     await mutation
-      .mutateAsync({ name, properties: toProperties(rows) })
+      .mutateAsync({ name, properties: kind === "table" ? { ...toProperties(rows), [STABLE_ROW_IDS]: String(stableRowIds) } : toProperties(rows) })
       .then(() => {
         onDone();
         router.push(kind === "namespace" ? namespaceHref(database, [...namespace, name]) : tableHref(database, [...namespace, name]));
@@ -38,6 +40,18 @@ function CreateForm({ kind, database, namespace, onDone }: { kind: "namespace" |
       >
         <TextInput id={`${kind}-name`} value={name} onChange={(e) => setName(e.target.value)} autoFocus required aria-invalid={Boolean(problem)} />
       </Field>
+      {kind === "table" && (
+        <label className="flex items-start gap-2 text-sm">
+          <input type="checkbox" className="mt-1" checked={stableRowIds} onChange={(e) => setStableRowIds(e.target.checked)} />
+          <span>
+            Stable row ids
+            <span className="block text-xs text-slate-500">
+              Rows keep their ids through updates and compactions and record the version that made and last changed them, so the Changes tab can show the rows
+              each version inserted and updated. Chosen now or never.
+            </span>
+          </span>
+        </label>
+      )}
       <PropertiesEditor rows={rows} onChange={setRows} idPrefix={`${kind}-prop`} />
       <ErrorBanner error={mutation.error} />
       <div className="flex justify-end gap-2">

@@ -12,7 +12,7 @@ import { Dialog } from "../ui/dialog";
 import { MediaCell, MediaValue } from "./media-cell";
 
 /** Numbers read right-aligned, digits under digits. */
-const isNumeric = (field: Field) => DataType.isInt(field.type) || DataType.isFloat(field.type) || DataType.isDecimal(field.type);
+export const isNumeric = (field: Field) => DataType.isInt(field.type) || DataType.isFloat(field.type) || DataType.isDecimal(field.type);
 
 const ROW_ID = "_rowid";
 

@@ -15,6 +15,7 @@ import { OverviewTab } from "./overview-tab";
 import { SchemaTab } from "./schema-tab";
 import { TagsTab } from "./tags-tab";
 import { UploadTab } from "./upload-tab";
+import { ChangesTab } from "./changes-tab";
 import { useTableAddress } from "./use-table-address";
 import { VersionsTab } from "./versions-tab";
 
@@ -23,6 +24,7 @@ const TABS = [
   ["schema", "Schema", SchemaTab],
   ["data", "Data", DataTab],
   ["versions", "Versions", VersionsTab],
+  ["changes", "Changes", ChangesTab],
   ["tags", "Tags", TagsTab],
   ["indexes", "Indexes", IndexesTab],
   ["columns", "Columns", ColumnsTab],

@@ -16,6 +16,7 @@ export function VersionPicker({
   onChange,
   label,
   id,
+  latestLabel = "latest",
 }: {
   database: string;
   table: string[];
@@ -23,6 +24,8 @@ export function VersionPicker({
   onChange: (value: string) => void;
   label: string;
   id: string;
+  /** What choosing nothing means here. */
+  latestLabel?: string;
 }) {
   const versions = useVersions(database, table);
   const tags = useTags(database, table);
@@ -31,7 +34,7 @@ export function VersionPicker({
     <label htmlFor={id} className="flex items-center gap-2 text-sm">
       <span className="text-slate-600 dark:text-slate-300">{label}</span>
       <Select id={id} value={value} onChange={(e) => onChange(e.target.value)}>
-        <option value="">latest</option>
+        <option value="">{latestLabel}</option>
         {Object.entries(tags.data?.tags ?? {}).map(([name, t]) => (
           <option key={`tag:${name}`} value={`tag:${name}`}>
             tag {name} (v{t.version})

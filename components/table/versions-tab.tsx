@@ -159,6 +159,13 @@ export function VersionsTab({ database, table }: { database: string; table: stri
                 <Link className="mr-2 text-indigo-600 underline" href={tableHref(database, table, "schema", { version: v.version })}>
                   schema
                 </Link>
+                <Link
+                  className="mr-2 text-indigo-600 underline"
+                  href={tableHref(database, table, "changes", { to_version: v.version })}
+                  aria-label={`What version ${v.version} changed`}
+                >
+                  changes
+                </Link>
                 <Button variant="ghost" onClick={() => setTagging(v.version)} aria-label={`Tag version ${v.version}`}>
                   Tag
                 </Button>

@@ -61,6 +61,15 @@ export const MANAGED_VERSIONING = "quiver.managed_versioning";
 
 export const isManagedVersioning = (properties: Record<string, string> | null | undefined) => properties?.[MANAGED_VERSIONING] === "true";
 
+/**
+ * The table property, given at declare or create time, that writes the table with Lance's stable row ids: each row
+ * keeps its id through updates and compactions, and the engine records the version that made and last changed it,
+ * which is what lets the console show the rows a version inserted and updated. Fixed once the table has data.
+ */
+export const STABLE_ROW_IDS = "quiver.stable_row_ids";
+
+export const wantsStableRowIds = (properties: Record<string, string> | null | undefined) => properties?.[STABLE_ROW_IDS] === "true";
+
 export const declaredTable = z.object({
   location: z.string(),
   storage_options: z.record(z.string(), z.string()),

@@ -21,7 +21,7 @@ import type { ObjectStore } from "@/server/storage/object-store";
 import { relativeTo, type DataRoot } from "@/server/storage/root";
 import { openStore } from "@/server/storage/stores";
 import { isPlainLocation } from "@/server/storage/dataset-locator";
-import { MANAGED_VERSIONING } from "@/lib/contract/catalog";
+import { MANAGED_VERSIONING, STABLE_ROW_IDS, wantsStableRowIds } from "@/lib/contract/catalog";
 import { config } from "@/server/config";
 import { heldBack } from "./batch-holds";
 
@@ -50,9 +50,9 @@ function versioningChosen(properties: Record<string, string>): Record<string, st
 }
 
 function checkedVersioning(properties: Record<string, string>): Record<string, string> {
-  const asked = properties[MANAGED_VERSIONING];
-  if (asked !== undefined && asked !== "true" && asked !== "false") {
-    throw invalidInput(`property ${MANAGED_VERSIONING} must be 'true' or 'false', got '${asked}'`);
+  for (const key of [MANAGED_VERSIONING, STABLE_ROW_IDS]) {
+    const asked = properties[key];
+    if (asked !== undefined && asked !== "true" && asked !== "false") throw invalidInput(`property ${key} must be 'true' or 'false', got '${asked}'`);
   }
   return properties;
 }
@@ -421,7 +421,9 @@ export class Catalog {
           const table = await this.datasets.open(existing.location);
           return { entry: existing, version: await engineCall("read the version", () => table.version()) };
         }
-        const table = await this.datasets.create(existing.location, body, declaredOnly ? "create" : "overwrite");
+        const table = await this.datasets.create(existing.location, body, declaredOnly ? "create" : "overwrite", {
+          stableRowIds: wantsStableRowIds({ ...existing.properties, ...chosen }),
+        });
         if (Object.keys(properties).length && existing.registered) await this.catalogTable.setProperties(objectId, properties);
         return { entry: { ...existing, properties: Object.keys(properties).length ? properties : existing.properties }, version: await table.version() };
       }
@@ -429,7 +431,7 @@ export class Catalog {
       if (!(await this.datasets.claim(location, id.length > 1)))
         throw new QuiverError("TableAlreadyExists", `the location of table '${objectId}' is already in use`);
       // The data is written before the catalog row, so a crash in between leaves no catalogued table without its data.
-      const table = await this.datasets.create(location, body, "create").catch(async (err) => {
+      const table = await this.datasets.create(location, body, "create", { stableRowIds: wantsStableRowIds(chosen) }).catch(async (err) => {
         // A root-level location is listed as a table as soon as it exists, so a create in another process may have
         // written its first version here as into a declared table: the table then exists, and is not ours to undo.
         if (!(err instanceof QuiverError && err.codeName === "TableAlreadyExists")) await this.datasets.release(location);
@@ -519,6 +521,8 @@ export class Catalog {
         );
       }
       const properties = checkedVersioning({ ...Object.fromEntries(Object.entries(entry.properties).filter(([key]) => !remove.includes(key))), ...set });
+      if (properties[STABLE_ROW_IDS] !== entry.properties[STABLE_ROW_IDS] && !(await this.isDeclaredOnly(entry)))
+        throw invalidInput(`${STABLE_ROW_IDS} is fixed when a table is first written: Lance cannot give an existing table stable row ids`);
       await this.catalogTable.setProperties(entry.objectId, properties);
       return { entry: { ...entry, properties } };
     });
@@ -719,7 +723,9 @@ export class Catalog {
       }
       return { entry, declaredOnly };
     }
-    const table = await this.readHandle(entry, at);
+    // The listing (with its batch holds) decides which version is the latest, and that version is described: a live
+    // handle would follow whatever was committed a moment later, a version a batch may still hold back.
+    const table = await this.readHandle(entry, latest ? { ...at, version: latest.version } : at);
     const [version, schemaBuf, stats] = await engineCall("describe table", () => Promise.all([table.version(), table.schema(), table.stats()]));
     const schema: JsonSchema = schemaToJson(tableFromIPC(schemaBuf).schema);
     const description = { version, schema, stats, deletedRows: await this.deletedRows(entry, table, version, at.branch) };

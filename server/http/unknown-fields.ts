@@ -31,7 +31,9 @@ export function unknownFields(schema: z.ZodType, value: unknown, where: string):
     case "object": {
       if (!isPlainObject(value)) return [];
       const shape = def.shape!;
-      return Object.entries(value).flatMap(([key, inner]) => (key in shape ? unknownFields(shape[key], inner, `${where}.${key}`) : [`${where}.${key}`]));
+      return Object.entries(value).flatMap(([key, inner]) =>
+        Object.hasOwn(shape, key) ? unknownFields(shape[key], inner, `${where}.${key}`) : [`${where}.${key}`],
+      );
     }
     case "array":
       return Array.isArray(value) ? value.flatMap((item, i) => unknownFields(def.element!, item, `${where}[${i}]`)) : [];

@@ -76,6 +76,7 @@ export interface NativeVectorQuery extends Omit<NativeQuery, "nearestTo"> {
 export interface NativeTakeQuery {
   selectColumns(columns: string[]): void;
   withRowId(): void;
+  outputSchema(): Promise<Buffer>;
   execute(maxBatchLength?: number | null, timeoutMs?: number | null): Promise<{ next(): Promise<Buffer | null> }>;
 }
 

@@ -39,6 +39,9 @@ function readManifest(file: Buffer) {
   return { manifest, fragments };
 }
 
+/** The fragments a manifest file names. */
+export const fragmentsIn = (file: Buffer): FragmentRows[] => readManifest(file).fragments;
+
 /** The fragments a version is made of. */
 export async function fragmentsAt(store: ObjectStore, directory: string, version: number): Promise<FragmentRows[]> {
   const file = await store.get(manifestKey(directory, version, true));

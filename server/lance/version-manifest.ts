@@ -22,7 +22,11 @@ export interface VersionSummary {
   files: VersionFiles;
   /** Fragments with fewer live rows than Lance's compaction aims for. */
   smallFragments: number;
+  /** Written with stable row ids (Lance's reader feature flag 2): rows keep their ids and the versions that made them. */
+  stableRowIds: boolean;
 }
+
+const FLAG_STABLE_ROW_IDS = 2n;
 
 /** Lance's compaction rewrites fragments with fewer rows than this (its default target rows per fragment). */
 export const COMPACTION_TARGET_ROWS = 1024 * 1024;
@@ -74,6 +78,7 @@ export function parseManifest(buf: Buffer): VersionSummary {
     fields: manifest.fields.map(({ name, id, parentId }) => ({ name, id, parentId })),
     files: filesNamed(manifest, buf),
     smallFragments: manifest.fragments.filter((f) => Number(f.physicalRows) - Number(f.deletionFile?.numDeletedRows ?? 0) < COMPACTION_TARGET_ROWS).length,
+    stableRowIds: (manifest.readerFeatureFlags & FLAG_STABLE_ROW_IDS) !== 0n,
     metadata: {
       total_rows: String(physicalRows - deletedRows),
       total_fragments: String(fragments),

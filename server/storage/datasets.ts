@@ -192,7 +192,7 @@ export class Datasets {
    * create reads the body while it writes and, when the reader panics on malformed data, commits the rows it had
    * read: so an overwrite goes through add, which reads everything first, and a first write is checked for its rows.
    */
-  async create(location: string, body: ArrowBody, mode: "create" | "overwrite"): Promise<NativeTable> {
+  async create(location: string, body: ArrowBody, mode: "create" | "overwrite", options: { stableRowIds?: boolean } = {}): Promise<NativeTable> {
     if (mode === "overwrite") {
       const table = await this.open(location);
       await engineCall("overwrite table", () => table.add(body.file, "overwrite"), fromArrowWriteError);
@@ -200,7 +200,8 @@ export class Datasets {
     }
     await this.inside(location, () => this.store.exists(`${location}/`));
     try {
-      await (await this.latest()).createTable(location, body.file, "create", [this.rootId], this.storageOptions);
+      const storageOptions = options.stableRowIds ? { ...this.storageOptions, new_table_enable_stable_row_ids: "true" } : this.storageOptions;
+      await (await this.latest()).createTable(location, body.file, "create", [this.rootId], storageOptions);
     } catch (err) {
       await this.removeEmptyDirectories(location);
       throw fromArrowWriteError(err, "create table");

@@ -38,25 +38,31 @@ async function taken(table: NativeTable, rowIds: bigint[], columns: string[]): P
   const iterator = await query.execute();
   const batches: Table[] = [];
   for (let b = await iterator.next(); b; b = await iterator.next()) batches.push(tableFromIPC(b));
-  return batches.reduce((all, t) => all.concat(t), batches[0] ?? tableFromIPC(Buffer.alloc(0)));
+  if (batches.length === 0) return tableFromIPC(await query.outputSchema());
+  return batches[0].concat(...batches.slice(1));
 }
 
-async function checkedColumns(table: NativeTable, columns: string[]): Promise<{ blobs: Set<string> }> {
+/** Lance's first blob encoding (`lance-encoding:blob`), whose values the 0.39 engine reads only as their place and size. */
+const LEGACY_BLOB = "lance-encoding:blob";
+
+async function checkedColumns(table: NativeTable, columns: string[]): Promise<{ blobs: Set<string>; legacy: Set<string> }> {
   const schema = tableFromIPC(await engineCall("read the schema", () => table.schema())).schema;
   const blobs = new Set(await engineCall("list the blob columns", () => table.blobColumns()));
+  const legacy = new Set<string>();
   for (const column of columns) {
     const field = schema.fields.find((f) => f.name === column);
     if (!field) throw invalidInput(`the table has no column '${column}'`);
     const binary = ["Binary", "LargeBinary"].includes(String(field.type));
     if (!binary && !blobs.has(column)) throw invalidInput(`column '${column}' is ${String(field.type)}, not binary or blob`);
+    if (field.metadata.get(LEGACY_BLOB) === "true") legacy.add(column);
   }
-  return { blobs };
+  return { blobs, legacy };
 }
 
 /** What each of the cells of `columns` in the rows `rowIds` holds, without their values. */
 export async function cellSummaries(catalog: Catalog, id: Id, at: ReadAt, columns: string[], rowIds: bigint[]): Promise<CellSummary[]> {
   return readAt(catalog, id, "be read", at, async (table) => {
-    const { blobs } = await checkedColumns(table, columns);
+    const { blobs, legacy } = await checkedColumns(table, columns);
     const out: CellSummary[] = [];
     const plain = columns.filter((c) => !blobs.has(c));
     if (plain.length && rowIds.length) {
@@ -64,8 +70,15 @@ export async function cellSummaries(catalog: Catalog, id: Id, at: ReadAt, column
       const ids = rows.getChild("_rowid")!;
       for (let r = 0; r < rows.numRows; r++) {
         for (const column of plain) {
+          const rowId = BigInt(ids.get(r) as bigint);
+          if (legacy.has(column)) {
+            // The engine answers where the value is and its size, not the value: its size is all there is to say.
+            const place = rows.getChild(column)!.get(r) as { size: bigint } | null;
+            out.push({ row_id: String(rowId), column, size: place ? Number(place.size) : null, media: null, head: "" });
+            continue;
+          }
           const value = rows.getChild(column)!.get(r) as Uint8Array | null;
-          out.push(summary(BigInt(ids.get(r) as bigint), column, value, value ? value.byteLength : null));
+          out.push(summary(rowId, column, value, value ? value.byteLength : null));
         }
       }
     }
@@ -105,7 +118,11 @@ export async function readCell(
   range: { start: number; end?: number } | null,
 ): Promise<CellValue> {
   return readAt(catalog, id, "be read", at, async (table) => {
-    const { blobs } = await checkedColumns(table, [column]);
+    const { blobs, legacy } = await checkedColumns(table, [column]);
+    if (legacy.has(column))
+      throw invalidInput(
+        `column '${column}' uses Lance's first blob encoding (${LEGACY_BLOB}), whose values this engine cannot read: rewrite it as a lance.blob.v2 column`,
+      );
     const missing = () => invalidInput(`row id ${rowId} has no value of '${column}' in this version of the table (no such row, or null)`);
     if (blobs.has(column)) {
       const [file] = await engineCall("open the blob", () => table.fetchBlobFiles(column, [rowId]));

@@ -6,6 +6,7 @@ import "server-only";
 import { dataAt, dataHandle } from "./handles";
 import { normalizeDataType } from "@/lib/arrow-schema";
 import { formatFieldPath } from "@/lib/field-path";
+import { wantsStableRowIds } from "@/lib/contract/catalog";
 import { QuiverError, fromArrowWriteError, invalidInput, unsupported } from "@/server/errors";
 import { type ArrowBody } from "@/server/lance/arrow-ipc";
 import { engineCall } from "@/server/storage/datasets";
@@ -23,7 +24,7 @@ async function materialize(catalog: Catalog, entry: TableEntry, body: ArrowBody)
   return catalog.commitTo(entry, async () => {
     if (!(await catalog.awaitsFirstWrite(entry, beingCreated))) return null;
     try {
-      const table = await catalog.datasets.create(entry.location, body, "create");
+      const table = await catalog.datasets.create(entry.location, body, "create", { stableRowIds: wantsStableRowIds(entry.properties) });
       return await table.version();
     } catch (err) {
       if (err instanceof QuiverError && err.codeName === "TableAlreadyExists") return null;

@@ -7,6 +7,7 @@ import { tableRoutes } from "./tables";
 import { dataRoutes } from "./data";
 import { mediaRoutes } from "./media";
 import { historyRoutes } from "./history";
+import { changeRoutes } from "./changes";
 import { batchRoutes } from "./batch";
 import { adminRoutes } from "./admin";
 import { lancedbRoutes } from "./lancedb";
@@ -19,6 +20,7 @@ const catalogRoutes: RouteDef[] = [
   ...dataRoutes,
   ...mediaRoutes,
   ...historyRoutes,
+  ...changeRoutes,
   ...batchRoutes,
   ...lancedbRoutes,
   ...transactionRoutes,

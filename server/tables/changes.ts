@@ -1,0 +1,130 @@
+/**
+ * What changed between two versions of a table: its schema, and its rows. Every table says how many rows each
+ * version held and how many were written into new fragments or taken out (from the two manifests); a table written
+ * with stable row ids also says which rows were inserted, updated and deleted, and gives them, since the engine
+ * records on each row the version that made it and the one that last changed it.
+ */
+import "server-only";
+import { diffSchemas } from "@/lib/schema-diff";
+import { STABLE_ROW_IDS } from "@/lib/contract/catalog";
+import { QuiverError, invalidInput } from "@/server/errors";
+import { fragmentsIn } from "@/server/lance/version-changes";
+import type { Catalog, Id, ReadAt } from "@/server/catalog/catalog";
+import { countRows, queryTable } from "./queries";
+
+export interface ChangeEnds {
+  /** The earlier end; the version before `to` when absent. */
+  from?: ReadAt;
+  /** The later end; the latest version when absent. */
+  to: ReadAt;
+}
+
+/** The rows a version range inserted, and those it changed that were there before it. */
+export const insertedFilter = (from: number) => `_row_created_at_version > ${from}`;
+export const updatedFilter = (from: number) => `_row_created_at_version <= ${from} AND _row_last_updated_at_version > ${from}`;
+
+async function resolved(catalog: Catalog, id: Id, ends: ChangeEnds) {
+  const to = await catalog.describeTable(id, ends.to);
+  if (to.declaredOnly || to.version === undefined || !to.schema) throw new QuiverError("TableVersionNotFound", `Table '${id.join("$")}' has no versions yet`);
+  const fromAt = ends.from ?? { version: to.version - 1 };
+  if (fromAt.version === 0) return { to, from: null };
+  const from = await catalog.describeTable(id, fromAt);
+  if (from.version === undefined || !from.schema)
+    throw new QuiverError("TableVersionNotFound", `the earlier version of table '${id.join("$")}' does not exist`);
+  if (from.version > to.version) throw invalidInput(`from (version ${from.version}) comes after to (version ${to.version}): name the earlier version first`);
+  return { to, from };
+}
+
+/** The rows a manifest's fragments hold, and how the later one's differ: written into new fragments, or taken out. */
+async function fragmentChanges(catalog: Catalog, id: Id, fromVersion: number | null, toVersion: number) {
+  const entry = await catalog.resolve(id);
+  const files = catalog.filesOf(entry);
+  const { sources } = await files.versions(files.directoryOf());
+  const read = async (version: number) => {
+    const source = sources.get(version);
+    if (!source) throw new QuiverError("TableVersionNotFound", `version ${version} of table '${entry.objectId}' does not exist (cleaned up?)`);
+    const { file, summary } = await files.manifest(version, source);
+    const content = await files.read(file.key);
+    if (!content) throw new QuiverError("ServiceUnavailable", `version ${version} of table '${entry.objectId}' went away while it was read; try again`);
+    return { summary, fragments: new Map(fragmentsIn(content).map((f) => [f.id, f.liveRows])) };
+  };
+  const [before, after] = await Promise.all([fromVersion === null ? null : read(fromVersion), read(toVersion)]);
+  let written = 0;
+  let removed = 0;
+  for (const [fragment, rows] of after.fragments) if (!before?.fragments.has(fragment)) written += rows;
+  for (const [fragment, rows] of before?.fragments ?? []) removed += Math.max(0, rows - (after.fragments.get(fragment) ?? 0));
+  const rowsOf = (m: { summary: { metadata: Record<string, string> } }) => Number(m.summary.metadata.total_rows ?? 0);
+  return { rowsBefore: before ? rowsOf(before) : 0, rowsAfter: rowsOf(after), written, removed, stableRowIds: after.summary.stableRowIds };
+}
+
+export async function tableChanges(catalog: Catalog, id: Id, ends: ChangeEnds) {
+  const { to, from } = await resolved(catalog, id, ends);
+  const fromVersion = from?.version ?? null;
+  const physical = await fragmentChanges(catalog, id, fromVersion, to.version!);
+  const schema = diffSchemas(from?.schema ?? { fields: [] }, to.schema!)
+    .filter((c) => c.kind !== "same")
+    .map((c) => ({
+      kind: c.kind,
+      path: c.path,
+      type: c.field.type.type,
+      ...(c.kind === "renamed" ? { from: c.from } : {}),
+      ...(c.kind === "changed" ? { what: c.what } : {}),
+    }));
+  let rows: { inserted: number; updated: number; deleted: number } | null = null;
+  if (physical.stableRowIds) {
+    const since = fromVersion ?? 0;
+    const [inserted, updated] = await Promise.all([
+      countRows(catalog, id, insertedFilter(since), { version: to.version }),
+      countRows(catalog, id, updatedFilter(since), { version: to.version }),
+    ]);
+    rows = { inserted, updated, deleted: Math.max(0, physical.rowsBefore - (physical.rowsAfter - inserted)) };
+  }
+  return {
+    from_version: fromVersion,
+    to_version: to.version!,
+    stable_row_ids: physical.stableRowIds,
+    rows_before: physical.rowsBefore,
+    rows_after: physical.rowsAfter,
+    rows_written: physical.written,
+    rows_removed: physical.removed,
+    ...(rows ? { rows_inserted: rows.inserted, rows_updated: rows.updated, rows_deleted: rows.deleted } : {}),
+    schema_changes: schema,
+    ...(physical.stableRowIds
+      ? { inserted_filter: insertedFilter(fromVersion ?? 0), updated_filter: updatedFilter(fromVersion ?? 0) }
+      : {
+          why_no_rows: `this table was not written with stable row ids, so its rows do not record the versions that made and changed them; a table created with the property ${STABLE_ROW_IDS}=true does (it cannot be turned on later: copy the rows into a new table to get it)`,
+        }),
+  };
+}
+
+export type ChangedRows = "inserted" | "updated" | "previous";
+
+/**
+ * A page of the rows a version range inserted or updated (as they are at `to`, with their `_rowid`), or the rows
+ * named by `rowIds` as they were at `from` (what an update changed them from): an Arrow IPC file.
+ */
+export async function changedRows(
+  catalog: Catalog,
+  id: Id,
+  ends: ChangeEnds,
+  kind: ChangedRows,
+  page: { limit: number; offset: number; rowIds?: string[] },
+): Promise<Buffer> {
+  const { to, from } = await resolved(catalog, id, ends);
+  const fromVersion = from?.version ?? 0;
+  const { stableRowIds } = await fragmentChanges(catalog, id, from?.version ?? null, to.version!);
+  if (!stableRowIds)
+    throw invalidInput(`table '${id.join("$")}' was not written with stable row ids, so its rows do not say which version made or changed them`);
+  if (kind === "previous") {
+    if (!page.rowIds?.length) throw invalidInput("row_ids names the rows whose earlier values to read");
+    if (fromVersion === 0) throw invalidInput("the range starts at the table's first version: no row had earlier values");
+    return queryTable(catalog, id, { version: fromVersion, filter: `_rowid IN (${page.rowIds.join(", ")})`, withRowId: true, limit: page.rowIds.length });
+  }
+  return queryTable(catalog, id, {
+    version: to.version,
+    filter: kind === "inserted" ? insertedFilter(fromVersion) : updatedFilter(fromVersion),
+    withRowId: true,
+    limit: page.limit,
+    offset: page.offset,
+  });
+}
