@@ -40,6 +40,7 @@ import {
 import type { SchemaElement, SchemaTree } from "hyparquet";
 import type { JsonDataType, JsonField } from "./arrow-schema";
 import { timestampVector } from "./arrow-vectors";
+import { arrowType, supportsCsv } from "./csv";
 
 const decoder = new TextDecoder();
 
@@ -65,18 +66,12 @@ export interface ParquetColumns {
   notes: string[];
 }
 
-const TARGET_ELEMENT_TYPES: Record<string, () => DataType> = {
-  float: () => new Float32(),
-  double: () => new Float64(),
-  int8: () => new Int8(),
-  int16: () => new Int16(),
-  int32: () => new Int32(),
-  int64: () => new Int64(),
-  uint8: () => new Uint8(),
-  uint16: () => new Uint16(),
-  uint32: () => new Uint32(),
-  uint64: () => new Uint64(),
-};
+/** The table's vector element type by its engine name, where it is a number type (Parquet's numbers are written as it). */
+function numericElementType(name: string | undefined): DataType | null {
+  if (!name || !supportsCsv(name)) return null;
+  const type = arrowType(name);
+  return DataType.isFloat(type) || DataType.isInt(type) ? type : null;
+}
 
 function integerType(bitWidth: number, signed: boolean): DataType {
   if (bitWidth === 8) return signed ? new Int8() : new Uint8();
@@ -176,11 +171,9 @@ function nodeType(node: SchemaTree, target: JsonDataType | undefined, reading: R
 
 /** A list's element type: the table's own where the table holds a vector of numbers. */
 function itemType(item: SchemaTree, target: JsonDataType | undefined, reading: Reading): DataType | null {
-  const targetItem = target?.fields?.[0]?.type.type;
   const read = nodeType(item, target?.fields?.[0]?.type, { ...reading, path: `${reading.path}.item` });
-  if (read && target?.type === "fixed_size_list" && targetItem && TARGET_ELEMENT_TYPES[targetItem] && (DataType.isFloat(read) || DataType.isInt(read)))
-    return TARGET_ELEMENT_TYPES[targetItem]();
-  return read;
+  const element = target?.type === "fixed_size_list" ? numericElementType(target.fields?.[0]?.type.type) : null;
+  return read && element && (DataType.isFloat(read) || DataType.isInt(read)) ? element : read;
 }
 
 function listOf(item: DataType | null, nullable: boolean, target: JsonDataType | undefined): DataType | null {

@@ -120,37 +120,30 @@ function RowsSection({ database, table, changes, kind }: { database: string; tab
 }
 
 export function ChangesTab({ database, table }: { database: string; table: string[] }) {
+  // One address for both ends, so that choosing one right after the other keeps both.
   const address = useTableAddress();
-  const from = refOf({ version: address.get("from_version"), tag: address.get("from_tag") });
-  const to = refOf({ version: address.get("to_version"), tag: address.get("to_tag") });
-  const changes = useTableChanges(database, table, from, to);
+  const endOf = (end: "from" | "to") => ({ version: address.get(`${end}_version`), tag: address.get(`${end}_tag`) });
+  const changes = useTableChanges(database, table, refOf(endOf("from")), refOf(endOf("to")));
   const data = changes.data;
+  const picker = (end: "from" | "to", label: string, latestLabel?: string) => (
+    <VersionPicker
+      database={database}
+      table={table}
+      id={`changes-${end}`}
+      label={label}
+      value={pickerValue(endOf(end).version, endOf(end).tag)}
+      onChange={(v) => {
+        const picked = fromPicker(v);
+        address.set({ [`${end}_version`]: picked.version, [`${end}_tag`]: picked.tag });
+      }}
+      latestLabel={latestLabel}
+    />
+  );
   return (
     <div className="flex flex-col gap-5">
       <div className="flex flex-wrap items-end gap-4">
-        <VersionPicker
-          database={database}
-          table={table}
-          id="changes-from"
-          label="From"
-          value={pickerValue(address.get("from_version"), address.get("from_tag"))}
-          onChange={(v) => {
-            const picked = fromPicker(v);
-            address.set({ from_version: picked.version, from_tag: picked.tag });
-          }}
-          latestLabel="the version before"
-        />
-        <VersionPicker
-          database={database}
-          table={table}
-          id="changes-to"
-          label="To"
-          value={pickerValue(address.get("to_version"), address.get("to_tag"))}
-          onChange={(v) => {
-            const picked = fromPicker(v);
-            address.set({ to_version: picked.version, to_tag: picked.tag });
-          }}
-        />
+        {picker("from", "From", "the version before")}
+        {picker("to", "To")}
       </div>
       <ErrorBanner error={changes.error} />
       {changes.isPending ? (

@@ -4,12 +4,11 @@
  * chunk becoming a record batch of one Arrow IPC stream. Rows that do not convert are counted and reported.
  */
 import Papa from "papaparse";
-import { END_OF_STREAM, streamPart } from "@/lib/arrow-stream-parts";
-import { inferColumns, rowsToBatch, type BadRow } from "@/lib/csv";
+import { ConvertedStream } from "@/lib/arrow-stream-parts";
+import { inferColumns, rowsToBatch } from "@/lib/csv";
 import type { WorkerReply, WorkerRequest } from "@/lib/upload-protocol";
 
 const SAMPLE_ROWS = 1000;
-const MAX_REPORTED_BAD_ROWS = 200;
 const post = (reply: WorkerReply, transfer: Transferable[] = []) => (self as unknown as DedicatedWorkerGlobalScope).postMessage(reply, transfer);
 
 function analyze(file: File) {
@@ -25,10 +24,7 @@ function analyze(file: File) {
 }
 
 function encode(request: Extract<WorkerRequest, { kind: "encode" }>) {
-  const parts: Uint8Array[] = [];
-  const bad: BadRow[] = [];
-  let badCount = 0;
-  let rows = 0;
+  const stream = new ConvertedStream();
   let line = 2;
   let headerSkipped = false;
   Papa.parse<string[]>(request.file, {
@@ -40,19 +36,15 @@ function encode(request: Extract<WorkerRequest, { kind: "encode" }>) {
         data = data.slice(1);
         headerSkipped = true;
       }
-      const converted = rowsToBatch(data, request.columns, request.indexes, line);
+      stream.add(rowsToBatch(data, request.columns, request.indexes, line));
       line += data.length;
-      rows += converted.good;
-      badCount += converted.bad.length;
-      for (const b of converted.bad) if (bad.length < MAX_REPORTED_BAD_ROWS) bad.push(b);
-      if (converted.good > 0 || parts.length === 0) parts.push(streamPart(converted.batch, parts.length === 0));
-      post({ kind: "progress", bytes: result.meta.cursor, rows });
+      post({ kind: "progress", bytes: result.meta.cursor, rows: stream.rows });
     },
     complete: () => {
-      parts.push(END_OF_STREAM.slice());
+      const encoded = stream.finish();
       post(
-        { kind: "encoded", parts, rows, badCount, bad },
-        parts.map((p) => p.buffer),
+        { kind: "encoded", ...encoded },
+        encoded.parts.map((p) => p.buffer),
       );
     },
     error: (err) => post({ kind: "failed", message: err.message }),

@@ -6,16 +6,14 @@
  */
 import { Table } from "apache-arrow";
 import { fieldToJson, type JsonField } from "@/lib/arrow-schema";
-import { END_OF_STREAM, streamPart } from "@/lib/arrow-stream-parts";
+import { ConvertedStream } from "@/lib/arrow-stream-parts";
 import { cellText } from "@/lib/cell-format";
-import type { BadRow } from "@/lib/csv";
 import { inferJsonColumns, jsonArrowType, jsonLinesToBatch, type JsonColumns } from "@/lib/jsonl";
 import type { ReaderReply, ReaderRequest } from "@/lib/upload-protocol";
 
 const SAMPLE_LINES = 1000;
 const PREVIEW_ROWS = 10;
 const BATCH_LINES = 10_000;
-const MAX_REPORTED_BAD_ROWS = 200;
 const post = (reply: ReaderReply, transfer: Transferable[] = []) => (self as unknown as DedicatedWorkerGlobalScope).postMessage(reply, transfer);
 
 /** The file's lines in order, a chunk at a time, with how many bytes were read so far. */
@@ -104,31 +102,24 @@ async function inspect(request: ReaderRequest) {
 async function encode(request: ReaderRequest) {
   const { fields, problems, stray } = columnsFor(request, await firstLines(request.file));
   if (problems.length) throw new Error(problems.join("; "));
-  const parts: Uint8Array[] = [];
-  const bad: BadRow[] = [];
-  let badCount = 0;
-  let rows = 0;
+  const stream = new ConvertedStream();
   let pending: string[] = [];
   let line = 1;
   const flush = () => {
-    const converted = jsonLinesToBatch(pending, fields, line, stray);
+    stream.add(jsonLinesToBatch(pending, fields, line, stray));
     line += pending.length;
     pending = [];
-    rows += converted.good;
-    badCount += converted.bad.length;
-    for (const b of converted.bad) if (bad.length < MAX_REPORTED_BAD_ROWS) bad.push(b);
-    if (converted.good > 0 || parts.length === 0) parts.push(streamPart(converted.batch, parts.length === 0));
   };
   for await (const chunk of linesOf(request.file)) {
     pending.push(...chunk.lines);
     if (pending.length >= BATCH_LINES) flush();
-    post({ kind: "progress", bytes: chunk.bytes, rows });
+    post({ kind: "progress", bytes: chunk.bytes, rows: stream.rows });
   }
   flush();
-  parts.push(END_OF_STREAM.slice());
+  const encoded = stream.finish();
   post(
-    { kind: "encoded", parts, rows, badCount, bad },
-    parts.map((p) => p.buffer),
+    { kind: "encoded", ...encoded },
+    encoded.parts.map((p) => p.buffer),
   );
 }
 

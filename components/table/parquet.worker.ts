@@ -9,7 +9,7 @@ import { compressors } from "hyparquet-compressors";
 import { Table } from "apache-arrow";
 import { fieldToJson } from "@/lib/arrow-schema";
 import { cellText } from "@/lib/cell-format";
-import { END_OF_STREAM, streamPart } from "@/lib/arrow-stream-parts";
+import { ConvertedStream } from "@/lib/arrow-stream-parts";
 import { PARQUET_PARSERS, parquetArrowSchema, parquetRowsToBatch } from "@/lib/parquet";
 import type { ReaderReply, ReaderRequest } from "@/lib/upload-protocol";
 
@@ -50,20 +50,22 @@ async function inspect(request: ReaderRequest) {
 async function encode(request: ReaderRequest) {
   const { metadata, columns, read } = await opened(request);
   if (columns.problems.length) throw new Error(columns.problems.join("; "));
-  const parts: Uint8Array[] = [];
+  const stream = new ConvertedStream();
   const totalRows = Number(metadata.num_rows);
   let rowStart = 0;
   for (const group of metadata.row_groups) {
     const rowEnd = rowStart + Number(group.num_rows);
-    parts.push(streamPart(parquetRowsToBatch(columns.schema, await read(rowStart, rowEnd), rowStart), parts.length === 0));
+    const batch = parquetRowsToBatch(columns.schema, await read(rowStart, rowEnd), rowStart);
+    stream.add({ batch, good: batch.numRows });
     rowStart = rowEnd;
     post({ kind: "progress", bytes: Math.round((request.file.size * rowStart) / Math.max(totalRows, 1)), rows: rowStart });
   }
-  if (parts.length === 0) parts.push(streamPart(parquetRowsToBatch(columns.schema, [], 0), true));
-  parts.push(END_OF_STREAM.slice());
+  // A file without row groups still says its columns.
+  if (metadata.row_groups.length === 0) stream.add({ batch: parquetRowsToBatch(columns.schema, [], 0), good: 0 });
+  const encoded = stream.finish();
   post(
-    { kind: "encoded", parts, rows: rowStart, badCount: 0, bad: [] },
-    parts.map((p) => p.buffer),
+    { kind: "encoded", ...encoded },
+    encoded.parts.map((p) => p.buffer),
   );
 }
 

@@ -35,12 +35,12 @@ async function resolved(catalog: Catalog, id: Id, ends: ChangeEnds) {
   return { to, from };
 }
 
-/** The rows a manifest's fragments hold, and how the later one's differ: written into new fragments, or taken out. */
-async function fragmentChanges(catalog: Catalog, id: Id, fromVersion: number | null, toVersion: number) {
+/** Reads the manifests of a table's versions (of main): what each says, and its fragments' live rows. */
+async function manifestsOf(catalog: Catalog, id: Id) {
   const entry = await catalog.resolve(id);
   const files = catalog.filesOf(entry);
   const { sources } = await files.versions(files.directoryOf());
-  const read = async (version: number) => {
+  return async (version: number) => {
     const source = sources.get(version);
     if (!source) throw new QuiverError("TableVersionNotFound", `version ${version} of table '${entry.objectId}' does not exist (cleaned up?)`);
     const { file, summary } = await files.manifest(version, source);
@@ -48,6 +48,11 @@ async function fragmentChanges(catalog: Catalog, id: Id, fromVersion: number | n
     if (!content) throw new QuiverError("ServiceUnavailable", `version ${version} of table '${entry.objectId}' went away while it was read; try again`);
     return { summary, fragments: new Map(fragmentsIn(content).map((f) => [f.id, f.liveRows])) };
   };
+}
+
+/** The rows a manifest's fragments hold, and how the later one's differ: written into new fragments, or taken out. */
+async function fragmentChanges(catalog: Catalog, id: Id, fromVersion: number | null, toVersion: number) {
+  const read = await manifestsOf(catalog, id);
   const [before, after] = await Promise.all([fromVersion === null ? null : read(fromVersion), read(toVersion)]);
   let written = 0;
   let removed = 0;
@@ -112,7 +117,8 @@ export async function changedRows(
 ): Promise<Buffer> {
   const { to, from } = await resolved(catalog, id, ends);
   const fromVersion = from?.version ?? 0;
-  const { stableRowIds } = await fragmentChanges(catalog, id, from?.version ?? null, to.version!);
+  const manifestAt = await manifestsOf(catalog, id);
+  const { stableRowIds } = (await manifestAt(to.version!)).summary;
   if (!stableRowIds)
     throw invalidInput(`table '${id.join("$")}' was not written with stable row ids, so its rows do not say which version made or changed them`);
   if (kind === "previous") {

@@ -108,6 +108,11 @@ export interface CellValue {
   range: { start: number; end: number } | null;
 }
 
+/** The part of a value of `size` bytes a range names (inclusive end); null for the whole value (no range, or one past its end). */
+function spanOf(range: { start: number; end?: number } | null, size: number): { start: number; end: number } | null {
+  return range && range.start < size ? { start: range.start, end: Math.min(range.end ?? size - 1, size - 1) } : null;
+}
+
 /** One cell's value, or the bytes `range` names of it (inclusive end, as HTTP has it). */
 export async function readCell(
   catalog: Catalog,
@@ -128,16 +133,23 @@ export async function readCell(
       const [file] = await engineCall("open the blob", () => table.fetchBlobFiles(column, [rowId]));
       if (!file) throw missing();
       const size = Number(file.size());
-      const head = await engineCall("read a blob", () => file.readRange(0n, BigInt(Math.min(size, MEDIA_SNIFF_BYTES))));
-      const span = range && range.start < size ? { start: range.start, end: Math.min(range.end ?? size - 1, size - 1) } : null;
-      const bytes = await engineCall("read a blob", () => file.readRange(BigInt(span?.start ?? 0), BigInt((span?.end ?? size - 1) + 1)));
-      return { bytes, size, media: sniffMedia(head), range: span };
+      const span = spanOf(range, size);
+      const start = span?.start ?? 0;
+      const bytes = await engineCall("read a blob", () => file.readRange(BigInt(start), BigInt((span?.end ?? size - 1) + 1)));
+      // The bytes read hold the value's head, unless a range starts past it or ends before the sniffer's need.
+      const sniffed = Math.min(size, MEDIA_SNIFF_BYTES);
+      const head = start === 0 && bytes.length >= sniffed ? bytes : await engineCall("read a blob", () => file.readRange(0n, BigInt(sniffed)));
+      return { bytes, size, media: sniffMedia(head.subarray(0, sniffed)), range: span };
     }
     const rows = await engineCall("read the row", () => taken(table, [rowId], [column]));
     const value = rows.numRows ? (rows.getChild(column)!.get(0) as Uint8Array | null) : null;
     if (!value) throw missing();
-    const size = value.byteLength;
-    const span = range && range.start < size ? { start: range.start, end: Math.min(range.end ?? size - 1, size - 1) } : null;
-    return { bytes: span ? value.subarray(span.start, span.end + 1) : value, size, media: sniffMedia(value.subarray(0, MEDIA_SNIFF_BYTES)), range: span };
+    const span = spanOf(range, value.byteLength);
+    return {
+      bytes: span ? value.subarray(span.start, span.end + 1) : value,
+      size: value.byteLength,
+      media: sniffMedia(value.subarray(0, MEDIA_SNIFF_BYTES)),
+      range: span,
+    };
   });
 }
