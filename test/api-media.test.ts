@@ -121,6 +121,9 @@ describe("a value", () => {
     expectError(await stranger.post("/v1/table/m$media/cells", { columns: ["media"], row_ids: ["0"] }), 403, 15);
     expectError(await client(server.url).get(media(0)), 401, 16);
     expectError(await api.get(media(6)), 400, 13);
+    // The database named both ways, differently, is refused rather than one of them ignored; the same twice is fine.
+    expectError(await api.get(`${media(0)}&database=default`, { "x-quiver-database": "other" }), 400, 13);
+    expect((await fetchMedia(`${media(0)}&database=default`, { "x-quiver-database": "default" })).status).toBe(200);
   });
 });
 

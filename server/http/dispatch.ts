@@ -136,8 +136,9 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
   const given = request.headers.get("x-request-id");
   const requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
   // A `database` query parameter is for elements that cannot send headers (an <img>); only routes that declare it take it.
-  const database =
-    request.headers.get("x-quiver-database") || request.headers.get("x-lancedb-database") || url.searchParams.get("database") || DEFAULT_DATABASE;
+  const namedDatabase = request.headers.get("x-quiver-database") || request.headers.get("x-lancedb-database");
+  const queriedDatabase = url.searchParams.get("database");
+  const database = namedDatabase || queriedDatabase || DEFAULT_DATABASE;
   let principal: Principal | null = null;
   let matched: RouteDef | null = null;
   let target: string | null = null;
@@ -154,6 +155,8 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
   const started = performance.now();
   let arrowRows: number | null = null;
   try {
+    if (namedDatabase && queriedDatabase && namedDatabase !== queriedDatabase)
+      throw invalidInput(`the database is named twice, differently: '${namedDatabase}' in the header and '${queriedDatabase}' in the query`);
     const found = findRoute(routes, request.method, url.pathname);
     if (!found) {
       const refused = refusedOperation(url.pathname);
