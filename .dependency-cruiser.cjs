@@ -27,6 +27,27 @@ module.exports = {
       to: { path: ["^(app|components)/", `${NODE_MODULES}(react|react-dom|@tanstack/react-query)/`] },
     },
     {
+      name: "storage-is-the-bottom-layer",
+      comment: "server/storage/ is the data root and its object store: it knows nothing of Lance or of the rooms built on it.",
+      severity: "error",
+      from: { path: "^server/storage/" },
+      to: { path: "^server/(lance|catalog|tables|maintenance|auth|http)/" },
+    },
+    {
+      name: "lance-builds-on-storage-only",
+      comment: "server/lance/ is the engine and Lance's format over the store: it knows no catalog, table operation or request.",
+      severity: "error",
+      from: { path: "^server/lance/" },
+      to: { path: "^server/(catalog|tables|maintenance|auth|http)/" },
+    },
+    {
+      name: "nothing-below-the-edge-knows-http",
+      comment: "Only server/http/ (and the routes above it) speak HTTP; the rooms below answer values or a QuiverError.",
+      severity: "error",
+      from: { path: "^server/(storage|lance|catalog|tables|maintenance|auth)/" },
+      to: { path: "^server/http/" },
+    },
+    {
       name: "no-circular",
       comment: "A cycle between modules makes both load-order dependent and hard to change alone.",
       severity: "error",

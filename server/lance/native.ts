@@ -5,6 +5,7 @@
  */
 import "server-only";
 import * as lancedb from "@lancedb/lancedb";
+import { fromEngineError } from "@/server/errors";
 
 export interface NativeVersion {
   version: number;
@@ -161,4 +162,13 @@ export interface NativeConnection {
 export async function connectNative(uri: string, options: lancedb.ConnectionOptions): Promise<NativeConnection> {
   const connection = await lancedb.connect(uri, options);
   return (connection as unknown as { inner: NativeConnection }).inner;
+}
+
+/** Runs one call into the engine, its failure turned into a QuiverError that names `what` was being done. */
+export async function engineCall<T>(what: string, fn: () => Promise<T>, classify = fromEngineError): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw classify(err, what);
+  }
 }

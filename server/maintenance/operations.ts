@@ -14,7 +14,7 @@ import type { Catalog } from "@/server/catalog/catalog";
 import type { TableEntry } from "@/server/catalog/catalog-table";
 import { QuiverError } from "@/server/errors";
 import type { TableFiles } from "@/server/lance/table-files";
-import { engineCall } from "@/server/storage/datasets";
+import { engineCall } from "@/server/lance/native";
 import { pruneAuthors } from "@/server/tables/version-authors";
 
 export interface TableHealth {

@@ -2,7 +2,7 @@
 import "server-only";
 import type { Field } from "apache-arrow";
 import { QuiverError, invalidInput } from "@/server/errors";
-import { engineCall } from "@/server/storage/datasets";
+import { engineCall } from "@/server/lance/native";
 import type { Catalog, Id, ReadAt } from "@/server/catalog/catalog";
 import { compare } from "@/server/catalog/catalog-table";
 import { indexConfig, indexTypeName, type IndexOptions } from "@/server/lance/index-config";

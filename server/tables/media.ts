@@ -8,7 +8,7 @@ import "server-only";
 import { tableFromIPC, type Table } from "apache-arrow";
 import { hexHead, MEDIA_SNIFF_BYTES, sniffMedia, type MediaType } from "@/lib/media";
 import { invalidInput } from "@/server/errors";
-import { engineCall } from "@/server/storage/datasets";
+import { engineCall } from "@/server/lance/native";
 import type { Catalog, Id, ReadAt } from "@/server/catalog/catalog";
 import type { NativeTable } from "@/server/lance/native";
 import { readAt } from "./handles";

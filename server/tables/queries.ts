@@ -4,7 +4,7 @@ import { readAt } from "./handles";
 import type { FullTextQuery } from "@lancedb/lancedb";
 import { QuiverError, invalidInput } from "@/server/errors";
 import { joinIpcFiles } from "@/server/lance/arrow-ipc";
-import { engineCall } from "@/server/storage/datasets";
+import { engineCall } from "@/server/lance/native";
 import type { Catalog, Id, ReadAt } from "@/server/catalog/catalog";
 import type { NativeTable, NativeVectorQuery } from "@/server/lance/native";
 

@@ -2,7 +2,7 @@
 import "server-only";
 import { dataHandle } from "./handles";
 import { QuiverError, invalidInput } from "@/server/errors";
-import { engineCall } from "@/server/storage/datasets";
+import { engineCall } from "@/server/lance/native";
 import { pageOf } from "@/server/catalog/paging";
 import type { Catalog, Id } from "@/server/catalog/catalog";
 import type { TableEntry } from "@/server/catalog/catalog-table";

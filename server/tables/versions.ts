@@ -10,7 +10,7 @@ import { isManagedVersioning } from "@/lib/contract/catalog";
 import type { Catalog, Id } from "@/server/catalog/catalog";
 import type { TableEntry } from "@/server/catalog/catalog-table";
 import { decodePageToken, encodePageToken } from "@/server/catalog/paging";
-import { engineCall } from "@/server/storage/datasets";
+import { engineCall } from "@/server/lance/native";
 import { manifestKey, parseManifest, type VersionSummary } from "@/server/lance/version-manifest";
 import type { ManifestSource, TableFiles } from "@/server/lance/table-files";
 import { authorsOf, pruneAuthors } from "./version-authors";

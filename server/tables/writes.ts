@@ -9,7 +9,7 @@ import { formatFieldPath } from "@/lib/field-path";
 import { wantsStableRowIds } from "@/lib/contract/catalog";
 import { QuiverError, fromArrowWriteError, invalidInput, unsupported } from "@/server/errors";
 import { type ArrowBody } from "@/server/lance/arrow-ipc";
-import { engineCall } from "@/server/storage/datasets";
+import { engineCall } from "@/server/lance/native";
 import { checkWriteSchema } from "./schema-check";
 import type { Catalog, Id } from "@/server/catalog/catalog";
 import type { TableEntry } from "@/server/catalog/catalog-table";

@@ -14,8 +14,8 @@ import { randomBytes, timingSafeEqual } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import * as lancedb from "@lancedb/lancedb";
-import type { NativeConnection } from "@/server/lance/native";
-import { childUri, type DataRoot } from "./root";
+import type { NativeConnection } from "./native";
+import { childUri, type DataRoot } from "@/server/storage/root";
 
 const LOCATION_SEGMENT = /^[A-Za-z0-9_.$-]+$/;
 

@@ -7,14 +7,14 @@
 import "server-only";
 import { LRUCache } from "lru-cache";
 import { randomBytes } from "node:crypto";
-import { connectNative, type NativeConnection, type NativeTable } from "@/server/lance/native";
-import { QuiverError, fromArrowWriteError, fromEngineError, invalidInput } from "../errors";
-import type { ArrowBody } from "@/server/lance/arrow-ipc";
+import { connectNative, engineCall, type NativeConnection, type NativeTable } from "./native";
+import { QuiverError, fromArrowWriteError, invalidInput } from "@/server/errors";
+import type { ArrowBody } from "./arrow-ipc";
 import { datasetLocator, isPlainLocation } from "./dataset-locator";
-import { KeyedFreshRead } from "./fresh-read";
-import { OutsideRootError, type ObjectStore } from "./object-store";
-import { childUri, type DataRoot } from "./root";
-import { FIRST_VERSION_KEYS, latestManifestIn, type LatestManifest } from "@/server/lance/version-manifest";
+import { KeyedFreshRead } from "@/server/storage/fresh-read";
+import { OutsideRootError, type ObjectStore } from "@/server/storage/object-store";
+import { childUri, type DataRoot } from "@/server/storage/root";
+import { FIRST_VERSION_KEYS, latestManifestIn, type LatestManifest } from "./version-manifest";
 
 const OPEN_HANDLES = 4096;
 
@@ -353,13 +353,5 @@ export class Datasets {
   /** A fresh directory name for a table below the root namespace, as Lance's directory namespace makes them. */
   static locationFor(objectId: string, nested: boolean): string {
     return nested ? `${randomBytes(4).toString("hex")}_${objectId}` : `${objectId}.lance`;
-  }
-}
-
-export async function engineCall<T>(what: string, fn: () => Promise<T>, classify = fromEngineError): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    throw classify(err, what);
   }
 }
