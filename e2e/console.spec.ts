@@ -23,6 +23,7 @@ import { adminKey, apiAs, hydrated, origin, signInWithKey } from "./helpers";
 import { call, queryRows, rows } from "./api";
 import { Compression, parquetBytes } from "../test/parquet-file";
 import { mediaTable, mediaValues } from "../test/media-table";
+import { ErrorCode } from "../lib/contract/errors";
 
 const shots = (page: Page, name: string) =>
   Promise.all([]).then(async () => {
@@ -863,7 +864,7 @@ test("media inline: thumbnails, players, a row's detail at full size, a script-c
   };
   const refused = await apiAs(key, new URL(svgUrl!, origin()).pathname + new URL(svgUrl!, origin()).search);
   expect(refused.status).toBe(403);
-  expect(await refused.json()).toMatchObject({ status: 403, code: 15 });
+  expect(await refused.json()).toMatchObject({ status: 403, code: ErrorCode.PermissionDenied });
 });
 
 test("what a version changed: counts, schema, and on a table with stable row ids the inserted and updated rows with the changed cells marked", async ({

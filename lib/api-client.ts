@@ -2,6 +2,7 @@
  * The console's typed client for the Quiver API: same-origin calls with the session cookie, the selected
  * database as a header, and one error class that carries the API's error shape.
  */
+import { errorCodeName, type ErrorCodeName } from "@/lib/contract/errors";
 
 export class ApiError extends Error {
   constructor(
@@ -13,6 +14,11 @@ export class ApiError extends Error {
   ) {
     super(detail || title);
     this.name = "ApiError";
+  }
+
+  /** The Lance error code by name (`TableNotFound`), when the answer carried one this contract knows. */
+  get codeName(): ErrorCodeName | undefined {
+    return errorCodeName(this.code);
   }
 }
 

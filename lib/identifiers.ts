@@ -3,7 +3,11 @@
  * (default `$`), where the delimiter alone is the root namespace. Shared by the API and the console.
  */
 
-export const DEFAULT_DELIMITER = "$";
+/**
+ * The delimiter of identifiers: of `{id}` path segments unless a request names another, and of the catalog's object
+ * ids, as Lance's directory namespace writes them.
+ */
+export const DELIMITER = "$";
 
 /** The Lance name rule for local datasets, which Quiver applies to every namespace and table name. */
 const NAME_PATTERN = /^[A-Za-z0-9_.-]+$/;
@@ -35,7 +39,7 @@ export function checkDelimiter(delimiter: string): string {
 }
 
 /** Parses an already percent-decoded `{id}` path segment. */
-export function parseIdentifier(raw: string, delimiter: string = DEFAULT_DELIMITER): Identifier {
+export function parseIdentifier(raw: string, delimiter: string = DELIMITER): Identifier {
   checkDelimiter(delimiter);
   if (raw === delimiter) return [];
   const parts = raw.split(delimiter);
@@ -57,12 +61,17 @@ export function validateIdentifier(parts: unknown): Identifier {
   return parts as string[];
 }
 
-export function formatIdentifier(parts: Identifier, delimiter: string = DEFAULT_DELIMITER): string {
+/** An identifier as one string: the catalog's object id, and how messages and the console name it ("" for the root). */
+export function joinIdentifier(parts: Identifier): string {
+  return parts.join(DELIMITER);
+}
+
+export function formatIdentifier(parts: Identifier, delimiter: string = DELIMITER): string {
   return parts.length === 0 ? delimiter : parts.join(delimiter);
 }
 
 /** The `{id}` path segment for a URL. */
-export function encodeIdentifier(parts: Identifier, delimiter: string = DEFAULT_DELIMITER): string {
+export function encodeIdentifier(parts: Identifier, delimiter: string = DELIMITER): string {
   return encodeURIComponent(formatIdentifier(parts, delimiter));
 }
 

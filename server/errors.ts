@@ -4,63 +4,7 @@
  */
 import "server-only";
 import { log } from "@/server/log";
-
-export const ErrorCode = {
-  Unsupported: 0,
-  NamespaceNotFound: 1,
-  NamespaceAlreadyExists: 2,
-  NamespaceNotEmpty: 3,
-  TableNotFound: 4,
-  TableAlreadyExists: 5,
-  TableIndexNotFound: 6,
-  TableIndexAlreadyExists: 7,
-  TableTagNotFound: 8,
-  TableTagAlreadyExists: 9,
-  TransactionNotFound: 10,
-  TableVersionNotFound: 11,
-  TableColumnNotFound: 12,
-  InvalidInput: 13,
-  ConcurrentModification: 14,
-  PermissionDenied: 15,
-  Unauthenticated: 16,
-  ServiceUnavailable: 17,
-  Internal: 18,
-  InvalidTableState: 19,
-  TableSchemaValidationError: 20,
-  Throttling: 21,
-  TableBranchNotFound: 22,
-  TableBranchAlreadyExists: 23,
-} as const;
-
-export type ErrorCodeName = keyof typeof ErrorCode;
-export type ErrorCodeValue = (typeof ErrorCode)[ErrorCodeName];
-
-const STATUS_BY_CODE: Record<ErrorCodeValue, number> = {
-  0: 406,
-  1: 404,
-  2: 409,
-  3: 409,
-  4: 404,
-  5: 409,
-  6: 404,
-  7: 409,
-  8: 404,
-  9: 409,
-  10: 404,
-  11: 404,
-  12: 404,
-  13: 400,
-  14: 409,
-  15: 403,
-  16: 401,
-  17: 503,
-  18: 500,
-  19: 409,
-  20: 400,
-  21: 429,
-  22: 404,
-  23: 409,
-};
+import { ErrorCode, STATUS_BY_CODE, errorCodeName, type ErrorCodeName, type ErrorCodeValue } from "@/lib/contract/errors";
 
 /** The seed's `type` and `title` per status; statuses the seed does not name follow the same pattern. */
 const SEED_SHAPE: Record<number, { type: string; title: string }> = {
@@ -94,7 +38,7 @@ export class QuiverError extends Error {
   }
 
   get codeName(): ErrorCodeName {
-    return (Object.keys(ErrorCode) as ErrorCodeName[]).find((k) => ErrorCode[k] === this.code)!;
+    return errorCodeName(this.code)!;
   }
 }
 

@@ -8,6 +8,7 @@ import { tableVersion } from "@/lib/contract/catalog";
 import type { Answer } from "@/lib/contract/common";
 import { client, expectError, rows } from "./client";
 import { keyOf, rootSnapshot, startServer, storeOf, uriOf, type TestServer } from "./server";
+import { ErrorCode } from "@/lib/contract/errors";
 
 /** The keys' records of their use change as the viewer and editor keys are used: the tables' files must not. */
 const AUTH = [".quiver/auth/"];
@@ -75,21 +76,31 @@ describe("BatchCreateTableVersions", () => {
     const before = await rootSnapshot(server, AUTH);
     const entryC = { id: ["c"], version: 2, manifest_path: c };
     for (const [entries, status, code, says] of [
-      [[entryC, { id: ["d"], version: 1, manifest_path: d }], 400, 13, /number 2\): the staged manifest is of version 2, not 1; nothing was changed/],
-      [[entryC, { id: ["d"], version: 2, manifest_path: "d.lance/_versions/none" }], 400, 13, /table 'd' \(number 2\): manifest_path .* does not exist/],
-      [[entryC, { id: ["nope"], version: 2, manifest_path: d }], 404, 4, /Table 'nope' was not found/],
-      [[entryC, { ...entryC }], 400, 13, /operations 1 and 2 both change table 'c'/],
-      [[entryC, { id: ["d"], version: 2, manifest_path: d, metadata: { k: "v" } }], 406, 0, /metadata/],
-      [[entryC, { id: ["d"], version: 2, manifest_path: d, zz: 1 }], 400, 13, /body\.entries\[1\]\.zz/],
-      [[entryC, { id: ["../x"], version: 2, manifest_path: d }], 400, 13, /body\.entries\[1\]\.id: invalid identifier/],
-      [[], 400, 13, /at least one operation/],
+      [
+        [entryC, { id: ["d"], version: 1, manifest_path: d }],
+        400,
+        ErrorCode.InvalidInput,
+        /number 2\): the staged manifest is of version 2, not 1; nothing was changed/,
+      ],
+      [
+        [entryC, { id: ["d"], version: 2, manifest_path: "d.lance/_versions/none" }],
+        400,
+        ErrorCode.InvalidInput,
+        /table 'd' \(number 2\): manifest_path .* does not exist/,
+      ],
+      [[entryC, { id: ["nope"], version: 2, manifest_path: d }], 404, ErrorCode.TableNotFound, /Table 'nope' was not found/],
+      [[entryC, { ...entryC }], 400, ErrorCode.InvalidInput, /operations 1 and 2 both change table 'c'/],
+      [[entryC, { id: ["d"], version: 2, manifest_path: d, metadata: { k: "v" } }], 406, ErrorCode.Unsupported, /metadata/],
+      [[entryC, { id: ["d"], version: 2, manifest_path: d, zz: 1 }], 400, ErrorCode.InvalidInput, /body\.entries\[1\]\.zz/],
+      [[entryC, { id: ["../x"], version: 2, manifest_path: d }], 400, ErrorCode.InvalidInput, /body\.entries\[1\]\.id: invalid identifier/],
+      [[], 400, ErrorCode.InvalidInput, /at least one operation/],
     ] as const) {
       const reply = await api.post("/v1/table/version/batch-create", { entries });
       expectError(reply, status, code);
       expect(JSON.stringify(reply.body)).toMatch(says);
     }
     const forbidden = await viewer.post("/v1/table/version/batch-create", { entries: [entryC] });
-    expectError(forbidden, 403, 15);
+    expectError(forbidden, 403, ErrorCode.PermissionDenied);
     expect(JSON.stringify(forbidden.body)).toMatch(/BatchCreateTableVersions needs the editor role on the tables it names; the caller holds it on none/);
     expect(await rootSnapshot(server, AUTH)).toEqual(before);
     expect(await versions("c")).toEqual([1]);
@@ -110,7 +121,7 @@ describe("BatchCreateTableVersions", () => {
         { id: ["e2"], version: 1, manifest_path: copy },
       ],
     });
-    expectError(reply, 409, 14);
+    expectError(reply, 409, ErrorCode.ConcurrentModification);
     expect(JSON.stringify(reply.body)).toMatch(/table 'e2' \(number 2\): version 1 of table 'e2' already exists; nothing was changed/);
     expect(await rootSnapshot(server)).toEqual(before);
     expect(await versions("e")).toEqual([1]);
@@ -182,7 +193,7 @@ describe("BatchCommitTables", () => {
     expect(await count("f")).toBe(5);
     expect(await versions("g")).toEqual([3, 4]);
     expect(await count("g")).toBe(5);
-    expectError(await api.post("/v1/table/h/describe", {}), 404, 4);
+    expectError(await api.post("/v1/table/h/describe", {}), 404, ErrorCode.TableNotFound);
     // Deregistered, not dropped: its files register again.
     expect((await api.post("/v1/table/h/register", { location: "h.lance" })).status).toBe(200);
     expect(await count("h")).toBe(2);
@@ -195,15 +206,25 @@ describe("BatchCommitTables", () => {
     const before = await rootSnapshot(server, AUTH);
     const commitI = { create_table_version: { id: ["i"], version: 2, manifest_path: i } };
     for (const [operations, status, code, says] of [
-      [[commitI, { declare_table: { id: ["a"] } }], 409, 5, /operation declare_table of table 'a' \(number 2\): Table 'a' already exists; nothing was changed/],
-      [[commitI, { declare_table: { id: ["missing", "t"] } }], 404, 1, /Namespace 'missing' was not found/],
-      [[commitI, { deregister_table: { id: ["gone"] } }], 404, 4, /Table 'gone' was not found/],
-      [[commitI, { delete_table_versions: { id: ["a"], ranges: [{ start_version: 0, end_version: -1 }] } }], 400, 13, /version 2 is the latest of table 'a'/],
-      [[commitI, { declare_table: { id: ["j"] }, deregister_table: { id: ["k"] } }], 400, 13, /exactly one of/],
-      [[commitI, {}], 400, 13, /exactly one of/],
-      [[commitI, { deregister_table: { id: ["a"], identity: { api_key: "other" } } }], 400, 13, /identity is given once/],
-      [[commitI, { deregister_table: { id: ["i"] } }], 400, 13, /operations 1 and 2 both change table 'i'/],
-      [[commitI, { deregister_table: { id: ["a"], zz: true } }], 400, 13, /body\.operations\[1\]\.deregister_table\.zz/],
+      [
+        [commitI, { declare_table: { id: ["a"] } }],
+        409,
+        ErrorCode.TableAlreadyExists,
+        /operation declare_table of table 'a' \(number 2\): Table 'a' already exists; nothing was changed/,
+      ],
+      [[commitI, { declare_table: { id: ["missing", "t"] } }], 404, ErrorCode.NamespaceNotFound, /Namespace 'missing' was not found/],
+      [[commitI, { deregister_table: { id: ["gone"] } }], 404, ErrorCode.TableNotFound, /Table 'gone' was not found/],
+      [
+        [commitI, { delete_table_versions: { id: ["a"], ranges: [{ start_version: 0, end_version: -1 }] } }],
+        400,
+        ErrorCode.InvalidInput,
+        /version 2 is the latest of table 'a'/,
+      ],
+      [[commitI, { declare_table: { id: ["j"] }, deregister_table: { id: ["k"] } }], 400, ErrorCode.InvalidInput, /exactly one of/],
+      [[commitI, {}], 400, ErrorCode.InvalidInput, /exactly one of/],
+      [[commitI, { deregister_table: { id: ["a"], identity: { api_key: "other" } } }], 400, ErrorCode.InvalidInput, /identity is given once/],
+      [[commitI, { deregister_table: { id: ["i"] } }], 400, ErrorCode.InvalidInput, /operations 1 and 2 both change table 'i'/],
+      [[commitI, { deregister_table: { id: ["a"], zz: true } }], 400, ErrorCode.InvalidInput, /body\.operations\[1\]\.deregister_table\.zz/],
     ] as const) {
       const reply = await api.post("/v1/table/batch-commit", { operations });
       expect(reply.status, JSON.stringify(reply.body)).toBe(status);
@@ -211,7 +232,7 @@ describe("BatchCommitTables", () => {
       expect(JSON.stringify(reply.body)).toMatch(says);
     }
     const forbidden = await editor.post("/v1/table/batch-commit", { operations: [commitI, { deregister_table: { id: ["a"] } }] });
-    expectError(forbidden, 403, 15);
+    expectError(forbidden, 403, ErrorCode.PermissionDenied);
     expect(JSON.stringify(forbidden.body)).toMatch(
       /BatchCommitTables \(deregister_table\) needs the admin role on table 'a' of database 'default'; the caller is editor/,
     );

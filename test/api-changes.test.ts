@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Table } from "apache-arrow";
 import { client, expectError, rows } from "./client";
 import { startServer, type TestServer } from "./server";
+import { ErrorCode } from "@/lib/contract/errors";
 
 let server: TestServer;
 let api: ReturnType<typeof client>;
@@ -86,8 +87,8 @@ describe("a table with stable row ids", () => {
   });
 
   it("keeps its stable row ids: the property cannot be changed once the table has data", async () => {
-    expectError(await api.post("/v1/table/c$stable/properties/update", { removals: ["quiver.stable_row_ids"] }), 400, 13);
-    expectError(await api.post("/v1/table/c$stable/properties/update", { updates: { "quiver.stable_row_ids": "maybe" } }), 400, 13);
+    expectError(await api.post("/v1/table/c$stable/properties/update", { removals: ["quiver.stable_row_ids"] }), 400, ErrorCode.InvalidInput);
+    expectError(await api.post("/v1/table/c$stable/properties/update", { updates: { "quiver.stable_row_ids": "maybe" } }), 400, ErrorCode.InvalidInput);
     const created = await api.arrow(
       `/v1/table/c$created/create?properties=${encodeURIComponent(JSON.stringify({ "quiver.stable_row_ids": "true" }))}`,
       rows(0, 2),
@@ -106,13 +107,13 @@ describe("a table without stable row ids", () => {
     // The update rewrote its row into a new fragment, and the column was added in place.
     const update = await api.post<Changes>("/v1/table/c$plain/changes", { to_version: 3 });
     expect(update.body).toMatchObject({ rows_written: 1, rows_removed: 1 });
-    expectError(await api.post("/v1/table/c$plain/changes/rows", { kind: "inserted" }), 400, 13);
+    expectError(await api.post("/v1/table/c$plain/changes/rows", { kind: "inserted" }), 400, ErrorCode.InvalidInput);
   });
 
   it("refuses ends in the wrong order, twice named, or not there", async () => {
-    expectError(await api.post("/v1/table/c$plain/changes", { from_version: 4, to_version: 2 }), 400, 13);
-    expectError(await api.post("/v1/table/c$plain/changes", { from_version: 1, from_tag: "x" }), 400, 13);
-    expectError(await api.post("/v1/table/c$plain/changes", { to_version: 99 }), 404, 11);
-    expectError(await api.post("/v1/table/c$plain/changes", { from_tag: "nope" }), 404, 8);
+    expectError(await api.post("/v1/table/c$plain/changes", { from_version: 4, to_version: 2 }), 400, ErrorCode.InvalidInput);
+    expectError(await api.post("/v1/table/c$plain/changes", { from_version: 1, from_tag: "x" }), 400, ErrorCode.InvalidInput);
+    expectError(await api.post("/v1/table/c$plain/changes", { to_version: 99 }), 404, ErrorCode.TableVersionNotFound);
+    expectError(await api.post("/v1/table/c$plain/changes", { from_tag: "nope" }), 404, ErrorCode.TableTagNotFound);
   });
 });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { Field, Int32, Int64, Struct, Table, tableToIPC, Utf8, vectorFromArray } from "apache-arrow";
 import { client, expectError, rows } from "./client";
 import { rootSnapshot, startServer, type TestServer } from "./server";
+import { ErrorCode } from "@/lib/contract/errors";
 
 let server: TestServer;
 let api: ReturnType<typeof client>;
@@ -35,9 +36,9 @@ describe("insert", () => {
     expect(overwritten.body).toMatchObject({ version: 6, num_inserted_rows: 4 });
     expect(await ids("d$ins")).toEqual([0, 1, 2, 3]);
     expect((await api.arrow("/v1/table/d$ins/insert?mode=overwrite", rows(0, 2))).body.version).toBe(7);
-    expectError(await api.arrow("/v1/table/d$ins/insert?mode=upsert", rows(0, 2)), 400, 13);
-    expectError(await api.arrow("/v1/table/d$nope/insert", rows(0, 2)), 404, 4);
-    expectError(await api.arrow("/v1/table/nons$t/insert", rows(0, 2)), 404, 1);
+    expectError(await api.arrow("/v1/table/d$ins/insert?mode=upsert", rows(0, 2)), 400, ErrorCode.InvalidInput);
+    expectError(await api.arrow("/v1/table/d$nope/insert", rows(0, 2)), 404, ErrorCode.TableNotFound);
+    expectError(await api.arrow("/v1/table/nons$t/insert", rows(0, 2)), 404, ErrorCode.NamespaceNotFound);
   });
 
   it("accepts a body without content type, and an Arrow file", async () => {
@@ -68,7 +69,7 @@ describe("insert", () => {
       expect(reply.status, name).toBeLessThan(500);
       expect((reply.body as { code: number }).code, name).toBe(code);
     }
-    expectError(await api.arrow("/v1/table/d$safe/insert", wrongType), 400, 20);
+    expectError(await api.arrow("/v1/table/d$safe/insert", wrongType), 400, ErrorCode.TableSchemaValidationError);
     expect(await rootSnapshot(server, [".quiver/auth/"])).toEqual(before);
     expect(await count("d$safe")).toBe(5);
     expect(dir).toContain("d$safe");
@@ -172,15 +173,15 @@ describe("merge_insert", () => {
 
   it("answers the documented errors for bad keys and switches, changing nothing", async () => {
     const before = await rootSnapshot(server, [".quiver/auth/"]);
-    expectError(await merge("when_matched_update_all=true", rows(0, 1)), 400, 13);
-    expectError(await merge("on=&when_matched_update_all=true", rows(0, 1)), 400, 13);
-    expectError(await merge("on=nope&when_matched_update_all=true", rows(0, 1)), 404, 12);
-    expectError(await merge("on=id..x&when_matched_update_all=true", rows(0, 1)), 400, 13);
-    expectError(await merge("on=%60id&when_matched_update_all=true", rows(0, 1)), 400, 13);
-    expectError(await merge("on=id", rows(0, 1)), 400, 13);
-    expectError(await merge("on=id&when_matched_update_all=false&when_not_matched_insert_all=false", rows(0, 1)), 400, 13);
-    expectError(await merge("on=id&when_matched_update_all=perhaps", rows(0, 1)), 400, 13);
-    expectError(await merge("on=id&when_matched_update_all=true&timeout=soon", rows(0, 1)), 400, 13);
+    expectError(await merge("when_matched_update_all=true", rows(0, 1)), 400, ErrorCode.InvalidInput);
+    expectError(await merge("on=&when_matched_update_all=true", rows(0, 1)), 400, ErrorCode.InvalidInput);
+    expectError(await merge("on=nope&when_matched_update_all=true", rows(0, 1)), 404, ErrorCode.TableColumnNotFound);
+    expectError(await merge("on=id..x&when_matched_update_all=true", rows(0, 1)), 400, ErrorCode.InvalidInput);
+    expectError(await merge("on=%60id&when_matched_update_all=true", rows(0, 1)), 400, ErrorCode.InvalidInput);
+    expectError(await merge("on=id", rows(0, 1)), 400, ErrorCode.InvalidInput);
+    expectError(await merge("on=id&when_matched_update_all=false&when_not_matched_insert_all=false", rows(0, 1)), 400, ErrorCode.InvalidInput);
+    expectError(await merge("on=id&when_matched_update_all=perhaps", rows(0, 1)), 400, ErrorCode.InvalidInput);
+    expectError(await merge("on=id&when_matched_update_all=true&timeout=soon", rows(0, 1)), 400, ErrorCode.InvalidInput);
     const duplicateKeys = new Table({ id: vectorFromArray([1n, 1n], new Int64()), x: vectorFromArray([1, 2]), s: vectorFromArray(["a", "b"], new Utf8()) });
     const dup = await merge("on=id&when_matched_update_all=true", duplicateKeys);
     expect(dup.status).toBe(400);
@@ -201,14 +202,18 @@ describe("merge_insert", () => {
         ),
       });
     await api.arrow("/v1/table/d$nested/create", nested([1, 2, 3], "a"));
-    expectError(await api.arrow("/v1/table/d$nested/merge_insert?on=k.a&when_matched_update_all=true", nested([3], "b")), 406, 0);
-    expectError(await api.arrow(`/v1/table/d$nested/merge_insert?on=${encodeURIComponent("k.`x.y`")}&when_matched_update_all=true`, nested([3], "b")), 406, 0);
-    expectError(await api.arrow("/v1/table/d$nested/merge_insert?on=k.zz&when_matched_update_all=true", nested([3], "b")), 404, 12);
+    expectError(await api.arrow("/v1/table/d$nested/merge_insert?on=k.a&when_matched_update_all=true", nested([3], "b")), 406, ErrorCode.Unsupported);
+    expectError(
+      await api.arrow(`/v1/table/d$nested/merge_insert?on=${encodeURIComponent("k.`x.y`")}&when_matched_update_all=true`, nested([3], "b")),
+      406,
+      ErrorCode.Unsupported,
+    );
+    expectError(await api.arrow("/v1/table/d$nested/merge_insert?on=k.zz&when_matched_update_all=true", nested([3], "b")), 404, ErrorCode.TableColumnNotFound);
     const byStruct = await api.arrow("/v1/table/d$nested/merge_insert?on=k&when_matched_update_all=true", nested([3, 4], "b"));
     expect(byStruct.body).toMatchObject({ num_updated_rows: 1, num_inserted_rows: 0 });
     const created = await api.arrow("/v1/table/d$dots/create", new Table({ "a.b": vectorFromArray([1], new Int32()) }));
     expect(created.status).toBe(400);
-    expect((created.body as { code: number }).code).toBe(20);
+    expect((created.body as { code: number }).code).toBe(ErrorCode.TableSchemaValidationError);
   });
 });
 
@@ -220,7 +225,7 @@ describe("count and query", () => {
     expect(await count("d$q", "id >= 140")).toBe(10);
     expect((await api.post("/v1/table/d$q/count_rows", { version: 1 })).body).toBe(100);
     expect((await api.get("/v1/table/d$q/count_rows")).body).toBe(150);
-    expectError(await api.post("/v1/table/d$q/count_rows", { version: 9 }), 404, 11);
+    expectError(await api.post("/v1/table/d$q/count_rows", { version: 9 }), 404, ErrorCode.TableVersionNotFound);
     const q = await api.post<Table>("/v1/table/d$q/query", { filter: "id >= 10 AND id < 30", columns: ["id", "s"], limit: 5, offset: 2 });
     expect(q.headers.get("content-type")).toBe("application/vnd.apache.arrow.file");
     expect(q.body.numRows).toBe(5);
@@ -233,8 +238,8 @@ describe("count and query", () => {
     const none = await api.post<Table>("/v1/table/d$q/query", { filter: "id < 0", limit: 10 });
     expect(none.body.numRows).toBe(0);
     expect(none.body.schema.fields.length).toBe(3);
-    expectError(await api.post("/v1/table/d$q/query", { filter: "nosuchcolumn > 1", limit: 1 }), 404, 12);
-    expectError(await api.post("/v1/table/d$q/query", { filter: "id >>>> 1", limit: 1 }), 400, 13);
+    expectError(await api.post("/v1/table/d$q/query", { filter: "nosuchcolumn > 1", limit: 1 }), 404, ErrorCode.TableColumnNotFound);
+    expectError(await api.post("/v1/table/d$q/query", { filter: "id >>>> 1", limit: 1 }), 400, ErrorCode.InvalidInput);
   });
 });
 
@@ -265,13 +270,17 @@ describe("alter_columns", () => {
       ["x", "float", true],
       ["label", "large_string", true],
     ]);
-    expectError(await api.post("/v1/table/d$alt/alter_columns", { alterations: [{ path: "label", data_type: { type: "int64" } }] }), 400, 13);
-    expectError(await api.post("/v1/table/d$alt/alter_columns", { alterations: [{ path: "nope", rename: "x" }] }), 404, 12);
-    expectError(await api.post("/v1/table/d$alt/alter_columns", { alterations: [{ path: "id" }] }), 400, 13);
-    expectError(await api.post("/v1/table/d$alt/alter_columns", { alterations: [{ path: "id", data_type: "int64" }] }), 400, 13);
-    expectError(await api.post("/v1/table/d$alt/alter_columns", { alterations: [{ path: "id", virtual_column: { udf: "f" } }] }), 406, 0);
-    expectError(await api.post("/v1/table/d$alt/alter_columns", { alterations: [] }), 400, 13);
-    expectError(await api.post("/v1/table/d$nope/alter_columns", { alterations: [{ path: "id", rename: "y" }] }), 404, 4);
+    expectError(
+      await api.post("/v1/table/d$alt/alter_columns", { alterations: [{ path: "label", data_type: { type: "int64" } }] }),
+      400,
+      ErrorCode.InvalidInput,
+    );
+    expectError(await api.post("/v1/table/d$alt/alter_columns", { alterations: [{ path: "nope", rename: "x" }] }), 404, ErrorCode.TableColumnNotFound);
+    expectError(await api.post("/v1/table/d$alt/alter_columns", { alterations: [{ path: "id" }] }), 400, ErrorCode.InvalidInput);
+    expectError(await api.post("/v1/table/d$alt/alter_columns", { alterations: [{ path: "id", data_type: "int64" }] }), 400, ErrorCode.InvalidInput);
+    expectError(await api.post("/v1/table/d$alt/alter_columns", { alterations: [{ path: "id", virtual_column: { udf: "f" } }] }), 406, ErrorCode.Unsupported);
+    expectError(await api.post("/v1/table/d$alt/alter_columns", { alterations: [] }), 400, ErrorCode.InvalidInput);
+    expectError(await api.post("/v1/table/d$nope/alter_columns", { alterations: [{ path: "id", rename: "y" }] }), 404, ErrorCode.TableNotFound);
   });
 
   it("alters nested fields, including a quoted name with a dot", async () => {
@@ -302,8 +311,8 @@ describe("restore", () => {
     const restored = await api.post("/v1/table/d$r/restore", { version: 1 });
     expect(restored.body.version).toBe(3);
     expect(await count("d$r")).toBe(2);
-    expectError(await api.post("/v1/table/d$r/restore", { version: 42 }), 404, 11);
-    expectError(await api.post("/v1/table/d$r/restore", {}), 400, 13);
+    expectError(await api.post("/v1/table/d$r/restore", { version: 42 }), 404, ErrorCode.TableVersionNotFound);
+    expectError(await api.post("/v1/table/d$r/restore", {}), 400, ErrorCode.InvalidInput);
   });
 });
 

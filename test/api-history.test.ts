@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { client, expectError, rows } from "./client";
 import { keyOf, onObjectStore, startServer, storeOf, type TestServer } from "./server";
+import { ErrorCode } from "@/lib/contract/errors";
 
 let server: TestServer;
 let api: ReturnType<typeof client>;
@@ -63,8 +64,8 @@ describe("versions", () => {
       expect((reply.body as { versions: unknown[] }).versions).toHaveLength(1);
     }
     expect((await api.get<{ versions: unknown[] }>("/v1/table/h$t/version/list/?limit=2")).body.versions).toHaveLength(2);
-    expectError(await api.post("/v1/table/h$missing/version/list"), 404, 4);
-    expectError(await api.post("/v1/table/h$t/version/list?page_token=bogus"), 400, 13);
+    expectError(await api.post("/v1/table/h$missing/version/list"), 404, ErrorCode.TableNotFound);
+    expectError(await api.post("/v1/table/h$t/version/list?page_token=bogus"), 400, ErrorCode.InvalidInput);
   });
 
   it("describes a table dropped and created again at the same place from its new files", async () => {
@@ -114,17 +115,17 @@ describe("tags", () => {
   });
 
   it("answers each missing thing with its own code", async () => {
-    expectError(await api.post("/v1/table/h$t/tags/update", { tag: "nope", version: 2 }), 404, 8);
-    expectError(await api.post("/v1/table/h$t/tags/update", { tag: "release", version: 999 }), 404, 11);
-    expectError(await api.post("/v1/table/h$missing/tags/update", { tag: "release", version: 2 }), 404, 4);
-    expectError(await api.post("/v1/table/nons$t/tags/update", { tag: "release", version: 2 }), 404, 1);
-    expectError(await api.post("/v1/table/h$t/tags/version", { tag: "nope" }), 404, 8);
-    expectError(await api.post("/v1/table/h$t/tags/create", { tag: "release", version: 3 }), 409, 9);
-    expectError(await api.post("/v1/table/h$t/tags/create", { tag: "new", version: 1000 }), 404, 11);
-    expectError(await api.post("/v1/table/h$t/tags/delete", { tag: "nope" }), 404, 8);
-    expectError(await api.post("/v1/table/h$t/tags/update", { tag: "release", version: -1 }), 400, 13);
-    expectError(await api.post("/v1/table/h$t/tags/update", { tag: "release" }), 400, 13);
-    expectError(await api.post("/v1/table/h$t/tags/update", { tag: "release", version: 3, branch: "nope" }), 404, 22);
+    expectError(await api.post("/v1/table/h$t/tags/update", { tag: "nope", version: 2 }), 404, ErrorCode.TableTagNotFound);
+    expectError(await api.post("/v1/table/h$t/tags/update", { tag: "release", version: 999 }), 404, ErrorCode.TableVersionNotFound);
+    expectError(await api.post("/v1/table/h$missing/tags/update", { tag: "release", version: 2 }), 404, ErrorCode.TableNotFound);
+    expectError(await api.post("/v1/table/nons$t/tags/update", { tag: "release", version: 2 }), 404, ErrorCode.NamespaceNotFound);
+    expectError(await api.post("/v1/table/h$t/tags/version", { tag: "nope" }), 404, ErrorCode.TableTagNotFound);
+    expectError(await api.post("/v1/table/h$t/tags/create", { tag: "release", version: 3 }), 409, ErrorCode.TableTagAlreadyExists);
+    expectError(await api.post("/v1/table/h$t/tags/create", { tag: "new", version: 1000 }), 404, ErrorCode.TableVersionNotFound);
+    expectError(await api.post("/v1/table/h$t/tags/delete", { tag: "nope" }), 404, ErrorCode.TableTagNotFound);
+    expectError(await api.post("/v1/table/h$t/tags/update", { tag: "release", version: -1 }), 400, ErrorCode.InvalidInput);
+    expectError(await api.post("/v1/table/h$t/tags/update", { tag: "release" }), 400, ErrorCode.InvalidInput);
+    expectError(await api.post("/v1/table/h$t/tags/update", { tag: "release", version: 3, branch: "nope" }), 404, ErrorCode.TableBranchNotFound);
     expect((await api.post("/v1/table/h$t/tags/version", { tag: "release" })).body.version).toBe(120);
   });
 });
@@ -134,7 +135,7 @@ describe("branches", () => {
     await api.arrow("/v1/table/h$b/create", rows(0, 10));
     const created = await api.post("/v1/table/h$b/branches/create", { name: "dev" });
     expect(created.status).toBe(200);
-    expectError(await api.post("/v1/table/h$b/branches/create", { name: "dev" }), 409, 23);
+    expectError(await api.post("/v1/table/h$b/branches/create", { name: "dev" }), 409, ErrorCode.TableBranchAlreadyExists);
     const listed = await api.post<{ branches: Record<string, { parentVersion: number }> }>("/v1/table/h$b/branches/list");
     expect(listed.body.branches.dev.parentVersion).toBe(1);
 
@@ -167,12 +168,16 @@ describe("branches", () => {
     expect(devFields).toEqual(["id", "x", "label"]);
 
     for (const path of ["insert?branch=nope", "merge_insert?branch=nope&on=id&when_matched_update_all=true"]) {
-      expectError(await api.arrow(`/v1/table/h$b/${path}`, rows(0, 1)), 404, 22);
+      expectError(await api.arrow(`/v1/table/h$b/${path}`, rows(0, 1)), 404, ErrorCode.TableBranchNotFound);
     }
-    expectError(await api.post("/v1/table/h$b/version/list?branch=nope"), 404, 22);
-    expectError(await api.post("/v1/table/h$b/alter_columns", { branch: "nope", alterations: [{ path: "s", rename: "t" }] }), 404, 22);
+    expectError(await api.post("/v1/table/h$b/version/list?branch=nope"), 404, ErrorCode.TableBranchNotFound);
+    expectError(
+      await api.post("/v1/table/h$b/alter_columns", { branch: "nope", alterations: [{ path: "s", rename: "t" }] }),
+      404,
+      ErrorCode.TableBranchNotFound,
+    );
     expect((await api.post("/v1/table/h$b/branches/delete", { name: "dev" })).status).toBe(200);
-    expectError(await api.post("/v1/table/h$b/branches/delete", { name: "dev" }), 404, 22);
+    expectError(await api.post("/v1/table/h$b/branches/delete", { name: "dev" }), 404, ErrorCode.TableBranchNotFound);
     expect((await api.post("/v1/table/h$b/count_rows", {})).body).toBe(10);
   });
 });

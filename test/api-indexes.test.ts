@@ -7,6 +7,7 @@ import type { Table as ArrowTable } from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { client, expectError } from "./client";
 import { startServer, type TestServer } from "./server";
+import { ErrorCode } from "@/lib/contract/errors";
 
 let server: TestServer;
 let api: ReturnType<typeof client>;
@@ -119,8 +120,8 @@ describe("vector indices", () => {
   });
 
   it("refuses a vector index on a column that is not a vector, and an unknown type", async () => {
-    expectError(await api.post("/v1/table/items/create_index", { column: "id", index_type: "IVF_PQ" }), 400, 13);
-    expectError(await api.post("/v1/table/items/create_index", { column: "vec", index_type: "IVF_SQ" }), 406, 0);
+    expectError(await api.post("/v1/table/items/create_index", { column: "id", index_type: "IVF_PQ" }), 400, ErrorCode.InvalidInput);
+    expectError(await api.post("/v1/table/items/create_index", { column: "vec", index_type: "IVF_SQ" }), 406, ErrorCode.Unsupported);
   });
 
   it("refuses, with the engine's reason and changing nothing, an index the table has too few rows to train", async () => {
@@ -128,10 +129,10 @@ describe("vector indices", () => {
     const version = async () => (await api.post<{ version: number }>("/v1/table/few/describe", {})).body.version;
     const before = await version();
     const tooFew = await api.post<{ error: string }>("/v1/table/few/create_index", { column: "vec", index_type: "IVF_PQ" });
-    expectError(tooFew, 400, 13);
+    expectError(tooFew, 400, ErrorCode.InvalidInput);
     expect(tooFew.body.error).toMatch(/Not enough rows to train PQ\. Requires 256 rows but only 40 available/);
     const partitions = await api.post<{ error: string }>("/v1/table/few/create_index", { column: "vec", index_type: "IVF_FLAT", num_partitions: 50 });
-    expectError(partitions, 400, 13);
+    expectError(partitions, 400, ErrorCode.InvalidInput);
     expect(partitions.body.error).toMatch(/cannot train 50 centroids with 40 vectors/);
     expect(await version()).toBe(before);
     expect((await api.post<{ indexes: unknown[] }>("/v1/table/few/index/list", {})).body.indexes).toEqual([]);
@@ -142,6 +143,6 @@ describe("vector indices", () => {
     expect((await api.post("/v1/table/items/index/id_idx/drop")).status).toBe(200);
     expect(await plan(query)).not.toMatch(/ScalarIndexQuery|MaterializeIndex/);
     expect(idsOf(await run(query)).sort((a, b) => a - b)).toEqual([100, 101, 102, 103, 104]);
-    expectError(await api.post("/v1/table/items/index/id_idx/drop"), 404, 6);
+    expectError(await api.post("/v1/table/items/index/id_idx/drop"), 404, ErrorCode.TableIndexNotFound);
   });
 });

@@ -7,6 +7,7 @@ import type { Table } from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { client, expectError, rows } from "./client";
 import { rootSnapshot, startServer, storeOf, type TestServer } from "./server";
+import { ErrorCode } from "@/lib/contract/errors";
 
 let server: TestServer;
 let api: ReturnType<typeof client>;
@@ -71,7 +72,7 @@ describe("a table's health", () => {
     // The six appends after the index, less their deleted rows.
     expect(h.unindexed_rows).toBe(54);
     expect(Date.parse(h.oldest_version_time as string)).toBeLessThanOrEqual(Date.now());
-    expectError(await api.post("/v1/table/nope/maintenance/health", {}), 404, 4);
+    expectError(await api.post("/v1/table/nope/maintenance/health", {}), 404, ErrorCode.TableNotFound);
   });
 });
 
@@ -108,7 +109,7 @@ describe("compaction", () => {
     const started = await api.post<{ job: Job }>("/v1/table/j/maintenance/compact", {});
     expect(started.status).toBe(202);
     expect(started.body.job).toMatchObject({ status: "running", kind: "compact", requested_by: expect.stringContaining("key:") });
-    expectError(await api.post("/v1/table/j/maintenance/compact", {}), 409, 14);
+    expectError(await api.post("/v1/table/j/maintenance/compact", {}), 409, ErrorCode.ConcurrentModification);
     const done = await finished("j", started.body.job.job_id);
     expect(done.status).toBe("succeeded");
     expect(done.compaction).toMatchObject({ fragments_before: 11, fragments_after: 2 });
@@ -116,8 +117,8 @@ describe("compaction", () => {
     const listed = (await api.post<{ jobs: Job[] }>("/v1/table/j/maintenance/jobs/list", {})).body.jobs;
     expect(listed.map((j) => j.job_id)).toEqual([again.job_id, done.job_id]);
     expect((await health("j")).last_job).toMatchObject({ job_id: again.job_id, status: "succeeded" });
-    expectError(await api.post("/v1/table/j/maintenance/jobs/describe", { job_id: "00000000000000-00000000" }), 404, 10);
-    expectError(await api.post("/v1/table/j/maintenance/jobs/describe", { job_id: "../../auth/keys" }), 404, 10);
+    expectError(await api.post("/v1/table/j/maintenance/jobs/describe", { job_id: "00000000000000-00000000" }), 404, ErrorCode.TransactionNotFound);
+    expectError(await api.post("/v1/table/j/maintenance/jobs/describe", { job_id: "../../auth/keys" }), 404, ErrorCode.TransactionNotFound);
   });
 
   it("loses none of the writes a user makes while it runs", async () => {
@@ -150,10 +151,10 @@ describe("compaction", () => {
   it("is for a table's admins, and refuses what it does not take", async () => {
     const viewerKey = (await api.post<{ key: string }>("/v1/admin/keys/create", { name: "maint-viewer", role: "viewer" })).body.key;
     const viewer = client(server.url, { "x-api-key": viewerKey });
-    expectError(await viewer.post("/v1/table/c/maintenance/compact", {}), 403, 15);
+    expectError(await viewer.post("/v1/table/c/maintenance/compact", {}), 403, ErrorCode.PermissionDenied);
     expect((await viewer.post("/v1/table/c/maintenance/health", {})).status).toBe(200);
-    expectError(await api.post("/v1/table/c/maintenance/compact", { target_rows_per_fragment: 10 }), 400, 13);
-    expectError(await api.post("/v1/table/nope/maintenance/compact", {}), 404, 4);
+    expectError(await api.post("/v1/table/c/maintenance/compact", { target_rows_per_fragment: 10 }), 400, ErrorCode.InvalidInput);
+    expectError(await api.post("/v1/table/nope/maintenance/compact", {}), 404, ErrorCode.TableNotFound);
   });
 });
 
@@ -210,6 +211,6 @@ describe("cleaning up old versions", () => {
   it("keeps versions made within the retention, and refuses a negative one", async () => {
     const plan = (await api.post<Plan>("/v1/table/h/maintenance/cleanup", { older_than_seconds: 3600, dry_run: true })).body;
     expect(plan).toMatchObject({ versions: [], files: 0, bytes: 0, kept: { newer: 15 } });
-    expectError(await api.post("/v1/table/h/maintenance/cleanup", { older_than_seconds: -1 }), 400, 13);
+    expectError(await api.post("/v1/table/h/maintenance/cleanup", { older_than_seconds: -1 }), 400, ErrorCode.InvalidInput);
   });
 });

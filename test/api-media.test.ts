@@ -10,6 +10,7 @@ import { client, expectError } from "./client";
 import { mediaTable, mediaValues, type MediaValues } from "./media-table";
 import { azuriteStorageOptions } from "./azurite";
 import { onObjectStore, startServer, uriOf, type TestServer } from "./server";
+import { ErrorCode } from "@/lib/contract/errors";
 
 let server: TestServer;
 let api: ReturnType<typeof client>;
@@ -56,9 +57,9 @@ describe("cells", () => {
   });
 
   it("refuses a column that is not binary, a column that is not there, and a row id that is not a number", async () => {
-    expectError(await api.post("/v1/table/m$media/cells", { columns: ["kind"], row_ids: ["0"] }), 400, 13);
-    expectError(await api.post("/v1/table/m$media/cells", { columns: ["nope"], row_ids: ["0"] }), 400, 13);
-    expectError(await api.post("/v1/table/m$media/cells", { columns: ["media"], row_ids: ["-1"] }), 400, 13);
+    expectError(await api.post("/v1/table/m$media/cells", { columns: ["kind"], row_ids: ["0"] }), 400, ErrorCode.InvalidInput);
+    expectError(await api.post("/v1/table/m$media/cells", { columns: ["nope"], row_ids: ["0"] }), 400, ErrorCode.InvalidInput);
+    expectError(await api.post("/v1/table/m$media/cells", { columns: ["media"], row_ids: ["-1"] }), 400, ErrorCode.InvalidInput);
   });
 });
 
@@ -106,8 +107,8 @@ describe("a value", () => {
     expect([meta.format, meta.width, meta.height]).toEqual(["webp", 32, 24]);
     const svg = await sharp(Buffer.from(await (await fetchMedia(media(4, "&thumbnail=64"))).arrayBuffer())).metadata();
     expect([svg.width, svg.height]).toEqual([20, 10]);
-    expectError(await api.get(media(2, "&thumbnail=32")), 400, 13);
-    expectError(await api.get(media(0, "&thumbnail=5000")), 400, 13);
+    expectError(await api.get(media(2, "&thumbnail=32")), 400, ErrorCode.InvalidInput);
+    expectError(await api.get(media(0, "&thumbnail=5000")), 400, ErrorCode.InvalidInput);
   });
 
   it("is refused to a caller without access to the table, and to no one else's row id", async () => {
@@ -117,12 +118,12 @@ describe("a value", () => {
       scope: { kind: "namespace", id: ["other"] },
     });
     const stranger = client(server.url, { "x-api-key": created.body.key });
-    expectError(await stranger.get(media(0)), 403, 15);
-    expectError(await stranger.post("/v1/table/m$media/cells", { columns: ["media"], row_ids: ["0"] }), 403, 15);
-    expectError(await client(server.url).get(media(0)), 401, 16);
-    expectError(await api.get(media(6)), 400, 13);
+    expectError(await stranger.get(media(0)), 403, ErrorCode.PermissionDenied);
+    expectError(await stranger.post("/v1/table/m$media/cells", { columns: ["media"], row_ids: ["0"] }), 403, ErrorCode.PermissionDenied);
+    expectError(await client(server.url).get(media(0)), 401, ErrorCode.Unauthenticated);
+    expectError(await api.get(media(6)), 400, ErrorCode.InvalidInput);
     // The database named both ways, differently, is refused rather than one of them ignored; the same twice is fine.
-    expectError(await api.get(`${media(0)}&database=default`, { "x-quiver-database": "other" }), 400, 13);
+    expectError(await api.get(`${media(0)}&database=default`, { "x-quiver-database": "other" }), 400, ErrorCode.InvalidInput);
     expect((await fetchMedia(`${media(0)}&database=default`, { "x-quiver-database": "default" })).status).toBe(200);
   });
 });
@@ -143,7 +144,7 @@ describe("a column of Lance's first blob encoding", () => {
     const cells = await api.post<{ cells: Array<{ size: number | null; media: unknown }> }>("/v1/table/legacy/cells", { columns: ["blob"], row_ids: ["0"] });
     expect(cells.body.cells).toEqual([{ row_id: "0", column: "blob", size: values.png.length, media: null, head: "" }]);
     const refused = await api.get("/v1/table/legacy/media?column=blob&row_id=0");
-    expectError(refused, 400, 13);
+    expectError(refused, 400, ErrorCode.InvalidInput);
     expect(refused.body.detail).toContain("lance.blob.v2");
   });
 });

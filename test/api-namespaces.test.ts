@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { client, expectError, rows } from "./client";
 import { startServer, storeOf, type TestServer } from "./server";
+import { ErrorCode } from "@/lib/contract/errors";
 
 let server: TestServer;
 let api: ReturnType<typeof client>;
@@ -19,19 +20,19 @@ describe("namespaces", () => {
     expect((await api.post("/v1/namespace/prod/describe", {})).body.properties).toEqual({ owner: "data" });
     expect((await api.post("/v1/namespace/%24/describe")).body.properties).toEqual({});
     expect((await api.post("/v1/namespace/prod$sales/exists")).status).toBe(200);
-    expectError(await api.post("/v1/namespace/nope/exists"), 404, 1);
-    expectError(await api.post("/v1/namespace/nope/describe"), 404, 1);
+    expectError(await api.post("/v1/namespace/nope/exists"), 404, ErrorCode.NamespaceNotFound);
+    expectError(await api.post("/v1/namespace/nope/describe"), 404, ErrorCode.NamespaceNotFound);
   });
 
   it("honours create modes", async () => {
-    expectError(await api.post("/v1/namespace/prod/create", {}), 409, 2);
+    expectError(await api.post("/v1/namespace/prod/create", {}), 409, ErrorCode.NamespaceAlreadyExists);
     expect((await api.post("/v1/namespace/prod/create", { mode: "ExistOk", properties: { ignored: "1" } })).body.properties).toEqual({ owner: "data" });
     expect((await api.post("/v1/namespace/prod/create", { mode: "exist_ok" })).status).toBe(200);
     expect((await api.post("/v1/namespace/prod/create", { mode: "Overwrite", properties: { owner: "ops" } })).body.properties).toEqual({ owner: "ops" });
     expect((await api.post("/v1/namespace/prod/describe")).body.properties).toEqual({ owner: "ops" });
-    expectError(await api.post("/v1/namespace/prod/create", { mode: "sometimes" }), 400, 13);
-    expectError(await api.post("/v1/namespace/%24/create", {}), 409, 2);
-    expectError(await api.post("/v1/namespace/missing$child/create", {}), 404, 1);
+    expectError(await api.post("/v1/namespace/prod/create", { mode: "sometimes" }), 400, ErrorCode.InvalidInput);
+    expectError(await api.post("/v1/namespace/%24/create", {}), 409, ErrorCode.NamespaceAlreadyExists);
+    expectError(await api.post("/v1/namespace/missing$child/create", {}), 404, ErrorCode.NamespaceNotFound);
   });
 
   it("lists children, paged, with a custom delimiter", async () => {
@@ -54,9 +55,9 @@ describe("namespaces", () => {
     expect(pages).toBe(3);
     expect((await api.get<{ namespaces: string[] }>("/v1/namespace/prod.sales/list?delimiter=.")).body.namespaces).toEqual(["eu"]);
     expect((await api.get<{ namespaces: string[] }>("/v1/namespace/%24/list")).body.namespaces).toEqual(["prod"]);
-    expectError(await api.get("/v1/namespace/nope/list"), 404, 1);
+    expectError(await api.get("/v1/namespace/nope/list"), 404, ErrorCode.NamespaceNotFound);
     expect((await api.get<{ namespaces: string[] }>("/v1/namespace/prod/list?page_token=n4")).body.namespaces).toEqual(["n5", "n6", "sales"]);
-    expectError(await api.get("/v1/namespace/prod/list?limit=0"), 400, 13);
+    expectError(await api.get("/v1/namespace/prod/list?limit=0"), 400, ErrorCode.InvalidInput);
   });
 
   it("drops with Restrict, Cascade, Fail and Skip", async () => {
@@ -64,17 +65,17 @@ describe("namespaces", () => {
     await api.post("/v1/namespace/tmp$inner/create", {});
     await api.arrow("/v1/table/tmp$inner$t/create", rows(0, 5));
     await api.post("/v1/table/tmp$declared/declare", {});
-    expectError(await api.post("/v1/namespace/tmp/drop", {}), 409, 3);
-    expectError(await api.post("/v1/namespace/tmp/drop", { behavior: "Restrict" }), 409, 3);
+    expectError(await api.post("/v1/namespace/tmp/drop", {}), 409, ErrorCode.NamespaceNotEmpty);
+    expectError(await api.post("/v1/namespace/tmp/drop", { behavior: "Restrict" }), 409, ErrorCode.NamespaceNotEmpty);
     const dropped = await api.post("/v1/namespace/tmp/drop", { behavior: "Cascade" });
     expect(dropped.status).toBe(200);
-    expectError(await api.post("/v1/namespace/tmp/exists"), 404, 1);
-    expectError(await api.post("/v1/namespace/tmp$inner/exists"), 404, 1);
+    expectError(await api.post("/v1/namespace/tmp/exists"), 404, ErrorCode.NamespaceNotFound);
+    expectError(await api.post("/v1/namespace/tmp$inner/exists"), 404, ErrorCode.NamespaceNotFound);
     const all = await api.get<{ tables: string[] }>("/v1/table");
     expect(all.body.tables.filter((t) => t.startsWith("tmp"))).toEqual([]);
-    expectError(await api.post("/v1/namespace/tmp/drop", {}), 404, 1);
+    expectError(await api.post("/v1/namespace/tmp/drop", {}), 404, ErrorCode.NamespaceNotFound);
     expect((await api.post("/v1/namespace/tmp/drop", { mode: "Skip" })).status).toBe(200);
-    expectError(await api.post("/v1/namespace/%24/drop", {}), 400, 13);
+    expectError(await api.post("/v1/namespace/%24/drop", {}), 400, ErrorCode.InvalidInput);
   });
 });
 

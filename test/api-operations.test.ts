@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiRoutes } from "@/app/v1/_routes";
 import { client, expectError, rows as sampleRows } from "./client";
 import { rootSnapshot, startServer, type TestServer } from "./server";
+import { ErrorCode } from "@/lib/contract/errors";
 
 /** The operations of spec 0.11.1's operation table, and 0.4.4's CreateEmptyTable. */
 const SPEC_OPERATIONS = [
@@ -116,10 +117,10 @@ describe("the README's operation table", () => {
 
 describe("operations served with Lance's answers for what this service never has", () => {
   it("transactions: every id is TransactionNotFound, after the request is checked", async () => {
-    expectError(await api.post("/v1/transaction/tx1/describe", {}), 404, 10);
-    expectError(await api.post("/v1/transaction/tx1/alter", { actions: [{ setStatusAction: { status: "Canceled" } }] }), 404, 10);
-    expectError(await api.post("/v1/transaction/tx1/alter", { actions: [] }), 400, 13);
-    expectError(await api.post("/v1/transaction/tx1/alter", { actions: [{ setStatusAction: { status: "Paused" } }] }), 400, 13);
+    expectError(await api.post("/v1/transaction/tx1/describe", {}), 404, ErrorCode.TransactionNotFound);
+    expectError(await api.post("/v1/transaction/tx1/alter", { actions: [{ setStatusAction: { status: "Canceled" } }] }), 404, ErrorCode.TransactionNotFound);
+    expectError(await api.post("/v1/transaction/tx1/alter", { actions: [] }), 400, ErrorCode.InvalidInput);
+    expectError(await api.post("/v1/transaction/tx1/alter", { actions: [{ setStatusAction: { status: "Paused" } }] }), 400, ErrorCode.InvalidInput);
   });
 
   it("CreateEmptyTable declares a table, as spec 0.4.4's clients expect", async () => {
@@ -128,6 +129,6 @@ describe("operations served with Lance's answers for what this service never has
     expect(reply.body.location).toMatch(/early\.lance$/);
     const described = await api.post("/v1/table/early/describe", { check_declared: true });
     expect(described.body).toMatchObject({ is_only_declared: true });
-    expectError(await api.post("/v1/table/early/create-empty", {}), 409, 5);
+    expectError(await api.post("/v1/table/early/create-empty", {}), 409, ErrorCode.TableAlreadyExists);
   });
 });

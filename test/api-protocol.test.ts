@@ -3,6 +3,7 @@ import { apiRoutes } from "@/app/v1/_routes";
 import type { Table } from "apache-arrow";
 import { client, expectError, rows } from "./client";
 import { startServer, type TestServer } from "./server";
+import { ErrorCode } from "@/lib/contract/errors";
 
 let server: TestServer;
 let api: ReturnType<typeof client>;
@@ -25,16 +26,16 @@ describe("protocol", () => {
     const unknown = await api.get("/v1/nothing/here");
     expect(unknown.status).toBe(404);
     expect(unknown.headers.get("content-type")).toBe("application/json");
-    expect(unknown.body).toMatchObject({ type: "/errors/not-found-error", status: 404, code: 0, instance: "/v1/nothing/here" });
+    expect(unknown.body).toMatchObject({ type: "/errors/not-found-error", status: 404, code: ErrorCode.Unsupported, instance: "/v1/nothing/here" });
     const unsupported = await api.post("/v1/table/p$t/backfill_column", {});
-    expectError(unsupported, 406, 0);
+    expectError(unsupported, 406, ErrorCode.Unsupported);
     expect(unsupported.body.detail).toContain("AlterTableBackfillColumns");
     const unknownAction = await api.post("/v1/table/p$t/frobnicate", {});
-    expectError(unknownAction, 406, 0);
+    expectError(unknownAction, 406, ErrorCode.Unsupported);
     expect(unknownAction.body.detail).toContain("frobnicate");
     const wrongMethod = await api.get("/v1/table/p$t/insert");
     expect(wrongMethod.status).toBe(405);
-    expect(wrongMethod.body).toMatchObject({ status: 405, code: 0 });
+    expect(wrongMethod.body).toMatchObject({ status: 405, code: ErrorCode.Unsupported });
     expect((await api.raw("DELETE", "/v1/table")).status).toBe(405);
   });
 
@@ -82,31 +83,31 @@ describe("protocol", () => {
   });
 
   it("rejects malformed JSON, wrong shapes and disagreeing ids", async () => {
-    expectError(await api.raw("POST", "/v1/namespace/q/create", "{not json", { "content-type": "application/json" }), 400, 13);
-    expectError(await api.raw("POST", "/v1/namespace/q/create", "[1,2]", { "content-type": "application/json" }), 400, 13);
-    expectError(await api.post("/v1/namespace/q/create", { properties: { a: 1 } }), 400, 13);
-    expectError(await api.post("/v1/namespace/q/create", { id: ["other"] }), 400, 13);
-    expectError(await api.post("/v1/table/p$t/tags/create", { tag: "x", version: "1" }), 400, 13);
-    expectError(await api.post("/v1/namespace/q/exists"), 404, 1);
+    expectError(await api.raw("POST", "/v1/namespace/q/create", "{not json", { "content-type": "application/json" }), 400, ErrorCode.InvalidInput);
+    expectError(await api.raw("POST", "/v1/namespace/q/create", "[1,2]", { "content-type": "application/json" }), 400, ErrorCode.InvalidInput);
+    expectError(await api.post("/v1/namespace/q/create", { properties: { a: 1 } }), 400, ErrorCode.InvalidInput);
+    expectError(await api.post("/v1/namespace/q/create", { id: ["other"] }), 400, ErrorCode.InvalidInput);
+    expectError(await api.post("/v1/table/p$t/tags/create", { tag: "x", version: "1" }), 400, ErrorCode.InvalidInput);
+    expectError(await api.post("/v1/namespace/q/exists"), 404, ErrorCode.NamespaceNotFound);
   });
 
   it("validates identifiers before they reach the file system", async () => {
     for (const id of ["p$..", "..$p", "a%2Fb", "p$$t", "%00", "p$t%0A", "..%2F..%2Fetc", "%C3%A9t%C3%A9", "x".repeat(200)]) {
-      expectError(await api.post(`/v1/table/${id}/describe`, {}), 400, 13);
+      expectError(await api.post(`/v1/table/${id}/describe`, {}), 400, ErrorCode.InvalidInput);
     }
-    expectError(await api.post("/v1/table/p$t/describe?delimiter=", {}), 400, 13);
+    expectError(await api.post("/v1/table/p$t/describe?delimiter=", {}), 400, ErrorCode.InvalidInput);
     expect((await api.post("/v1/table/p%24t/describe", {})).status).toBe(200);
     expect((await api.post("/v1/table/p::t/describe?delimiter=::", {})).status).toBe(200);
-    expectError(await api.post("/v1/table/p$t/describe", { id: ["p", "..", "t"] }), 400, 13);
+    expectError(await api.post("/v1/table/p$t/describe", { id: ["p", "..", "t"] }), 400, ErrorCode.InvalidInput);
   });
 
   it("limits body sizes and page sizes with clear errors", async () => {
     const big = await api.post("/v1/namespace/big/create", { properties: { blob: "x".repeat(5000) } });
     expect(big.status).toBe(413);
-    expect(big.body).toMatchObject({ status: 413, code: 13 });
+    expect(big.body).toMatchObject({ status: 413, code: ErrorCode.InvalidInput });
     const arrow = await api.arrow("/v1/table/p$t/insert", rows(0, 20000));
     expect(arrow.status).toBe(413);
-    expectError(await api.get("/v1/table?limit=51"), 400, 13);
+    expectError(await api.get("/v1/table?limit=51"), 400, ErrorCode.InvalidInput);
     expect((await api.get("/v1/table?limit=50")).status).toBe(200);
     expect((await api.post("/v1/table/p$t/count_rows", {})).body).toBe(3);
     const capped = await api.post<Table>("/v1/table/p$t/query", { limit: 100 });

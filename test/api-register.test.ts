@@ -9,6 +9,7 @@ import * as lancedb from "@lancedb/lancedb";
 import { azuriteStorageOptions } from "./azurite";
 import { client, expectError, rows } from "./client";
 import { onObjectStore, rootSnapshot, startServer, storeOf, uriOf, type TestServer } from "./server";
+import { ErrorCode } from "@/lib/contract/errors";
 
 let server: TestServer;
 let api: ReturnType<typeof client>;
@@ -57,26 +58,26 @@ describe("RegisterTable", () => {
     await engineDataset("", "elsewhere", 1);
     const before = await rootSnapshot(server);
     const refused: Array<[string, number, number]> = [
-      ["/tmp/events.lance", 400, 13],
-      [`${uriOf(server, "imports/events.lance")}`, 400, 13],
-      ["s3://bucket/events.lance", 400, 13],
-      ["imports/../events.lance", 400, 13],
-      ["./imports/events.lance", 400, 13],
-      ["__manifest", 400, 13],
-      [".quiver/auth", 400, 13],
-      ["imports/nothing.lance", 400, 13],
-      ["imports/events.lance", 409, 5],
-      ["imports/events.lance/data", 409, 5],
-      ["elsewhere.lance", 409, 5],
+      ["/tmp/events.lance", 400, ErrorCode.InvalidInput],
+      [`${uriOf(server, "imports/events.lance")}`, 400, ErrorCode.InvalidInput],
+      ["s3://bucket/events.lance", 400, ErrorCode.InvalidInput],
+      ["imports/../events.lance", 400, ErrorCode.InvalidInput],
+      ["./imports/events.lance", 400, ErrorCode.InvalidInput],
+      ["__manifest", 400, ErrorCode.InvalidInput],
+      [".quiver/auth", 400, ErrorCode.InvalidInput],
+      ["imports/nothing.lance", 400, ErrorCode.InvalidInput],
+      ["imports/events.lance", 409, ErrorCode.TableAlreadyExists],
+      ["imports/events.lance/data", 409, ErrorCode.TableAlreadyExists],
+      ["elsewhere.lance", 409, ErrorCode.TableAlreadyExists],
     ];
     for (const [location, status, code] of refused) {
       const reply = await api.post("/v1/table/lake$copy/register", { location });
       expect(reply.status, `${location}: ${JSON.stringify(reply.body)}`).toBe(status);
       expectError(reply, status, code);
     }
-    expectError(await api.post("/v1/table/lake$events/register", { location: "elsewhere.lance" }), 409, 5);
-    expectError(await api.post("/v1/table/nowhere$events/register", { location: "elsewhere.lance" }), 404, 1);
-    expectError(await api.post("/v1/table/lake$x/register", { location: "elsewhere.lance", mode: "Sideways" }), 400, 13);
+    expectError(await api.post("/v1/table/lake$events/register", { location: "elsewhere.lance" }), 409, ErrorCode.TableAlreadyExists);
+    expectError(await api.post("/v1/table/nowhere$events/register", { location: "elsewhere.lance" }), 404, ErrorCode.NamespaceNotFound);
+    expectError(await api.post("/v1/table/lake$x/register", { location: "elsewhere.lance", mode: "Sideways" }), 400, ErrorCode.InvalidInput);
     expect(await rootSnapshot(server)).toEqual(before);
     expect(await tables("lake")).toEqual(["events"]);
   });
@@ -87,10 +88,10 @@ describe("DeregisterTable", () => {
     const reply = await api.post("/v1/table/lake$events/deregister", {});
     expect(reply.status, JSON.stringify(reply.body)).toBe(200);
     expect(reply.body).toMatchObject({ id: ["lake", "events"], location: uriOf(server, "imports/events.lance"), properties: { source: "batch" } });
-    expectError(await api.post("/v1/table/lake$events/describe", {}), 404, 4);
+    expectError(await api.post("/v1/table/lake$events/describe", {}), 404, ErrorCode.TableNotFound);
     expect((await api.post("/v1/table/lake$events/exists", {})).status).toBe(404);
     expect(await tables("lake")).toEqual([]);
-    expectError(await api.post("/v1/table/lake$events/deregister", {}), 404, 4);
+    expectError(await api.post("/v1/table/lake$events/deregister", {}), 404, ErrorCode.TableNotFound);
     expect(await engineRows("imports/events.lance")).toBe(10);
     expect(await storeOf(server).head("imports/events.lance/.lance-deregistered")).not.toBeNull();
 
@@ -101,7 +102,7 @@ describe("DeregisterTable", () => {
 
   it("Overwrite moves a name to another dataset, keeping the files of the one it named before", async () => {
     await engineDataset("imports", "other", 2);
-    expectError(await api.post("/v1/table/lake$again/register", { location: "imports/other.lance" }), 409, 5);
+    expectError(await api.post("/v1/table/lake$again/register", { location: "imports/other.lance" }), 409, ErrorCode.TableAlreadyExists);
     expect((await api.post("/v1/table/lake$again/register", { location: "imports/other.lance", mode: "Overwrite" })).status).toBe(200);
     expect((await api.post("/v1/table/lake$again/count_rows", {})).body).toBe(2);
     expect(await engineRows("imports/events.lance")).toBe(10);
@@ -122,10 +123,10 @@ describe("DeregisterTable", () => {
       const listed = (await other.get("/v1/namespace/$/table/list")).body.tables;
       expect(listed).not.toContain("loose");
       expect(listed).not.toContain("made");
-      expectError(await other.post("/v1/table/loose/describe", {}), 404, 4);
+      expectError(await other.post("/v1/table/loose/describe", {}), 404, ErrorCode.TableNotFound);
       // A new table cannot take the directory the deregistered one kept.
-      expectError(await other.arrow("/v1/table/loose/create", rows(0, 1)), 409, 5);
-      expectError(await other.post("/v1/table/elsewhere/rename", { new_table_name: "made" }), 409, 5);
+      expectError(await other.arrow("/v1/table/loose/create", rows(0, 1)), 409, ErrorCode.TableAlreadyExists);
+      expectError(await other.post("/v1/table/elsewhere/rename", { new_table_name: "made" }), 409, ErrorCode.TableAlreadyExists);
     } finally {
       await second.stop();
     }
@@ -144,11 +145,11 @@ describe("DeregisterTable", () => {
   });
 
   it("drops a deregistered root-level directory, files and all, as Lance's directory namespace does", async () => {
-    expectError(await api.post("/v1/table/made/describe", {}), 404, 4);
+    expectError(await api.post("/v1/table/made/describe", {}), 404, ErrorCode.TableNotFound);
     const dropped = await api.post("/v1/table/made/drop", {});
     expect(dropped.status, JSON.stringify(dropped.body)).toBe(200);
     expect(await storeOf(server).list("made.lance/")).toEqual([]);
-    expectError(await api.post("/v1/table/made/drop", {}), 404, 4);
+    expectError(await api.post("/v1/table/made/drop", {}), 404, ErrorCode.TableNotFound);
     expect((await api.arrow("/v1/table/made/create", rows(0, 2))).status).toBe(200);
     expect((await api.post("/v1/table/made/count_rows", {})).body).toBe(2);
   });

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as lancedb from "@lancedb/lancedb";
 import { client, expectError, rows } from "./client";
 import { keyOf, rootSnapshot, startServer, storeOf, type TestServer } from "./server";
+import { ErrorCode } from "@/lib/contract/errors";
 
 let server: TestServer;
 let api: ReturnType<typeof client>;
@@ -53,14 +54,14 @@ describe("UpdateTableSchemaMetadata", () => {
     const same = await update("e", {});
     expect(same.status).toBe(200);
     expect(same.body).toEqual({ a: "1" });
-    expectError(await update("e", { a: 1 }), 400, 13);
-    expectError(await update("e", ["a"]), 400, 13);
-    expectError(await update("e", { a: "2" }, "?bogus=1"), 400, 13);
-    expectError(await update("missing", { a: "1" }), 404, 4);
+    expectError(await update("e", { a: 1 }), 400, ErrorCode.InvalidInput);
+    expectError(await update("e", ["a"]), 400, ErrorCode.InvalidInput);
+    expectError(await update("e", { a: "2" }, "?bogus=1"), 400, ErrorCode.InvalidInput);
+    expectError(await update("missing", { a: "1" }), 404, ErrorCode.TableNotFound);
     expect((await update("e", { a: "2" }, "?branch=nope")).status).toBe(404);
     const key = await api.post<{ key: string }>("/v1/admin/keys/create", { name: "reader", role: "viewer" });
     const viewer = client(server.url, { "x-api-key": key.body.key });
-    expectError(await viewer.post("/v1/table/e/schema_metadata/update", { a: "3" }), 403, 15);
+    expectError(await viewer.post("/v1/table/e/schema_metadata/update", { a: "3" }), 403, ErrorCode.PermissionDenied);
     expect(await described("e")).toMatchObject({ version: 2, schema: { metadata: { a: "1" } } });
   });
 
@@ -76,7 +77,7 @@ describe("UpdateTableSchemaMetadata", () => {
     }
     const before = await rootSnapshot(server);
     const refused = await update("old", { owner: "x" });
-    expectError(refused, 406, 0);
+    expectError(refused, 406, ErrorCode.Unsupported);
     expect(JSON.stringify(refused.body)).toContain("V1 scheme");
     expect(await rootSnapshot(server)).toEqual(before);
     expect((await api.post("/v1/table/old/count_rows", {})).body).toBe(4);

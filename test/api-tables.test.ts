@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Float64, Table as ArrowTable, vectorFromArray, type Table } from "apache-arrow";
 import { client, expectError, rows } from "./client";
 import { keyOf, onObjectStore, rootSnapshot, startServer, storeOf, uriOf, type TestServer } from "./server";
+import { ErrorCode } from "@/lib/contract/errors";
 
 let server: TestServer;
 let api: ReturnType<typeof client>;
@@ -56,11 +57,11 @@ describe("declare", () => {
   it("refuses a second declare with 409, and a missing namespace with 404, leaving nothing behind", async () => {
     // A nested table's location is reserved while the catalog is checked: a refused declare lets it go.
     const before = await rootSnapshot(server);
-    expectError(await api.post("/v1/table/lake$raw$events/declare", {}), 409, 5);
-    expectError(await api.post("/v1/table/nowhere$t/declare", {}), 404, 1);
-    expectError(await api.post("/v1/table/lake$raw$x/declare", { id: ["lake", "other"] }), 400, 13);
-    expectError(await api.post("/v1/table/lake$x/declare", { location: "/etc" }), 400, 13);
-    expectError(await api.post("/v1/table/lake$x/declare", { location: "../outside" }), 400, 13);
+    expectError(await api.post("/v1/table/lake$raw$events/declare", {}), 409, ErrorCode.TableAlreadyExists);
+    expectError(await api.post("/v1/table/nowhere$t/declare", {}), 404, ErrorCode.NamespaceNotFound);
+    expectError(await api.post("/v1/table/lake$raw$x/declare", { id: ["lake", "other"] }), 400, ErrorCode.InvalidInput);
+    expectError(await api.post("/v1/table/lake$x/declare", { location: "/etc" }), 400, ErrorCode.InvalidInput);
+    expectError(await api.post("/v1/table/lake$x/declare", { location: "../outside" }), 400, ErrorCode.InvalidInput);
     expect(await rootSnapshot(server)).toEqual(before);
   });
 
@@ -91,19 +92,19 @@ describe("create", () => {
     const created = await api.arrow(`/v1/table/lake$made/create?properties=${encodeURIComponent('{"tier":"gold"}')}`, rows(0, 3));
     expect(created.status).toBe(200);
     expect(created.body).toMatchObject({ version: 1, properties: { tier: "gold" } });
-    expectError(await api.arrow("/v1/table/lake$made/create", rows(0, 3)), 409, 5);
-    expectError(await api.arrow("/v1/table/lake$made/create?mode=create", rows(0, 3)), 409, 5);
+    expectError(await api.arrow("/v1/table/lake$made/create", rows(0, 3)), 409, ErrorCode.TableAlreadyExists);
+    expectError(await api.arrow("/v1/table/lake$made/create?mode=create", rows(0, 3)), 409, ErrorCode.TableAlreadyExists);
     const existOk = await api.arrow("/v1/table/lake$made/create?mode=ExistOk", rows(0, 30));
     expect(existOk.body.version).toBe(1);
     expect((await api.post("/v1/table/lake$made/count_rows", {})).body).toBe(3);
     const overwrite = await api.arrow("/v1/table/lake$made/create?mode=overwrite", rows(0, 7));
     expect(overwrite.body.version).toBe(2);
     expect((await api.post("/v1/table/lake$made/count_rows", {})).body).toBe(7);
-    expectError(await api.arrow("/v1/table/lake$made/create?mode=replace", rows(0, 3)), 400, 13);
-    expectError(await api.arrow("/v1/table/lake$bad/create?properties=notjson", rows(0, 3)), 400, 13);
+    expectError(await api.arrow("/v1/table/lake$made/create?mode=replace", rows(0, 3)), 400, ErrorCode.InvalidInput);
+    expectError(await api.arrow("/v1/table/lake$bad/create?properties=notjson", rows(0, 3)), 400, ErrorCode.InvalidInput);
     // Per-table storage options would be dropped (the service writes with its own), so they are refused by name.
     const withOptions = await api.arrow(`/v1/table/lake$opts/create?storage_options=${encodeURIComponent('{"aws_region":"eu-west-1"}')}`, rows(0, 3));
-    expectError(withOptions, 400, 13);
+    expectError(withOptions, 400, ErrorCode.InvalidInput);
     expect(String(withOptions.body.detail)).toContain("storage_options (aws_region) are not taken");
     expect((await api.arrow(`/v1/table/lake$opts/create?storage_options=${encodeURIComponent("{}")}`, rows(0, 3))).status).toBe(200);
   });
@@ -120,7 +121,7 @@ describe("create", () => {
     expect(created.body.version).toBe(1);
     const listed = await api.get<{ tables: string[] }>("/v1/tables", { "content-type": "application/json" });
     expect(listed.body.tables).toContain("enterprise_t");
-    expectError(await api.arrow("/v1/tables/a$b", rows(0, 1)), 400, 13);
+    expectError(await api.arrow("/v1/tables/a$b", rows(0, 1)), 400, ErrorCode.InvalidInput);
   });
 });
 
@@ -162,7 +163,7 @@ describe("listing every table", () => {
     const next = await api.get<{ tables: string[]; page_token?: string }>(`/v1/namespace/lake$raw/table/list?limit=2&page_token=${paged.body.page_token}`);
     expect(next.body.tables).toEqual(["merged"]);
     expect(next.body.page_token).toBeUndefined();
-    expectError(await api.get("/v1/namespace/missing/table/list"), 404, 1);
+    expectError(await api.get("/v1/namespace/missing/table/list"), 404, ErrorCode.NamespaceNotFound);
   });
 });
 
@@ -174,13 +175,13 @@ describe("drop", () => {
     expect(dropped.body).toMatchObject({ id: ["lake", "gone"], location: created.body.location, properties: { k: "v" } });
     const gone = async (location: string) => !(await storeOf(server).exists(`${keyOf(server, location)}/`));
     expect(await gone(created.body.location as string)).toBe(true);
-    expectError(await api.post("/v1/table/lake$gone/describe", {}), 404, 4);
-    expectError(await api.post("/v1/table/lake$gone/drop"), 404, 4);
+    expectError(await api.post("/v1/table/lake$gone/describe", {}), 404, ErrorCode.TableNotFound);
+    expectError(await api.post("/v1/table/lake$gone/drop"), 404, ErrorCode.TableNotFound);
 
     const declared = await api.post("/v1/table/lake$ghost/declare", {});
     expect((await api.post("/v1/table/lake$ghost/drop")).status).toBe(200);
     expect(await gone(declared.body.location as string)).toBe(true);
-    expectError(await api.post("/v1/table/lake$ghost/exists"), 404, 4);
+    expectError(await api.post("/v1/table/lake$ghost/exists"), 404, ErrorCode.TableNotFound);
     if (!onObjectStore) expect(readdirSync(path.join(server.root, ".quiver", "trash"))).toEqual([]);
   });
 
@@ -222,9 +223,9 @@ describe("describe", () => {
     expect(fieldNames(latest.body)).toEqual(["id", "x2", "s"]);
     const atTag = await api.post("/v1/table/lake$hist/describe", { tag: "before" });
     expect(atTag.body.version).toBe(1);
-    expectError(await api.post("/v1/table/lake$hist/describe", { version: 99 }), 404, 11);
-    expectError(await api.post("/v1/table/lake$hist/describe", { tag: "nope" }), 404, 8);
-    expectError(await api.post("/v1/table/lake$hist/describe", { branch: "nope" }), 404, 22);
+    expectError(await api.post("/v1/table/lake$hist/describe", { version: 99 }), 404, ErrorCode.TableVersionNotFound);
+    expectError(await api.post("/v1/table/lake$hist/describe", { tag: "nope" }), 404, ErrorCode.TableTagNotFound);
+    expectError(await api.post("/v1/table/lake$hist/describe", { branch: "nope" }), 404, ErrorCode.TableBranchNotFound);
     const rowsAtOne = await api.post<Table>("/v1/table/lake$hist/query", { version: 1, limit: 100 });
     expect(rowsAtOne.body.numRows).toBe(2);
   });

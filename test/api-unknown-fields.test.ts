@@ -8,6 +8,7 @@ import { apiRoutes } from "@/app/v1/_routes";
 import type { RouteDef } from "@/server/http/route";
 import { client, rows } from "./client";
 import { rootSnapshot, startServer, type TestServer } from "./server";
+import { ErrorCode } from "@/lib/contract/errors";
 
 let server: TestServer;
 let api: ReturnType<typeof client>;
@@ -47,7 +48,7 @@ describe("unknown fields are refused by name, never ignored", () => {
     const before = await rootSnapshot(server);
     const reply = await send(route, method, "?zz_unknown=1", {});
     expect(reply.status, JSON.stringify(reply.body)).toBe(400);
-    expect(reply.body).toMatchObject({ code: 13, status: 400 });
+    expect(reply.body).toMatchObject({ code: ErrorCode.InvalidInput, status: 400 });
     expect(String(reply.body.detail)).toContain("query.zz_unknown");
     expect(await rootSnapshot(server)).toEqual(before);
   });

@@ -10,6 +10,7 @@ import { tableVersion } from "@/lib/contract/catalog";
 import type { Answer } from "@/lib/contract/common";
 import { client, expectError, rows } from "./client";
 import { keyOf, onObjectStore, rootSnapshot, startServer, storeOf, uriOf, type TestServer } from "./server";
+import { ErrorCode } from "@/lib/contract/errors";
 
 let server: TestServer;
 let api: ReturnType<typeof client>;
@@ -39,8 +40,8 @@ describe("DescribeTableVersion", () => {
     const first = await api.post<{ version: TableVersion }>("/v1/table/t/version/describe", { version: 1 });
     expect(first.body.version).toEqual(listed.find((v) => v.version === 1));
     expect(first.body.version.manifest_path).toBe(uriOf(server, "t.lance/_versions/18446744073709551614.manifest"));
-    expectError(await api.post("/v1/table/t/version/describe", { version: 99 }), 404, 11);
-    expectError(await api.post("/v1/table/nope/version/describe", {}), 404, 4);
+    expectError(await api.post("/v1/table/t/version/describe", { version: 99 }), 404, ErrorCode.TableVersionNotFound);
+    expectError(await api.post("/v1/table/nope/version/describe", {}), 404, ErrorCode.TableNotFound);
   });
 
   it("describes a branch's versions from the branch's own manifests", async () => {
@@ -52,7 +53,7 @@ describe("DescribeTableVersion", () => {
     expect(described.body.version.manifest_size).toBeGreaterThan(0);
     // As the engine lists a branch: the version it was made from, then its own.
     expect(await versions("t", "?branch=dev")).toEqual([5, 6]);
-    expectError(await api.post("/v1/table/t/version/describe", { branch: "nope" }), 404, 22);
+    expectError(await api.post("/v1/table/t/version/describe", { branch: "nope" }), 404, ErrorCode.TableBranchNotFound);
   });
 });
 
@@ -68,13 +69,13 @@ describe("CreateTableVersion", () => {
 
     const before = await rootSnapshot(server);
     for (const [body, status, code] of [
-      [{ version: 6, manifest_path: staged }, 400, 13],
-      [{ version: 5, manifest_path: "elsewhere/5.manifest" }, 400, 13],
-      [{ version: 5, manifest_path: "t.lance/../u.lance/_versions/5.manifest" }, 400, 13],
-      [{ version: 5, manifest_path: "t.lance/_versions/missing.manifest" }, 400, 13],
-      [{ version: 5, manifest_path: staged, naming_scheme: "V1" }, 400, 13],
-      [{ version: 5, manifest_path: staged, manifest_size: 1 }, 400, 13],
-      [{ version: 5, manifest_path: staged, metadata: { a: "b" } }, 406, 0],
+      [{ version: 6, manifest_path: staged }, 400, ErrorCode.InvalidInput],
+      [{ version: 5, manifest_path: "elsewhere/5.manifest" }, 400, ErrorCode.InvalidInput],
+      [{ version: 5, manifest_path: "t.lance/../u.lance/_versions/5.manifest" }, 400, ErrorCode.InvalidInput],
+      [{ version: 5, manifest_path: "t.lance/_versions/missing.manifest" }, 400, ErrorCode.InvalidInput],
+      [{ version: 5, manifest_path: staged, naming_scheme: "V1" }, 400, ErrorCode.InvalidInput],
+      [{ version: 5, manifest_path: staged, manifest_size: 1 }, 400, ErrorCode.InvalidInput],
+      [{ version: 5, manifest_path: staged, metadata: { a: "b" } }, 406, ErrorCode.Unsupported],
     ] as const) {
       const reply = await api.post("/v1/table/t/version/create", body);
       expect(reply.status, `${JSON.stringify(body)}: ${JSON.stringify(reply.body)}`).toBe(status);
@@ -90,7 +91,7 @@ describe("CreateTableVersion", () => {
     expect((await api.post("/v1/table/t/count_rows", {})).body).toBe(11);
 
     await store.put(staged, (await store.get(final))!);
-    expectError(await api.post("/v1/table/t/version/create", { version: 5, manifest_path: staged }), 409, 14);
+    expectError(await api.post("/v1/table/t/version/create", { version: 5, manifest_path: staged }), 409, ErrorCode.ConcurrentModification);
     await store.delete(staged);
   });
 });
@@ -99,9 +100,9 @@ describe("BatchDeleteTableVersions", () => {
   it("deletes version manifests in ranges, keeping the latest and tagged versions", async () => {
     expect((await api.post("/v1/table/t/tags/create", { tag: "keep", version: 3 })).status).toBe(200);
     const before = await rootSnapshot(server);
-    expectError(await api.post("/v1/table/t/version/delete", { ranges: [{ start_version: 0, end_version: -1 }] }), 400, 13);
-    expectError(await api.post("/v1/table/t/version/delete", { ranges: [{ start_version: 2, end_version: 4 }] }), 409, 19);
-    expectError(await api.post("/v1/table/t/version/delete", { ranges: [] }), 400, 13);
+    expectError(await api.post("/v1/table/t/version/delete", { ranges: [{ start_version: 0, end_version: -1 }] }), 400, ErrorCode.InvalidInput);
+    expectError(await api.post("/v1/table/t/version/delete", { ranges: [{ start_version: 2, end_version: 4 }] }), 409, ErrorCode.InvalidTableState);
+    expectError(await api.post("/v1/table/t/version/delete", { ranges: [] }), 400, ErrorCode.InvalidInput);
     expect(await rootSnapshot(server)).toEqual(before);
 
     const deleted = await api.post<{ deleted_count: number }>("/v1/table/t/version/delete", {
@@ -115,7 +116,7 @@ describe("BatchDeleteTableVersions", () => {
     expect(await versions("t")).toEqual([3, 5]);
     expect((await api.post("/v1/table/t/count_rows", {})).body).toBe(11);
     expect((await api.post("/v1/table/t/count_rows", { version: 3 })).body).toBe(7);
-    expectError(await api.post("/v1/table/t/count_rows", { version: 1 }), 404, 11);
+    expectError(await api.post("/v1/table/t/count_rows", { version: 1 }), 404, ErrorCode.TableVersionNotFound);
     // A branch's manifests are its own.
     expect(await versions("t", "?branch=dev")).toEqual([5, 6]);
   });

@@ -6,6 +6,7 @@ import type { RouteDef } from "@/server/http/route";
 import { client, expectError, postAccessKey, rows } from "./client";
 import { freePort, startOidc, type TestOidc } from "./oidc";
 import { startServer, type TestServer } from "./server";
+import { ErrorCode } from "@/lib/contract/errors";
 
 let server: TestServer;
 let oidc: TestOidc;
@@ -59,7 +60,7 @@ describe("401/403 matrix over every route", () => {
       const reply = await call(route, {});
       expect(reply.status, `${route.operationId}`).toBe(401);
       expect(reply.headers.get("www-authenticate"), route.operationId).toMatch(/^Bearer/);
-      expect((reply.body as { code: number }).code).toBe(16);
+      expect((reply.body as { code: number }).code).toBe(ErrorCode.Unauthenticated);
     }
   });
 
@@ -86,7 +87,7 @@ describe("401/403 matrix over every route", () => {
       else expect([401, 403], `editor ${route.operationId}`).not.toContain(asEditor.status);
       expect(otherDb.status, `other database ${route.operationId}`).toBe(403);
       for (const reply of [asViewer, asEditor, otherDb].filter((r) => r.status === 403)) {
-        expect(reply.body).toMatchObject({ type: "/errors/forbidden-request", status: 403, code: 15 });
+        expect(reply.body).toMatchObject({ type: "/errors/forbidden-request", status: 403, code: ErrorCode.PermissionDenied });
       }
     }
   });
@@ -123,7 +124,7 @@ describe("API keys", () => {
     expect(scraped.status).toBe(200);
     expect(await scraped.text()).toContain("quiver_http_requests_total");
     // A near miss is still refused, as a bearer token no provider issued.
-    expectError(await client(server.url, { authorization: `Bearer ${adminKey}x` }).get("/v1/whoami"), 401, 16);
+    expectError(await client(server.url, { authorization: `Bearer ${adminKey}x` }).get("/v1/whoami"), 401, ErrorCode.Unauthenticated);
   });
 
   it("stores only a hash, lists without secrets, records last use, and stops working when revoked or expired", async () => {
@@ -144,26 +145,26 @@ describe("API keys", () => {
     const id = doomed.split("_")[1];
     expect((await admin.post(`/v1/admin/keys/${id}/revoke`, {})).body.record).toMatchObject({ id });
     const revoked = await client(server.url, { "x-api-key": doomed }).get("/v1/whoami");
-    expectError(revoked, 401, 16);
+    expectError(revoked, 401, ErrorCode.Unauthenticated);
     expect(revoked.body.detail).toMatch(/revoked/);
 
     const shortLived = await createKey("short", "viewer", undefined, new Date(Date.now() + 1500).toISOString());
     expect((await client(server.url, { "x-api-key": shortLived }).get("/v1/whoami")).status).toBe(200);
     await new Promise((r) => setTimeout(r, 1700));
     const expired = await client(server.url, { "x-api-key": shortLived }).get("/v1/whoami");
-    expectError(expired, 401, 16);
+    expectError(expired, 401, ErrorCode.Unauthenticated);
     expect(expired.body.detail).toMatch(/expired/);
-    expectError(await admin.post("/v1/admin/keys/create", { name: "past", role: "viewer", expires_at: "2001-01-01T00:00:00Z" }), 400, 13);
+    expectError(await admin.post("/v1/admin/keys/create", { name: "past", role: "viewer", expires_at: "2001-01-01T00:00:00Z" }), 400, ErrorCode.InvalidInput);
   });
 
   it("confines a key to its scope, and shows it only what it may read", async () => {
     const scoped = client(server.url, { "x-api-key": keys.scoped });
     expect((await scoped.arrow("/v1/table/m$t/insert", rows(5, 6))).status).toBe(200);
-    expectError(await scoped.post("/v1/table/secret$s/count_rows", {}), 403, 15);
-    expectError(await scoped.arrow("/v1/table/secret$s/insert", rows(5, 6)), 403, 15);
+    expectError(await scoped.post("/v1/table/secret$s/count_rows", {}), 403, ErrorCode.PermissionDenied);
+    expectError(await scoped.arrow("/v1/table/secret$s/insert", rows(5, 6)), 403, ErrorCode.PermissionDenied);
     expect((await scoped.get<{ tables: string[] }>("/v1/table")).body.tables).toEqual(["m$t"]);
     expect((await scoped.get<{ namespaces: string[] }>("/v1/namespace/%24/list")).body.namespaces).toEqual(["m"]);
-    expectError(await scoped.get("/v1/namespace/secret/table/list"), 403, 15);
+    expectError(await scoped.get("/v1/namespace/secret/table/list"), 403, ErrorCode.PermissionDenied);
     expect((await scoped.get<{ tables: string[] }>("/v1/tables")).body.tables).toEqual(["m$t"]);
   });
 
@@ -183,7 +184,7 @@ describe("API keys", () => {
         }),
       ]),
     );
-    expectError(await scoped.post("/v1/table/m$t/drop"), 403, 15);
+    expectError(await scoped.post("/v1/table/m$t/drop"), 403, ErrorCode.PermissionDenied);
     expect((await scoped.post("/v1/table/m$mine/drop")).status).toBe(200);
     const after = await admin.get<{ grants: Array<{ scope: { id: string[] } }> }>("/v1/admin/grants");
     expect(after.body.grants.some((g) => g.scope.id.join("$") === "m$mine")).toBe(false);
@@ -198,8 +199,8 @@ describe("API keys", () => {
 
   it("requires x-api-key on the enterprise endpoints", async () => {
     const token = await oidc.clientCredentialsToken();
-    expectError(await client(server.url, { authorization: `Bearer ${keys.editor}` }).get("/v1/tables"), 401, 16);
-    expectError(await client(server.url, { authorization: `Bearer ${token}` }).get("/v1/tables"), 401, 16);
+    expectError(await client(server.url, { authorization: `Bearer ${keys.editor}` }).get("/v1/tables"), 401, ErrorCode.Unauthenticated);
+    expectError(await client(server.url, { authorization: `Bearer ${token}` }).get("/v1/tables"), 401, ErrorCode.Unauthenticated);
     expect((await client(server.url, { "x-api-key": keys.editor }).get("/v1/tables")).status).toBe(200);
   });
 });
@@ -229,24 +230,24 @@ describe("OAuth access tokens", () => {
   ])("refuses a token %s", async (_, claims, options, message) => {
     const token = await oidc.sign(claims, options);
     const reply = await client(server.url, { authorization: `Bearer ${token}` }).get("/v1/whoami");
-    expectError(reply, 401, 16);
+    expectError(reply, 401, ErrorCode.Unauthenticated);
     expect(reply.body.detail).toMatch(message);
   });
 
   it("accepts a token within the clock skew, and refuses a random opaque token", async () => {
     const skewed = await oidc.sign({ sub: "u2", exp: now() + 3600, nbf: now() + 10 });
     expect((await client(server.url, { authorization: `Bearer ${skewed}` }).get("/v1/whoami")).status).toBe(200);
-    expectError(await client(server.url, { authorization: "Bearer randomopaquetoken" }).get("/v1/whoami"), 401, 16);
+    expectError(await client(server.url, { authorization: "Bearer randomopaquetoken" }).get("/v1/whoami"), 401, ErrorCode.Unauthenticated);
   });
 
   it("authorizes users and groups through grants, and lists only what they may read", async () => {
     const analyst = await oidc.sign({ sub: "analyst-1", email: "analyst-1@example.com", groups: ["analysts"], exp: now() + 3600 });
     const user = client(server.url, { authorization: `Bearer ${analyst}` });
-    expectError(await user.post("/v1/table/m$t/count_rows", {}), 403, 15);
+    expectError(await user.post("/v1/table/m$t/count_rows", {}), 403, ErrorCode.PermissionDenied);
     expect((await user.get<{ tables: string[] }>("/v1/table")).body.tables).toEqual([]);
     await admin.post("/v1/admin/grants/create", { principal: { type: "group", name: "analysts" }, role: "viewer", scope: { kind: "namespace", id: ["m"] } });
     expect((await user.post("/v1/table/m$t/count_rows", {})).body).toBe(6);
-    expectError(await user.arrow("/v1/table/m$t/insert", rows(0, 1)), 403, 15);
+    expectError(await user.arrow("/v1/table/m$t/insert", rows(0, 1)), 403, ErrorCode.PermissionDenied);
     expect((await user.get<{ tables: string[] }>("/v1/table")).body.tables).toEqual(["m$t"]);
     await admin.post("/v1/admin/grants/create", {
       principal: { type: "user", name: "analyst-1@example.com" },
@@ -254,7 +255,7 @@ describe("OAuth access tokens", () => {
       scope: { kind: "table", id: ["m", "t"] },
     });
     expect((await user.arrow("/v1/table/m$t/insert", rows(100, 101))).status).toBe(200);
-    expectError(await user.post("/v1/admin/keys/create", { name: "x", role: "admin" }), 403, 15);
+    expectError(await user.post("/v1/admin/keys/create", { name: "x", role: "admin" }), 403, ErrorCode.PermissionDenied);
   });
 });
 
@@ -269,8 +270,8 @@ describe("databases", () => {
     expect((await admin.post("/v1/table/m$t/count_rows", {})).body).toBe(7);
     const otherKey = client(server.url, { "x-api-key": keys.otherDb, "x-quiver-database": "other" });
     expect((await otherKey.post("/v1/table/m$t/count_rows", {})).body).toBe(2);
-    expectError(await client(server.url, { ...server.auth, "x-quiver-database": "nowhere" }).get("/v1/table"), 404, 1);
-    expectError(await client(server.url, { ...server.auth, "x-quiver-database": "../etc" }).get("/v1/table"), 400, 13);
+    expectError(await client(server.url, { ...server.auth, "x-quiver-database": "nowhere" }).get("/v1/table"), 404, ErrorCode.NamespaceNotFound);
+    expectError(await client(server.url, { ...server.auth, "x-quiver-database": "../etc" }).get("/v1/table"), 400, ErrorCode.InvalidInput);
     expect((await admin.get<{ databases: string[] }>("/v1/admin/databases")).body.databases).toEqual(["default", "other"]);
   });
 });
@@ -330,11 +331,11 @@ describe("console session", () => {
     const same = await client(server.url, { cookie, "sec-fetch-site": "same-origin" }).get("/v1/whoami");
     expect(same.status).toBe(200);
     expect(same.body.principal).toMatchObject({ kind: "key", name: "console user" });
-    expectError(await client(server.url, { cookie, "sec-fetch-site": "cross-site" }).get("/v1/whoami"), 403, 15);
-    expectError(await client(server.url, { cookie, origin: "https://evil.example" }).post("/v1/table/m$t/count_rows", {}), 403, 15);
+    expectError(await client(server.url, { cookie, "sec-fetch-site": "cross-site" }).get("/v1/whoami"), 403, ErrorCode.PermissionDenied);
+    expectError(await client(server.url, { cookie, origin: "https://evil.example" }).post("/v1/table/m$t/count_rows", {}), 403, ErrorCode.PermissionDenied);
     expect((await client(server.url, { cookie, origin: server.url }).post("/v1/table/m$t/count_rows", {})).status).toBe(200);
     await admin.post(`/v1/admin/keys/${key.split("_")[1]}/revoke`, {});
-    expectError(await client(server.url, { cookie, "sec-fetch-site": "same-origin" }).get("/v1/whoami"), 401, 16);
+    expectError(await client(server.url, { cookie, "sec-fetch-site": "same-origin" }).get("/v1/whoami"), 401, ErrorCode.Unauthenticated);
   });
 
   it("refuses a wrong access key at sign-in", async () => {
@@ -354,7 +355,7 @@ describe("bootstrap", () => {
       const api = client(fresh.url, { "x-api-key": printed! });
       expect((await api.get("/v1/whoami")).body).toMatchObject({ admin: true });
       expect((await api.post("/v1/namespace/boot/create", {})).status).toBe(200);
-      expectError(await client(fresh.url).get("/v1/table"), 401, 16);
+      expectError(await client(fresh.url).get("/v1/table"), 401, ErrorCode.Unauthenticated);
       const stored = readdirSync(path.join(fresh.root, ".quiver", "auth", "keys"))
         .map((f) => readFileSync(path.join(fresh.root, ".quiver", "auth", "keys", f), "utf8"))
         .join("");

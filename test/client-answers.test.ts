@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as lancedb from "@lancedb/lancedb";
 import { client, expectError } from "./client";
 import { startServer, type TestServer } from "./server";
+import { ErrorCode } from "@/lib/contract/errors";
 
 const arrow = createRequire(import.meta.url)("apache-arrow") as typeof import("apache-arrow");
 
@@ -194,7 +195,11 @@ describe("the remote client gets the engine's answers", () => {
     const api = client(server.url, server.auth);
     const replaced = await api.post("/v1/table/fruit/update_field_metadata", { updates: [{ path: "x", metadata: { owner: "geo" }, replace: true }] });
     expect(replaced.body).toMatchObject({ version: await remote.version(), fields: { x: { owner: "geo" } } });
-    expectError(await api.post("/v1/table/fruit/update_field_metadata", { updates: [{ path: "nope", metadata: { a: "b" } }] }), 404, 12);
+    expectError(
+      await api.post("/v1/table/fruit/update_field_metadata", { updates: [{ path: "nope", metadata: { a: "b" } }] }),
+      404,
+      ErrorCode.TableColumnNotFound,
+    );
   });
 
   it("create_scalar_index builds scalar indices and refuses vector ones", async () => {
@@ -203,7 +208,7 @@ describe("the remote client gets the engine's answers", () => {
     expect(built.status, JSON.stringify(built.body)).toBe(200);
     expect((await remote.listIndices()).find((i) => i.name === "x_btree")?.indexType).toBe("BTree");
     await local.createIndex("x", { config: lancedb.Index.btree(), name: "x_btree" });
-    expectError(await api.post("/v1/table/fruit/create_scalar_index", { column: "vec", index_type: "IVF_PQ" }), 400, 13);
+    expectError(await api.post("/v1/table/fruit/create_scalar_index", { column: "vec", index_type: "IVF_PQ" }), 400, ErrorCode.InvalidInput);
   });
 
   it("structured full-text queries on the namespace path answer the engine's rows and scores", async () => {
@@ -253,14 +258,14 @@ describe("the remote client gets the engine's answers", () => {
         full_text_query: { structured_query: { query: { phrase: { terms: "banana bread", column: "text" } } } },
       }),
       400,
-      13,
+      ErrorCode.InvalidInput,
     );
     const refused = await api.post("/v1/table/fruit/query", {
       k: 10,
       vector: null,
       full_text_query: { structured_query: { query: { match: { terms: "x", column: "text", fuzzy: 2 } } } },
     });
-    expectError(refused, 400, 13);
+    expectError(refused, 400, ErrorCode.InvalidInput);
     expect(refused.body.detail).toContain("match.fuzzy");
   });
 

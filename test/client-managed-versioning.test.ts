@@ -11,6 +11,7 @@ import { client, expectError } from "./client";
 import { inject } from "vitest";
 import { azuriteStorageOptions } from "./azurite";
 import { keyOf, onObjectStore, rootSnapshot, startServer, storeOf, type TestServer } from "./server";
+import { ErrorCode } from "@/lib/contract/errors";
 
 const arrow = createRequire(import.meta.url)("apache-arrow") as typeof import("apache-arrow");
 
@@ -300,9 +301,13 @@ describe("managed versioning", () => {
 
     const editorKey = (await api.post<{ key: string }>("/v1/admin/keys/create", { name: "switcher", role: "editor" })).body.key;
     const editor = client(server.url, { "x-api-key": editorKey });
-    expectError(await editor.post("/v1/table/lake$switched/properties/update", { updates: { "quiver.managed_versioning": "true" } }), 403, 15);
-    expectError(await api.post("/v1/table/lake$switched/properties/update", { updates: { "quiver.managed_versioning": "on" } }), 400, 13);
-    expectError(await api.post("/v1/table/lake$switched/properties/update", { updates: { a: "1" }, removals: ["a"] }), 400, 13);
+    expectError(
+      await editor.post("/v1/table/lake$switched/properties/update", { updates: { "quiver.managed_versioning": "true" } }),
+      403,
+      ErrorCode.PermissionDenied,
+    );
+    expectError(await api.post("/v1/table/lake$switched/properties/update", { updates: { "quiver.managed_versioning": "on" } }), 400, ErrorCode.InvalidInput);
+    expectError(await api.post("/v1/table/lake$switched/properties/update", { updates: { a: "1" }, removals: ["a"] }), 400, ErrorCode.InvalidInput);
     expect((await api.post<{ managed_versioning: boolean }>("/v1/table/lake$switched/describe", {})).body.managed_versioning).toBe(false);
 
     const switched = await api.post<{ properties: Record<string, string>; managed_versioning: boolean }>("/v1/table/lake$switched/properties/update", {
@@ -338,8 +343,8 @@ describe("managed versioning", () => {
     expect(managed.body.managed_versioning).toBe(true);
 
     const before = await rootSnapshot(server);
-    expectError(await api.post("/v1/table/lake$odd/declare", { properties: { "quiver.managed_versioning": "yes" } }), 400, 13);
+    expectError(await api.post("/v1/table/lake$odd/declare", { properties: { "quiver.managed_versioning": "yes" } }), 400, ErrorCode.InvalidInput);
     expect(await rootSnapshot(server)).toEqual(before);
-    expectError(await api.post("/v1/table/lake$odd/describe", {}), 404, 4);
+    expectError(await api.post("/v1/table/lake$odd/describe", {}), 404, ErrorCode.TableNotFound);
   });
 });

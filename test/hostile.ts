@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import http from "node:http";
 import { lstatSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import path from "node:path";
-import { ErrorCode } from "@/server/errors";
+import { ErrorCode } from "@/lib/contract/errors";
 
 export interface RawRequest {
   method: string;

@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { tableToIPC } from "apache-arrow";
 import { client, expectError, rows, type Reply } from "./client";
 import { startServer, type TestServer } from "./server";
+import { ErrorCode } from "@/lib/contract/errors";
 
 const servers: TestServer[] = [];
 afterAll(async () => {
@@ -35,7 +36,7 @@ const rssBytes = (pid: number) => {
 };
 
 function expectSlowDown(reply: Reply) {
-  expectError(reply, 503, 17);
+  expectError(reply, 503, ErrorCode.ServiceUnavailable);
   expect(reply.body.title).toBe("Slow down");
   expect(reply.headers.get("retry-after")).toBe("1");
 }
@@ -130,7 +131,7 @@ describe("a body that does not arrive in time", () => {
       req.write(full.subarray(0, 64));
     });
     expect(reply.status).toBe(408);
-    expect(reply.body).toMatchObject({ status: 408, code: 13, title: "Request timeout", type: "/errors/request-timeout" });
+    expect(reply.body).toMatchObject({ status: 408, code: ErrorCode.InvalidInput, title: "Request timeout", type: "/errors/request-timeout" });
     expect(reply.body.detail).toMatch(/did not arrive within 1500 ms/);
     expect((await api.post("/v1/table/slow/count_rows", {})).body).toBe(10);
     expect((await api.post("/v1/table/slow/describe", {})).body.version).toBe(1);

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { client } from "./client";
 import { startServer, type TestServer } from "./server";
+import { ErrorCode } from "@/lib/contract/errors";
 
 let server: TestServer;
 let pretty: TestServer;
@@ -51,8 +52,8 @@ describe("the request log", () => {
       duration_ms: expect.any(Number),
       time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     });
-    expect(byId["req-missing-2"]).toMatchObject({ level: 40, operation: "DescribeTable", status: 404, code: 4 });
-    expect(byId["req-badkey-3"]).toMatchObject({ status: 401, principal: null, code: 16 });
+    expect(byId["req-missing-2"]).toMatchObject({ level: 40, operation: "DescribeTable", status: 404, code: ErrorCode.TableNotFound });
+    expect(byId["req-badkey-3"]).toMatchObject({ status: 401, principal: null, code: ErrorCode.Unauthenticated });
     expect(byId["req-token-4"]).toMatchObject({ status: 401, principal: null });
     expect(byId["req-identity-5"]).toMatchObject({ status: 401, principal: null });
     for (const secret of [secretKey, token, server.adminKey]) expect(server.output()).not.toContain(secret);

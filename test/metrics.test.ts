@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { client, expectError, postOnNewConnection, rows } from "./client";
 import { startServer, type TestServer } from "./server";
+import { ErrorCode } from "@/lib/contract/errors";
 
 /** The samples of a Prometheus text exposition, by metric name and sorted labels. */
 function parse(text: string): Map<string, number> {
@@ -36,19 +37,19 @@ describe("GET /metrics on one process", () => {
   it("is refused without an administrator's credential, in the API's error shape", async () => {
     const anonymous = await fetch(`${server.url}/metrics`);
     expect(anonymous.status).toBe(401);
-    expect(await anonymous.json()).toMatchObject({ status: 401, code: 16, instance: "/metrics" });
+    expect(await anonymous.json()).toMatchObject({ status: 401, code: ErrorCode.Unauthenticated, instance: "/metrics" });
     const key = await api.post<{ key: string }>("/v1/admin/keys/create", { name: "reader", role: "viewer" });
     expect(key.status, JSON.stringify(key.body)).toBe(200);
     const viewer = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${key.body.key}` } });
     expect(viewer.status).toBe(403);
-    expect(await viewer.json()).toMatchObject({ status: 403, code: 15 });
+    expect(await viewer.json()).toMatchObject({ status: 403, code: ErrorCode.PermissionDenied });
   });
 
   it("refuses query parameters by name rather than ignoring them", async () => {
     const res = await fetch(`${server.url}/metrics?name[]=quiver_http_requests_total`, { headers: server.auth });
     expect(res.status).toBe(400);
     const body = await res.json();
-    expect(body).toMatchObject({ status: 400, code: 13, instance: "/metrics" });
+    expect(body).toMatchObject({ status: 400, code: ErrorCode.InvalidInput, instance: "/metrics" });
     expect(body.detail).toContain("query.name[]");
     expect((await scrape(server)).status).toBe(200);
   });
@@ -57,7 +58,7 @@ describe("GET /metrics on one process", () => {
     expect((await api.arrow("/v1/table/m/create", rows(0, 100))).status).toBe(200);
     expect((await api.arrow("/v1/table/m/insert", rows(100, 130))).status).toBe(200);
     expect((await api.arrow("/v1/table/m/insert", rows(130, 135))).status).toBe(200);
-    expectError(await api.arrow("/v1/table/nope/insert", rows(0, 1)), 404, 4);
+    expectError(await api.arrow("/v1/table/nope/insert", rows(0, 1)), 404, ErrorCode.TableNotFound);
     for (let i = 0; i < 3; i++) expect((await api.post("/v1/table/m/describe", {})).status).toBe(200);
     expect((await fetch(`${server.url}/v1/table/m/describe`, { method: "POST", headers: { "x-api-key": "wrong" } })).status).toBe(401);
 
@@ -92,8 +93,8 @@ describe("GET /metrics on one process", () => {
     expect(scraped.status).toBe(200);
     expect(parse(scraped.text).has("quiver_http_requests_total{operation=CreateApiKey,status=200}")).toBe(true);
     const scraper = client(server.url, { "x-api-key": created.body.key });
-    expectError(await scraper.post("/v1/table/m/describe", {}), 403, 15);
-    expectError(await scraper.get("/v1/admin/keys"), 403, 15);
+    expectError(await scraper.post("/v1/table/m/describe", {}), 403, ErrorCode.PermissionDenied);
+    expectError(await scraper.get("/v1/admin/keys"), 403, ErrorCode.PermissionDenied);
     expect((await scraper.get<{ tables: string[] }>("/v1/table")).body.tables).toEqual([]);
     // Granting it a role on data changes nothing: the key reads metrics only.
     await api.post("/v1/admin/grants/create", {
@@ -101,7 +102,7 @@ describe("GET /metrics on one process", () => {
       role: "viewer",
       scope: { kind: "namespace", id: [] },
     });
-    expectError(await scraper.post("/v1/table/m/describe", {}), 403, 15);
+    expectError(await scraper.post("/v1/table/m/describe", {}), 403, ErrorCode.PermissionDenied);
   });
 });
 

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as lancedb from "@lancedb/lancedb";
 import { client, expectError, rows, type Reply } from "./client";
 import { startServer, type TestServer } from "./server";
+import { ErrorCode } from "@/lib/contract/errors";
 
 const arrowCjs = createRequire(import.meta.url)("apache-arrow") as typeof import("apache-arrow");
 const MiB = 1024 * 1024;
@@ -58,7 +59,7 @@ afterAll(async () => {
 });
 
 function expectSlowDown(reply: Reply) {
-  expectError(reply, 503, 17);
+  expectError(reply, 503, ErrorCode.ServiceUnavailable);
   expect(reply.body.title).toBe("Slow down");
   expect(reply.headers.get("retry-after")).toBe("1");
 }

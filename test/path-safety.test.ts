@@ -10,6 +10,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { client, expectError, rows, type Reply } from "./client";
 import { changes, contractProblem, send, snapshot, type RawRequest } from "./hostile";
 import { startServer, type TestServer } from "./server";
+import { ErrorCode } from "@/lib/contract/errors";
 
 let server: TestServer;
 let api: ReturnType<typeof client>;
@@ -75,21 +76,21 @@ describe("identifiers", () => {
     // A whole path segment of `.` or `..` never names anything: URL parsing resolves it (see the raw paths below).
     const ids = name === "." || name === ".." ? [nested] : [encodeURIComponent(name), nested];
     for (const id of ids) {
-      await refused(() => api.post(`/v1/namespace/${id}/create`, {}), 400, 13);
-      await refused(() => api.post(`/v1/table/${id}/declare`, {}), 400, 13);
-      await refused(() => api.arrow(`/v1/table/${id}/create`, rows(0, 1)), 400, 13);
-      await refused(() => api.arrow(`/v1/table/${id}/insert`, rows(0, 1)), 400, 13);
-      await refused(() => api.post(`/v1/table/${id}/describe`, {}), 400, 13);
-      await refused(() => api.post(`/v1/table/${id}/drop`, {}), 400, 13);
-      await refused(() => api.post(`/v1/namespace/${id}/drop`, {}), 400, 13);
+      await refused(() => api.post(`/v1/namespace/${id}/create`, {}), 400, ErrorCode.InvalidInput);
+      await refused(() => api.post(`/v1/table/${id}/declare`, {}), 400, ErrorCode.InvalidInput);
+      await refused(() => api.arrow(`/v1/table/${id}/create`, rows(0, 1)), 400, ErrorCode.InvalidInput);
+      await refused(() => api.arrow(`/v1/table/${id}/insert`, rows(0, 1)), 400, ErrorCode.InvalidInput);
+      await refused(() => api.post(`/v1/table/${id}/describe`, {}), 400, ErrorCode.InvalidInput);
+      await refused(() => api.post(`/v1/table/${id}/drop`, {}), 400, ErrorCode.InvalidInput);
+      await refused(() => api.post(`/v1/namespace/${id}/drop`, {}), 400, ErrorCode.InvalidInput);
     }
-    await refused(() => api.post("/v1/table/ns$t/declare", { id: ["ns", name] }), 400, 13);
+    await refused(() => api.post("/v1/table/ns$t/declare", { id: ["ns", name] }), 400, ErrorCode.InvalidInput);
   });
 
   it.each(["..", "../x", "a/b", "\uff0e\uff0e"])("refuses %j as a new table name or target namespace of a rename", async (name) => {
     expect((await api.arrow("/v1/table/ns$renamed/create", rows(0, 1))).status).toBe(200);
-    await refused(() => api.post("/v1/table/ns$renamed/rename", { new_table_name: name }), 400, 13);
-    await refused(() => api.post("/v1/table/ns$renamed/rename", { new_table_name: "x", new_namespace_id: [name] }), 400, 13);
+    await refused(() => api.post("/v1/table/ns$renamed/rename", { new_table_name: name }), 400, ErrorCode.InvalidInput);
+    await refused(() => api.post("/v1/table/ns$renamed/rename", { new_table_name: "x", new_namespace_id: [name] }), 400, ErrorCode.InvalidInput);
     expect((await api.post("/v1/table/ns$renamed/drop", {})).status).toBe(200);
   });
 
@@ -100,7 +101,7 @@ describe("identifiers", () => {
     ["..", "ns....t"],
     ["\\", "ns\\..\\t"],
   ])("splits with delimiter %j and still refuses %j", async (delimiter, raw) => {
-    await refused(() => api.post(`/v1/table/${encodeURIComponent(raw)}/declare?delimiter=${encodeURIComponent(delimiter)}`, {}), 400, 13);
+    await refused(() => api.post(`/v1/table/${encodeURIComponent(raw)}/declare?delimiter=${encodeURIComponent(delimiter)}`, {}), 400, ErrorCode.InvalidInput);
   });
 
   it.each(["/v1/table/../../../etc/passwd/describe", "/v1/table/%2e%2e/%2e%2e/describe", "/v1/namespace/..%2f..%2f/list", "/v1/table/ns$..$..$x/declare"])(
@@ -119,8 +120,8 @@ describe("identifiers", () => {
   it("refuses branch and tag names that climb out of the table", async () => {
     expect((await api.arrow("/v1/table/ns$refs/create", rows(0, 2))).status).toBe(200);
     for (const name of ["../x", "../../../../x", "/abs", "a/../b", "a\\b", "."]) {
-      await refused(() => api.post("/v1/table/ns$refs/branches/create", { name }), 400, 13);
-      await refused(() => api.post("/v1/table/ns$refs/tags/create", { tag: name, version: 1 }), 400, 13);
+      await refused(() => api.post("/v1/table/ns$refs/branches/create", { name }), 400, ErrorCode.InvalidInput);
+      await refused(() => api.post("/v1/table/ns$refs/tags/create", { tag: name, version: 1 }), 400, ErrorCode.InvalidInput);
     }
   });
 });
@@ -129,15 +130,19 @@ describe("locations", () => {
   it.each(["/etc", "../outside", "/tmp", "x.lance/../../x", "__manifest", ".quiver", ".quiver/links", "./t.lance", "t.lance/", "%2e%2e"])(
     "refuses %j as the location of a declared table",
     async (location) => {
-      await refused(() => api.post("/v1/table/placed/declare", { location }), 400, 13);
-      await refused(() => api.post("/v1/table/ns$placed/declare", { location }), 400, 13);
+      await refused(() => api.post("/v1/table/placed/declare", { location }), 400, ErrorCode.InvalidInput);
+      await refused(() => api.post("/v1/table/ns$placed/declare", { location }), 400, ErrorCode.InvalidInput);
     },
   );
 
   it("refuses the outside directory and a path that leaves the root through it", async () => {
-    await refused(() => api.post("/v1/table/placed/declare", { location: outside }), 400, 13);
-    await refused(() => api.post("/v1/table/placed/declare", { location: path.join(server.root, "..", path.basename(outside), "x.lance") }), 400, 13);
-    await refused(() => api.post("/v1/table/placed/declare", { location: `${server.root}/../placed.lance` }), 400, 13);
+    await refused(() => api.post("/v1/table/placed/declare", { location: outside }), 400, ErrorCode.InvalidInput);
+    await refused(
+      () => api.post("/v1/table/placed/declare", { location: path.join(server.root, "..", path.basename(outside), "x.lance") }),
+      400,
+      ErrorCode.InvalidInput,
+    );
+    await refused(() => api.post("/v1/table/placed/declare", { location: `${server.root}/../placed.lance` }), 400, ErrorCode.InvalidInput);
   });
 
   it("takes only the location the catalog would choose, and keeps it inside the root", async () => {
@@ -153,7 +158,7 @@ describe("locations", () => {
 
   it("refuses storage options that name paths, and keeps properties that do as plain properties", async () => {
     const options = `storage_options=${encodeURIComponent(JSON.stringify({ root: outside }))}`;
-    await refused(() => api.arrow(`/v1/table/ns$opts/create?${options}`, rows(0, 2)), 400, 13);
+    await refused(() => api.arrow(`/v1/table/ns$opts/create?${options}`, rows(0, 2)), 400, ErrorCode.InvalidInput);
     const properties = `properties=${encodeURIComponent(JSON.stringify({ location: outside }))}`;
     const reply = await api.arrow<{ location: string; properties: Record<string, string> }>(`/v1/table/ns$opts/create?${properties}`, rows(0, 2));
     expect(reply.status).toBe(200);
@@ -168,10 +173,10 @@ describe("database headers", () => {
     // Header values are bytes: a client sends a non-Latin-1 name as its UTF-8 bytes.
     const value = Buffer.from(name, "utf8").toString("latin1");
     for (const header of ["x-quiver-database", "x-lancedb-database"]) {
-      await refused(() => api.get("/v1/namespace/%24/list", { [header]: value }), 400, 13);
-      await refused(() => api.post("/v1/namespace/x/create", {}, { [header]: value }), 400, 13);
+      await refused(() => api.get("/v1/namespace/%24/list", { [header]: value }), 400, ErrorCode.InvalidInput);
+      await refused(() => api.post("/v1/namespace/x/create", {}, { [header]: value }), 400, ErrorCode.InvalidInput);
     }
-    await refused(() => api.post("/v1/admin/databases/create", { name }), 400, 13);
+    await refused(() => api.post("/v1/admin/databases/create", { name }), 400, ErrorCode.InvalidInput);
   });
 
   it("keeps a database's tables under .quiver/databases/<name>", async () => {
@@ -179,7 +184,7 @@ describe("database headers", () => {
     const reply = await api.arrow<{ location: string }>("/v1/table/t/create", rows(0, 2), { "x-quiver-database": "db1" });
     expect(reply.status).toBe(200);
     expect(reply.body.location).toBe(path.join(server.root, ".quiver", "databases", "db1", "t.lance"));
-    await refused(() => api.get("/v1/namespace/%24/list", { "x-quiver-database": "nope" }), 404, 1);
+    await refused(() => api.get("/v1/namespace/%24/list", { "x-quiver-database": "nope" }), 404, ErrorCode.NamespaceNotFound);
   });
 });
 
@@ -188,19 +193,19 @@ describe("symbolic links planted in the root", () => {
     symlinkSync(path.join(outside, "dataset.lance"), path.join(server.root, "planted.lance"), "dir");
     const listed = await api.get<{ tables: string[] }>("/v1/namespace/%24/table/list");
     expect(listed.body.tables).not.toContain("planted");
-    await refused(() => api.post("/v1/table/planted/describe", {}), 404, 4);
-    await refused(() => api.post("/v1/table/planted/query", {}), 404, 4);
-    await refused(() => api.arrow("/v1/table/planted/insert", rows(10, 12)), 404, 4);
-    await refused(() => api.post("/v1/table/planted/drop", {}), 404, 4);
-    await refused(() => api.arrow("/v1/table/planted/create", rows(10, 12)), 409, 5);
-    await refused(() => api.arrow("/v1/table/planted/create?mode=overwrite", rows(10, 12)), 409, 5);
-    await refused(() => api.post("/v1/table/planted/declare", {}), 409, 5);
+    await refused(() => api.post("/v1/table/planted/describe", {}), 404, ErrorCode.TableNotFound);
+    await refused(() => api.post("/v1/table/planted/query", {}), 404, ErrorCode.TableNotFound);
+    await refused(() => api.arrow("/v1/table/planted/insert", rows(10, 12)), 404, ErrorCode.TableNotFound);
+    await refused(() => api.post("/v1/table/planted/drop", {}), 404, ErrorCode.TableNotFound);
+    await refused(() => api.arrow("/v1/table/planted/create", rows(10, 12)), 409, ErrorCode.TableAlreadyExists);
+    await refused(() => api.arrow("/v1/table/planted/create?mode=overwrite", rows(10, 12)), 409, ErrorCode.TableAlreadyExists);
+    await refused(() => api.post("/v1/table/planted/declare", {}), 409, ErrorCode.TableAlreadyExists);
   });
 
   it("a dangling <name>.lance link is a name in use, not a place to create", async () => {
     symlinkSync(path.join(outside, "missing.lance"), path.join(server.root, "dangling.lance"), "dir");
-    await refused(() => api.arrow("/v1/table/dangling/create", rows(0, 2)), 409, 5);
-    await refused(() => api.post("/v1/table/dangling/declare", {}), 409, 5);
+    await refused(() => api.arrow("/v1/table/dangling/create", rows(0, 2)), 409, ErrorCode.TableAlreadyExists);
+    await refused(() => api.post("/v1/table/dangling/declare", {}), 409, ErrorCode.TableAlreadyExists);
   });
 
   it("a table whose directory was swapped for a link outside is refused, not followed", async () => {
@@ -212,11 +217,11 @@ describe("symbolic links planted in the root", () => {
     const described = await api.post("/v1/table/ns$swapped/describe", {});
     expect(described.status).toBe(200);
     expect(described.body).toMatchObject({ is_only_declared: true });
-    await refused(() => api.post("/v1/table/ns$swapped/query", {}), 404, 4);
+    await refused(() => api.post("/v1/table/ns$swapped/query", {}), 404, ErrorCode.TableNotFound);
     expect((await api.post<number>("/v1/table/ns$swapped/count_rows", { predicate: "id > 0" })).body).toBe(0);
     expect((await api.post<{ versions: unknown[] }>("/v1/table/ns$swapped/version/list", {})).body.versions).toEqual([]);
-    await refused(() => api.arrow("/v1/table/ns$swapped/insert", rows(0, 2)), 409, 19);
-    await refused(() => api.arrow("/v1/table/ns$swapped/create?mode=overwrite", rows(0, 2)), 409, 19);
+    await refused(() => api.arrow("/v1/table/ns$swapped/insert", rows(0, 2)), 409, ErrorCode.InvalidTableState);
+    await refused(() => api.arrow("/v1/table/ns$swapped/create?mode=overwrite", rows(0, 2)), 409, ErrorCode.InvalidTableState);
     expect((await api.post("/v1/table/ns$swapped/drop", {})).status).toBe(200);
     untouched();
   });
@@ -236,9 +241,9 @@ describe("symbolic links planted in the root", () => {
   it("a database directory that links outside is no database", async () => {
     mkdirSync(path.join(server.root, ".quiver", "databases"), { recursive: true });
     symlinkSync(outside, path.join(server.root, ".quiver", "databases", "linked"), "dir");
-    await refused(() => api.get("/v1/namespace/%24/list", { "x-quiver-database": "linked" }), 404, 1);
-    await refused(() => api.post("/v1/namespace/x/create", {}, { "x-lancedb-database": "linked" }), 404, 1);
-    await refused(() => api.post("/v1/admin/databases/create", { name: "linked" }), 409, 2);
+    await refused(() => api.get("/v1/namespace/%24/list", { "x-quiver-database": "linked" }), 404, ErrorCode.NamespaceNotFound);
+    await refused(() => api.post("/v1/namespace/x/create", {}, { "x-lancedb-database": "linked" }), 404, ErrorCode.NamespaceNotFound);
+    await refused(() => api.post("/v1/admin/databases/create", { name: "linked" }), 409, ErrorCode.NamespaceAlreadyExists);
     const listed = await api.get<{ databases: string[] }>("/v1/admin/databases");
     expect(listed.body.databases).not.toContain("linked");
   });

@@ -2,9 +2,10 @@
 /** Reading and writing scopes: a namespace subtree or one table, in one database or all of them. */
 import type { KeyRole, Role, Scope } from "@/lib/queries/access";
 import { Field, Select, TextInput } from "../ui/controls";
+import { joinIdentifier, DELIMITER } from "@/lib/identifiers";
 
 export function formatScope(scope: Scope): string {
-  const where = scope.id.length === 0 ? "everything" : `${scope.kind === "table" ? "table" : "namespace"} ${scope.id.join("$")}`;
+  const where = scope.id.length === 0 ? "everything" : `${scope.kind === "table" ? "table" : "namespace"} ${joinIdentifier(scope.id)}`;
   return `${where}${scope.database ? ` in ${scope.database}` : ""}`;
 }
 
@@ -17,7 +18,7 @@ export interface ScopeDraft {
 export const emptyScope: ScopeDraft = { kind: "namespace", id: "", database: "" };
 
 export function toScope(draft: ScopeDraft): Scope {
-  return { kind: draft.kind, id: draft.id.trim() ? draft.id.trim().split("$") : [], database: draft.database.trim() || null };
+  return { kind: draft.kind, id: draft.id.trim() ? draft.id.trim().split(DELIMITER) : [], database: draft.database.trim() || null };
 }
 
 export function ScopeFields({ value, onChange, prefix }: { value: ScopeDraft; onChange: (v: ScopeDraft) => void; prefix: string }) {

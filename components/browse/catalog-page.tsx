@@ -2,13 +2,14 @@
 import { useDatabase } from "@/lib/use-database";
 import { NamespaceTree } from "./namespace-tree";
 import { NamespaceView } from "./namespace-view";
+import { joinIdentifier } from "@/lib/identifiers";
 
 export function NamespacePage({ namespace }: { namespace: string[] }) {
   const database = useDatabase();
   return (
     <>
       <NamespaceTree database={database} current={namespace} />
-      <NamespaceView key={`${database}:${namespace.join("$")}`} database={database} namespace={namespace} />
+      <NamespaceView key={`${database}:${joinIdentifier(namespace)}`} database={database} namespace={namespace} />
     </>
   );
 }

@@ -5,6 +5,7 @@ import { useEffect, useRef, useState } from "react";
 import { useSearch } from "@/lib/queries/catalog";
 import { namespaceHref, tableHref } from "@/lib/console-links";
 import { useDatabase } from "@/lib/use-database";
+import { joinIdentifier } from "@/lib/identifiers";
 
 export function GlobalSearch() {
   const database = useDatabase();
@@ -77,7 +78,7 @@ export function GlobalSearch() {
           {items.length === 0 && <li className="px-3 py-2 text-sm text-slate-500">{results.isFetching ? "Searching…" : "Nothing matches"}</li>}
           {items.map((item, i) => (
             <li
-              key={`${item.kind}:${item.id.join("$")}`}
+              key={`${item.kind}:${joinIdentifier(item.id)}`}
               role="option"
               aria-selected={i === active}
               onMouseDown={(e) => {
@@ -86,7 +87,7 @@ export function GlobalSearch() {
               }}
               className={`flex cursor-pointer items-center justify-between gap-3 px-3 py-1.5 text-sm ${i === active ? "bg-indigo-50 dark:bg-indigo-950" : ""}`}
             >
-              <span className="truncate font-mono">{item.id.join("$")}</span>
+              <span className="truncate font-mono">{joinIdentifier(item.id)}</span>
               <span className="text-xs text-slate-500">{item.kind}</span>
             </li>
           ))}

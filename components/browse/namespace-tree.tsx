@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useState } from "react";
 import { useEntries } from "@/lib/queries/catalog";
 import { namespaceHref } from "@/lib/console-links";
+import { joinIdentifier } from "@/lib/identifiers";
 
 function Node({ database, id, current }: { database: string; id: string[]; current: string[] }) {
   const onPath = id.every((p, i) => current[i] === p) && id.length <= current.length;
@@ -23,7 +24,7 @@ function Node({ database, id, current }: { database: string; id: string[]; curre
         >
           {open ? "▾" : "▸"}
         </button>
-        <Link href={namespaceHref(database, id)} className="truncate py-0.5 text-sm hover:underline" title={id.join("$")}>
+        <Link href={namespaceHref(database, id)} className="truncate py-0.5 text-sm hover:underline" title={joinIdentifier(id)}>
           {id[id.length - 1]}
         </Link>
       </div>

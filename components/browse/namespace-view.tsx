@@ -9,6 +9,7 @@ import { Empty, ErrorBanner, Loading } from "../ui/states";
 import { PropertiesTable } from "../ui/properties-editor";
 import { Breadcrumbs } from "./breadcrumbs";
 import { CreateDialog, DropNamespaceDialog } from "./namespace-dialogs";
+import { joinIdentifier } from "@/lib/identifiers";
 
 function useDebounced<T>(value: T, ms: number): T {
   const [debounced, setDebounced] = useState(value);
@@ -135,7 +136,7 @@ export function NamespaceView({ database, namespace }: { database: string; names
         <div>
           <h1 className="text-2xl font-semibold tracking-tight">{title}</h1>
           <p className="text-sm text-slate-500">
-            namespace {namespace.length ? namespace.join("$") : "(root)"} in database {database}
+            namespace {namespace.length ? joinIdentifier(namespace) : "(root)"} in database {database}
           </p>
         </div>
         <div className="flex flex-wrap gap-2">

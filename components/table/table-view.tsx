@@ -18,6 +18,7 @@ import { UploadTab } from "./upload-tab";
 import { ChangesTab } from "./changes-tab";
 import { useTableAddress } from "./use-table-address";
 import { VersionsTab } from "./versions-tab";
+import { joinIdentifier } from "@/lib/identifiers";
 
 const TABS = [
   ["overview", "Overview", OverviewTab],
@@ -49,7 +50,7 @@ export function TableView({ table }: { table: string[] }) {
               {described.data &&
                 (described.data.is_only_declared ? <Badge tone="amber">declared only</Badge> : <Badge tone="green">v{described.data.version}</Badge>)}
             </h1>
-            <p className="font-mono text-xs text-slate-500">{table.join("$")}</p>
+            <p className="font-mono text-xs text-slate-500">{joinIdentifier(table)}</p>
           </div>
           <DropTableDialog database={database} table={table} />
         </div>

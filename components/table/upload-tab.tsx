@@ -19,6 +19,7 @@ import type { ConversionReply, ReaderReply, ReaderRequest, WorkerReply, WorkerRe
 import { Badge, Button, Select, TextInput } from "../ui/controls";
 import { ErrorBanner, Loading } from "../ui/states";
 import { formatBytes } from "./format";
+import { joinIdentifier } from "@/lib/identifiers";
 
 function kindOf(f: File): FileKind {
   if (/\.(csv|tsv|txt)$/i.test(f.name) || f.type === "text/csv") return "csv";
@@ -265,7 +266,7 @@ export function UploadTab({ database, table }: { database: string; table: string
       >
         <p className="font-medium">Drop Parquet, Arrow IPC (stream or file), CSV or JSON Lines files here</p>
         <p className="text-sm text-slate-500">
-          into <span className="font-mono">{table.join("$")}</span>
+          into <span className="font-mono">{joinIdentifier(table)}</span>
           {declaredOnly ? " (declared only: the first upload creates it)" : ""}
         </p>
         <label className="cursor-pointer rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-700 focus-within:outline-2 focus-within:outline-indigo-500">

@@ -30,7 +30,7 @@ export function ErrorBanner({ error, onDismiss }: { error: unknown; onDismiss?: 
       className="flex items-start justify-between gap-4 rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-100"
     >
       <div>
-        <p className="font-semibold">{api ? `${api.title} (${api.status})` : "Something went wrong"}</p>
+        <p className="font-semibold">{api ? `${api.title} (${[api.status, api.codeName].filter(Boolean).join(", ")})` : "Something went wrong"}</p>
         <p>{api ? api.detail : error instanceof Error ? error.message : String(error)}</p>
         {api?.requestId && <p className="mt-1 text-xs opacity-70">request {api.requestId}</p>}
       </div>

@@ -1,4 +1,5 @@
 /** Query keys, per resource: each mutation invalidates exactly the keys it changes. */
+import { joinIdentifier } from "@/lib/identifiers";
 export const queryKeys = {
   whoami: (database: string) => ["whoami", database] as const,
   admin: {
@@ -9,8 +10,8 @@ export const queryKeys = {
     databases: () => ["admin", "databases"] as const,
   },
   database: (database: string) => ["db", database] as const,
-  namespaces: (database: string, namespace: string[]) => ["db", database, "namespaces", namespace.join("$")] as const,
-  namespace: (database: string, namespace: string[]) => ["db", database, "namespace", namespace.join("$")] as const,
-  entries: (database: string, namespace: string[]) => ["db", database, "entries", namespace.join("$")] as const,
-  table: (database: string, table: string[]) => ["db", database, "table", table.join("$")] as const,
+  namespaces: (database: string, namespace: string[]) => ["db", database, "namespaces", joinIdentifier(namespace)] as const,
+  namespace: (database: string, namespace: string[]) => ["db", database, "namespace", joinIdentifier(namespace)] as const,
+  entries: (database: string, namespace: string[]) => ["db", database, "entries", joinIdentifier(namespace)] as const,
+  table: (database: string, table: string[]) => ["db", database, "table", joinIdentifier(table)] as const,
 };

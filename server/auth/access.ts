@@ -10,6 +10,7 @@ import { AuditLog } from "./audit";
 import { GrantStore } from "./grants";
 import { covers, maxRole, reachesInto, roleRank, type GrantRecord, type Principal, type Role, type Scope } from "./model";
 import { oidcConfigFromEnv, TokenVerifier, type TokenSubject } from "./tokens";
+import { joinIdentifier } from "@/lib/identifiers";
 
 export type Authenticated = { principal: Principal } | { refused: string };
 
@@ -176,7 +177,7 @@ export class Access {
 
 function withinScope(inner: Scope, outer: Scope): boolean {
   if (outer.database !== null && inner.database !== outer.database) return false;
-  if (outer.kind === "table") return inner.kind === "table" && inner.id.join("$") === outer.id.join("$");
+  if (outer.kind === "table") return inner.kind === "table" && joinIdentifier(inner.id) === joinIdentifier(outer.id);
   return outer.id.every((p, i) => inner.id[i] === p);
 }
 

@@ -14,8 +14,8 @@ import type { ObjectStore } from "@/server/storage/object-store";
 import { KeyedLock } from "./keyed-lock";
 import type { NativeQuery, NativeTable } from "@/server/lance/native";
 import { fragmentsAt, versionChange, type FragmentRows } from "@/server/lance/version-changes";
+import { joinIdentifier, DELIMITER } from "@/lib/identifiers";
 
-export const ID_SEPARATOR = "$";
 /**
  * The row type that hides a deregistered root-level `<name>.lance` directory, whose files stay where they are but which
  * a listing of the root would otherwise find again. Lance's own directory listing hides it by the directory's
@@ -89,7 +89,7 @@ export class CatalogIndex {
 
   /** Adds a row; `sorted` keeps the sorted lists in order as it goes (for changes after the first build). */
   addRow(row: ManifestRow, sorted = true) {
-    const id = row.object_id.split(ID_SEPARATOR);
+    const id = row.object_id.split(DELIMITER);
     const properties = parseProperties(row.metadata);
     if (row.object_type === "namespace") {
       this.namespaces.set(row.object_id, { objectId: row.object_id, id, properties });
@@ -169,7 +169,7 @@ export class CatalogIndex {
   }
 
   namespaceExists(id: string[]): boolean {
-    return id.length === 0 || this.namespaces.has(id.join(ID_SEPARATOR));
+    return id.length === 0 || this.namespaces.has(joinIdentifier(id));
   }
 }
 
@@ -197,7 +197,7 @@ function insert(map: Map<string, string[]>, key: string, value: string, sorted: 
 }
 
 export function parentKey(id: string[]): string {
-  return id.slice(0, -1).join(ID_SEPARATOR);
+  return joinIdentifier(id.slice(0, -1));
 }
 
 export function compare(a: string, b: string): number {

@@ -4,11 +4,11 @@
  */
 import "server-only";
 import { LRUCache } from "lru-cache";
-import { nameProblem } from "@/lib/identifiers";
+import { nameProblem, joinIdentifier, DELIMITER } from "@/lib/identifiers";
 import { tableFromIPC } from "apache-arrow";
 import { schemaToJson, type JsonSchema } from "@/lib/arrow-schema";
 import { QuiverError, invalidInput, unsupported } from "@/server/errors";
-import { ID_SEPARATOR, CatalogTable, type CatalogIndex, type TableEntry } from "./catalog-table";
+import { CatalogTable, type CatalogIndex, type TableEntry } from "./catalog-table";
 import { pageOf, type Page } from "./paging";
 import { Datasets } from "@/server/lance/datasets";
 import { toIpcFile, ArrowBodyError, type ArrowBody, type ReceivedBody } from "@/server/lance/arrow-ipc";
@@ -32,8 +32,6 @@ export interface ReadAt {
   tag?: string;
   branch?: string;
 }
-
-const fmt = (id: Id) => id.join(ID_SEPARATOR);
 
 /** Which namespaces or tables a listing may show to its caller. */
 export type Visible = (id: Id) => boolean | Promise<boolean>;
@@ -106,16 +104,16 @@ export class Catalog {
 
   private async requireNamespace(id: Id, index?: CatalogIndex, listing = false): Promise<CatalogIndex> {
     const idx = index ?? (await this.catalogTable.index({ listing }));
-    if (!idx.namespaceExists(id)) throw new QuiverError("NamespaceNotFound", `Namespace '${fmt(id)}' was not found`);
+    if (!idx.namespaceExists(id)) throw new QuiverError("NamespaceNotFound", `Namespace '${joinIdentifier(id)}' was not found`);
     return idx;
   }
 
   async createNamespace(id: Id, mode: "create" | "exist_ok" | "overwrite", properties: Record<string, string>) {
     if (id.length === 0) throw new QuiverError("NamespaceAlreadyExists", "the root namespace always exists");
-    return this.locks.run(`ns:${fmt(id)}`, async () => {
+    return this.locks.run(`ns:${joinIdentifier(id)}`, async () => {
       const index = await this.index();
       await this.requireNamespace(id.slice(0, -1), index);
-      const objectId = fmt(id);
+      const objectId = joinIdentifier(id);
       if (index.tables.has(objectId)) throw new QuiverError("NamespaceAlreadyExists", `a table named '${objectId}' already exists`);
       const existing = index.namespaces.get(objectId);
       if (existing) {
@@ -134,12 +132,12 @@ export class Catalog {
 
   async listNamespaces(id: Id, pageToken: string | undefined, limit: number, visible: Visible = everything): Promise<Page<string>> {
     const index = await this.requireNamespace(id);
-    return pageOf(index.childNamespaces.get(fmt(id)) ?? [], pageToken, limit, (name) => visible([...id, name]));
+    return pageOf(index.childNamespaces.get(joinIdentifier(id)) ?? [], pageToken, limit, (name) => visible([...id, name]));
   }
 
   async describeNamespace(id: Id) {
     const index = await this.requireNamespace(id);
-    return { properties: id.length === 0 ? {} : index.namespaces.get(fmt(id))!.properties };
+    return { properties: id.length === 0 ? {} : index.namespaces.get(joinIdentifier(id))!.properties };
   }
 
   async namespaceExists(id: Id) {
@@ -148,15 +146,15 @@ export class Catalog {
 
   async dropNamespace(id: Id, mode: "fail" | "skip", behavior: "restrict" | "cascade") {
     if (id.length === 0) throw invalidInput("the root namespace cannot be dropped");
-    return this.locks.run(`ns:${fmt(id)}`, async () => {
+    return this.locks.run(`ns:${joinIdentifier(id)}`, async () => {
       const index = await this.index();
-      const objectId = fmt(id);
+      const objectId = joinIdentifier(id);
       const entry = index.namespaces.get(objectId);
       if (!entry) {
         if (mode === "skip") return { properties: null };
         throw new QuiverError("NamespaceNotFound", `Namespace '${objectId}' was not found`);
       }
-      const prefix = objectId + ID_SEPARATOR;
+      const prefix = objectId + DELIMITER;
       const childNamespaces = [...index.namespaces.keys()].filter((k) => k.startsWith(prefix));
       const childTables = [...index.tables.values()].filter((t) => t.objectId.startsWith(prefix));
       if ((childNamespaces.length || childTables.length) && behavior === "restrict") {
@@ -182,8 +180,8 @@ export class Catalog {
     visible: Visible = everything,
   ): Promise<Page<string>> {
     const index = await this.requireNamespace(namespace, undefined, true);
-    const prefix = namespace.length ? fmt(namespace) + ID_SEPARATOR : "";
-    const names = index.childTables.get(fmt(namespace)) ?? [];
+    const prefix = namespace.length ? joinIdentifier(namespace) + DELIMITER : "";
+    const names = index.childTables.get(joinIdentifier(namespace)) ?? [];
     return pageOf(names, pageToken, limit, async (name) => {
       const entry = index.tables.get(prefix + name)!;
       return (await visible(entry.id)) && (includeDeclared || this.datasets.hasData(entry.location));
@@ -205,13 +203,13 @@ export class Catalog {
    */
   async entries(namespace: Id, kind: "namespace" | "table", filter: string, pageToken: string | undefined, limit: number, visible: Visible = everything) {
     const index = await this.requireNamespace(namespace, undefined, true);
-    const names = (kind === "namespace" ? index.childNamespaces : index.childTables).get(fmt(namespace)) ?? [];
+    const names = (kind === "namespace" ? index.childNamespaces : index.childTables).get(joinIdentifier(namespace)) ?? [];
     const needle = filter.toLowerCase();
     const page = await pageOf(names, pageToken, limit, (name) => (!needle || name.toLowerCase().includes(needle)) && visible([...namespace, name]));
     const items = await Promise.all(
       page.items.map(async (name) => {
         if (kind === "namespace") return { name, kind };
-        const entry = index.tables.get(fmt([...namespace, name]))!;
+        const entry = index.tables.get(joinIdentifier([...namespace, name]))!;
         return { name, kind, declared_only: await this.isDeclaredOnly(entry) };
       }),
     );
@@ -240,15 +238,15 @@ export class Catalog {
   async resolve(id: Id, index?: CatalogIndex): Promise<TableEntry> {
     if (id.length === 0) throw invalidInput("a table identifier needs at least a table name");
     const idx = index ?? (await this.index());
-    const entry = idx.tables.get(fmt(id)) ?? (await this.unlistedRootTable(id, idx));
+    const entry = idx.tables.get(joinIdentifier(id)) ?? (await this.unlistedRootTable(id, idx));
     if (entry && (await this.stillThere(entry))) return entry;
-    if (!idx.namespaceExists(id.slice(0, -1))) throw new QuiverError("NamespaceNotFound", `Namespace '${fmt(id.slice(0, -1))}' was not found`);
-    throw new QuiverError("TableNotFound", `Table '${fmt(id)}' was not found`);
+    if (!idx.namespaceExists(id.slice(0, -1))) throw new QuiverError("NamespaceNotFound", `Namespace '${joinIdentifier(id.slice(0, -1))}' was not found`);
+    throw new QuiverError("TableNotFound", `Table '${joinIdentifier(id)}' was not found`);
   }
 
   /** The table as this process's last look at the catalog named it, or, if that look did not, as the catalog does now. */
   async knownEntry(id: Id): Promise<TableEntry> {
-    return this.catalogTable.lastIndex()?.tables.get(fmt(id)) ?? (await this.resolve(id));
+    return this.catalogTable.lastIndex()?.tables.get(joinIdentifier(id)) ?? (await this.resolve(id));
   }
 
   /**
@@ -258,7 +256,7 @@ export class Catalog {
    * on what the fresh look names. `early` must change nothing: it may run on a table that was meanwhile dropped.
    */
   async resolveWith<T>(id: Id, early: (entry: TableEntry) => Promise<T>): Promise<{ entry: TableEntry; value: T; index: CatalogIndex }> {
-    const guess = id.length ? this.catalogTable.lastIndex()?.tables.get(fmt(id)) : undefined;
+    const guess = id.length ? this.catalogTable.lastIndex()?.tables.get(joinIdentifier(id)) : undefined;
     const settled = guess?.registered
       ? early(guess).then(
           (value) => ({ value }),
@@ -319,7 +317,7 @@ export class Catalog {
 
   async declareTable(id: Id, requestedLocation: string | undefined, properties: Record<string, string>) {
     const chosen = versioningChosen(properties);
-    return this.locks.run(`t:${fmt(id)}`, async () => {
+    return this.locks.run(`t:${joinIdentifier(id)}`, async () => {
       const fresh = id.length > 1 && !requestedLocation ? this.chooseLocation(id, undefined) : undefined;
       // A generated location is new, so it is reserved while the catalog is checked (one store round trip less on
       // the way), and let go if the check refuses the declare.
@@ -349,7 +347,7 @@ export class Catalog {
     if (id.length === 0) throw invalidInput("a table identifier needs at least a table name");
     const index = await this.index();
     await this.requireNamespace(id.slice(0, -1), index);
-    const objectId = fmt(id);
+    const objectId = joinIdentifier(id);
     const listed = index.tables.get(objectId);
     if (listed && (await this.stillThere(listed))) throw new QuiverError("TableAlreadyExists", `Table '${objectId}' already exists`);
     if (index.namespaces.has(objectId)) throw new QuiverError("TableAlreadyExists", `a namespace named '${objectId}' already exists`);
@@ -358,7 +356,7 @@ export class Catalog {
 
   /** Takes back a declare whose table has had no write since: its row and reserved location go. */
   async undeclareTable(id: Id) {
-    return this.locks.run(`t:${fmt(id)}`, async () => {
+    return this.locks.run(`t:${joinIdentifier(id)}`, async () => {
       const entry = await this.resolve(id);
       await this.writes.run(entry.location, async () => {
         if (!(await this.isDeclaredOnly(entry))) {
@@ -390,12 +388,12 @@ export class Catalog {
    * one only as a plain, unused entry of the data root.
    */
   private chooseLocation(id: Id, requested: string | undefined): { location: string; generated: boolean } {
-    const computed = Datasets.locationFor(fmt(id), id.length > 1);
+    const computed = Datasets.locationFor(joinIdentifier(id), id.length > 1);
     if (requested === undefined || requested === "") return { location: computed, generated: id.length > 1 };
     const relative = relativeTo(this.datasets.root, requested);
     if (relative === null) throw invalidInput(`location '${requested}' is not allowed: it is outside the data root`);
     if (relative === computed || (id.length === 1 && relative === `${id[0]}.lance`)) return { location: relative, generated: false };
-    if (id.length > 1 && /^[0-9a-f]{8}_/.test(relative) && relative.slice(9) === fmt(id)) {
+    if (id.length > 1 && /^[0-9a-f]{8}_/.test(relative) && relative.slice(9) === joinIdentifier(id)) {
       this.datasets.checkLocation(relative);
       return { location: relative, generated: false };
     }
@@ -405,10 +403,10 @@ export class Catalog {
   async createTable(id: Id, body: ArrowBody, mode: "create" | "exist_ok" | "overwrite", properties: Record<string, string>) {
     if (id.length === 0) throw invalidInput("a table identifier needs at least a table name");
     const chosen = versioningChosen(properties);
-    return this.locks.run(`t:${fmt(id)}`, async () => {
+    return this.locks.run(`t:${joinIdentifier(id)}`, async () => {
       const index = await this.index();
       await this.requireNamespace(id.slice(0, -1), index);
-      const objectId = fmt(id);
+      const objectId = joinIdentifier(id);
       if (index.namespaces.has(objectId)) throw new QuiverError("TableAlreadyExists", `a namespace named '${objectId}' already exists`);
       const existing = index.tables.get(objectId);
       if (existing && (await this.stillThere(existing))) {
@@ -444,7 +442,7 @@ export class Catalog {
   }
 
   async dropTable(id: Id) {
-    return this.locks.run(`t:${fmt(id)}`, async () => {
+    return this.locks.run(`t:${joinIdentifier(id)}`, async () => {
       const index = await this.index();
       // As in Lance's directory namespace, a deregistered root-level directory can still be dropped, files and all.
       const entry: TableEntry =
@@ -467,7 +465,7 @@ export class Catalog {
   async registerTable(id: Id, requestedLocation: string, mode: "create" | "overwrite", properties: Record<string, string>) {
     if (id.length === 0) throw invalidInput("a table identifier needs at least a table name");
     const location = registrableLocation(requestedLocation);
-    const objectId = fmt(id);
+    const objectId = joinIdentifier(id);
     return this.locks.run(`t:${objectId}`, async () => {
       let index = await this.index();
       await this.requireNamespace(id.slice(0, -1), index);
@@ -512,7 +510,7 @@ export class Catalog {
   async updateTableProperties(id: Id, set: Record<string, string>, remove: string[]) {
     const both = remove.filter((key) => key in set);
     if (both.length) throw invalidInput(`a property cannot be both set and removed: ${both.join(", ")}`);
-    return this.locks.run(`t:${fmt(id)}`, async () => {
+    return this.locks.run(`t:${joinIdentifier(id)}`, async () => {
       const entry = await this.resolve(id);
       if (!entry.registered) {
         throw new QuiverError(
@@ -530,7 +528,7 @@ export class Catalog {
 
   /** Takes a table out of the catalog and keeps its files, which RegisterTable can catalog again. */
   async deregisterTable(id: Id) {
-    return this.locks.run(`t:${fmt(id)}`, async () => {
+    return this.locks.run(`t:${joinIdentifier(id)}`, async () => {
       const entry = await this.resolve(id);
       await this.deregisterEntry(entry);
       return { entry };
@@ -551,12 +549,12 @@ export class Catalog {
     const problem = nameProblem(newName);
     if (problem) throw invalidInput(`new_table_name: ${problem}`);
     const target = [...(newNamespace ?? id.slice(0, -1)), newName];
-    return this.locks.run(`t:${fmt(id)}`, async () => {
+    return this.locks.run(`t:${joinIdentifier(id)}`, async () => {
       const index = await this.index();
       const entry = await this.resolve(id, index);
       await this.requireNamespace(target.slice(0, -1), index);
-      if (index.tables.has(fmt(target)) || index.namespaces.has(fmt(target)))
-        throw new QuiverError("TableAlreadyExists", `Table '${fmt(target)}' already exists`);
+      if (index.tables.has(joinIdentifier(target)) || index.namespaces.has(joinIdentifier(target)))
+        throw new QuiverError("TableAlreadyExists", `Table '${joinIdentifier(target)}' already exists`);
       if ((id.length === 1) !== (target.length === 1)) throw unsupported("moving a table between the root namespace and a child namespace is not supported");
       let location = entry.location;
       if (target.length === 1) {
@@ -566,7 +564,7 @@ export class Catalog {
         await this.writes.run(entry.location, () => this.datasets.move(entry.location, location));
       }
       if (entry.registered || target.length > 1) {
-        await this.catalogTable.insert({ objectId: fmt(target), objectType: "table", location, properties: entry.properties });
+        await this.catalogTable.insert({ objectId: joinIdentifier(target), objectType: "table", location, properties: entry.properties });
         if (entry.registered) await this.catalogTable.remove([entry.objectId]);
       }
       this.datasets.forget(entry.location);

@@ -6,8 +6,9 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
-import { DEFAULT_DELIMITER, formatIdentifier, IdentifierError, parseIdentifier, sameIdentifier } from "@/lib/identifiers";
-import { ErrorCode, QuiverError, invalidInput } from "../errors";
+import { DELIMITER, formatIdentifier, IdentifierError, parseIdentifier, sameIdentifier, joinIdentifier } from "@/lib/identifiers";
+import { QuiverError, invalidInput } from "../errors";
+import { ErrorCode } from "@/lib/contract/errors";
 import { parseArrowBody } from "@/server/catalog/catalog";
 import { FILE_ROOM, type ArrowBody } from "@/server/lance/arrow-ipc";
 import { metrics } from "@/server/metrics";
@@ -84,7 +85,7 @@ async function authorize(route: RouteDef, principal: Principal, database: string
     return;
   }
   const target = on === "parent" ? id.slice(0, -1) : id;
-  const what = `${on === "table" ? "table" : "namespace"} '${target.length ? target.join("$") : "(root)"}' of database '${database}'`;
+  const what = `${on === "table" ? "table" : "namespace"} '${target.length ? joinIdentifier(target) : "(root)"}' of database '${database}'`;
   if (need === "visible") {
     if (!(await auth.canSeeNamespace(principal, database, target))) throw new QuiverError("PermissionDenied", `no access to ${what}`);
     return;
@@ -175,7 +176,7 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
     const rawQuery = queryObject(url);
     const delimiterRaw = rawQuery.delimiter;
     if (Array.isArray(delimiterRaw)) throw invalidInput("delimiter is given more than once");
-    const delimiter = delimiterRaw ?? DEFAULT_DELIMITER;
+    const delimiter = delimiterRaw ?? DELIMITER;
 
     let json: Awaited<ReturnType<typeof readJsonBody>> | undefined;
     if (route.body?.kind === "json") json = await timing.time("body", readJsonBody(request));
@@ -188,7 +189,7 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
       throw new QuiverError("PermissionDenied", `this API key is limited to database '${keyDatabase}'`);
     }
     const id = parseId(params, delimiter);
-    target = id.length ? formatIdentifier(id, "$") : null;
+    target = id.length ? formatIdentifier(id) : null;
     await authorize(route, principal, database, id);
     catalog = await catalogFor(database);
     timing.mark("auth");
@@ -221,7 +222,7 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
     }
     const caller = principal;
     const requireTableRole = (need: Role, table: string[], operation: string) =>
-      requireRole(operation, caller, database, need, table, `table '${formatIdentifier(table, "$")}' of database '${database}'`);
+      requireRole(operation, caller, database, need, table, `table '${formatIdentifier(table)}' of database '${database}'`);
     const audit = (entry: AuditEntry) => handlerAudit.push(entry);
     const auditDetail = (detail: string) => (ownDetail = detail);
     const committed = (commit: Commit) => commits.push(commit);
@@ -250,7 +251,7 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
     if (made) commits.push({ ...made, detail: ownDetail });
     response = reply(result, requestId);
   } catch (err) {
-    errorCode = err instanceof QuiverError ? err.code : 18;
+    errorCode = err instanceof QuiverError ? err.code : ErrorCode.Internal;
     // Whatever refused it, a body still arriving is let go by, so that its client reads the answer.
     await discardBody(request);
     response = errorResponse(err, url.pathname, requestId);

@@ -37,7 +37,7 @@ export async function vendedStorageOptions(
     method: ctx.request.method,
     path: new URL(ctx.request.url).pathname,
     database: ctx.database,
-    target: formatIdentifier(table, "$"),
+    target: formatIdentifier(table),
     status: 200,
     code: null,
     outcome: "ok",

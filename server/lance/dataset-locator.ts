@@ -16,6 +16,7 @@ import type { AddressInfo } from "node:net";
 import * as lancedb from "@lancedb/lancedb";
 import type { NativeConnection } from "./native";
 import { childUri, type DataRoot } from "@/server/storage/root";
+import { DELIMITER } from "@/lib/identifiers";
 
 const LOCATION_SEGMENT = /^[A-Za-z0-9_.$-]+$/;
 
@@ -74,8 +75,8 @@ class DatasetLocator {
           const match = /^\/v1\/table\/([^/]+)\/(describe|declare|exists)$/.exec(url.pathname);
           if (!match || req.method !== "POST")
             return send(406, { error: `the dataset locator answers only describe and declare, not ${req.method} ${url.pathname}`, code: 0 });
-          const [rootId, ...rest] = decodeURIComponent(match[1]).split(url.searchParams.get("delimiter") ?? "$");
-          const location = rest.join("$");
+          const [rootId, ...rest] = decodeURIComponent(match[1]).split(url.searchParams.get("delimiter") ?? DELIMITER);
+          const location = rest.join(DELIMITER);
           const registered = this.roots.get(rootId);
           if (!registered || !isPlainLocation(location)) {
             return send(404, { error: `no dataset location '${location}' in root '${rootId}'`, code: 4 });

@@ -5,8 +5,8 @@
  */
 import "server-only";
 import type { CatalogIndex, TableEntry } from "@/server/catalog/catalog-table";
-import { ID_SEPARATOR } from "@/server/catalog/catalog-table";
 import type { TableHealth } from "./operations";
+import { joinIdentifier } from "@/lib/identifiers";
 
 export interface MaintenancePolicy {
   enabled: boolean;
@@ -81,7 +81,7 @@ export function tablePolicy(service: MaintenancePolicy, index: CatalogIndex, ent
   const problems: string[] = [];
   const layers: Array<[string, Record<string, string>]> = [];
   for (let depth = 1; depth < entry.id.length; depth++) {
-    const namespace = entry.id.slice(0, depth).join(ID_SEPARATOR);
+    const namespace = joinIdentifier(entry.id.slice(0, depth));
     layers.push([`namespace '${namespace}'`, index.namespaces.get(namespace)?.properties ?? {}]);
   }
   layers.push([`table '${entry.objectId}'`, entry.properties]);

@@ -26,7 +26,7 @@ export type BatchResult =
   | { kind: "delete_table_versions"; deleted_count: number }
   | { kind: "deregister_table"; location: string; properties: Record<string, string> };
 
-const nameOf = (op: BatchOperation) => `operation ${op.kind} of table '${formatIdentifier(op.id, "$")}'`;
+const nameOf = (op: BatchOperation) => `operation ${op.kind} of table '${formatIdentifier(op.id)}'`;
 
 /** The same failure, saying which operation of the batch it was and what became of the others. */
 function inBatch(index: number, op: BatchOperation, err: unknown, after = ""): unknown {
@@ -76,7 +76,7 @@ export async function checkBatch(catalog: Catalog, operations: BatchOperation[])
   if (operations.length === 0) throw invalidInput("a batch needs at least one operation");
   const first = new Map<string, number>();
   operations.forEach((op, i) => {
-    const table = formatIdentifier(op.id, "$");
+    const table = formatIdentifier(op.id);
     const earlier = first.get(table);
     if (earlier !== undefined) {
       throw invalidInput(`operations ${earlier + 1} and ${i + 1} both change table '${table}': a batch changes each table once`);

@@ -11,6 +11,7 @@ import { QuiverError, invalidInput } from "@/server/errors";
 import { fragmentsIn } from "@/server/lance/version-changes";
 import type { Catalog, Id, ReadAt } from "@/server/catalog/catalog";
 import { countRows, queryTable } from "./queries";
+import { joinIdentifier } from "@/lib/identifiers";
 
 export interface ChangeEnds {
   /** The earlier end; the version before `to` when absent. */
@@ -25,12 +26,13 @@ export const updatedFilter = (from: number) => `_row_created_at_version <= ${fro
 
 async function resolved(catalog: Catalog, id: Id, ends: ChangeEnds) {
   const to = await catalog.describeTable(id, ends.to);
-  if (to.declaredOnly || to.version === undefined || !to.schema) throw new QuiverError("TableVersionNotFound", `Table '${id.join("$")}' has no versions yet`);
+  if (to.declaredOnly || to.version === undefined || !to.schema)
+    throw new QuiverError("TableVersionNotFound", `Table '${joinIdentifier(id)}' has no versions yet`);
   const fromAt = ends.from ?? { version: to.version - 1 };
   if (fromAt.version === 0) return { to, from: null };
   const from = await catalog.describeTable(id, fromAt);
   if (from.version === undefined || !from.schema)
-    throw new QuiverError("TableVersionNotFound", `the earlier version of table '${id.join("$")}' does not exist`);
+    throw new QuiverError("TableVersionNotFound", `the earlier version of table '${joinIdentifier(id)}' does not exist`);
   if (from.version > to.version) throw invalidInput(`from (version ${from.version}) comes after to (version ${to.version}): name the earlier version first`);
   return { to, from };
 }
@@ -120,7 +122,7 @@ export async function changedRows(
   const manifestAt = await manifestsOf(catalog, id);
   const { stableRowIds } = (await manifestAt(to.version!)).summary;
   if (!stableRowIds)
-    throw invalidInput(`table '${id.join("$")}' was not written with stable row ids, so its rows do not say which version made or changed them`);
+    throw invalidInput(`table '${joinIdentifier(id)}' was not written with stable row ids, so its rows do not say which version made or changed them`);
   if (kind === "previous") {
     if (!page.rowIds?.length) throw invalidInput("row_ids names the rows whose earlier values to read");
     if (fromVersion === 0) throw invalidInput("the range starts at the table's first version: no row had earlier values");

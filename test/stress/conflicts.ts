@@ -9,6 +9,7 @@ import { client, rows, type Reply } from "../client";
 import type { ObjectStore } from "@/server/storage/object-store";
 import { relativeTo } from "@/server/storage/root";
 import { idsOf, range } from "./storm";
+import { ErrorCode } from "@/lib/contract/errors";
 
 type Api = ReturnType<typeof client>;
 type Body = Record<string, unknown>;
@@ -25,7 +26,7 @@ function outcome(reply: Reply, allowed: Array<[number, number]>): "ok" | number 
   return body.code as number;
 }
 
-const CONFLICT: [number, number] = [409, 14];
+const CONFLICT: [number, number] = [409, ErrorCode.ConcurrentModification];
 
 /** Table names for repeated races: nested ones, whose locations are random, and root-level ones, whose are fixed. */
 export const names = (nested: string, rootLevel: string, count = 10) => Array.from({ length: count }, (_, i) => [`${nested}${i}`, `${rootLevel}${i}`]).flat();
@@ -102,7 +103,7 @@ export async function sameColumnAlterations(a: Api, b: Api, prefix: string) {
       a.post(`/v1/table/${table}/alter_columns`, { alterations: [{ path: "s", rename: "s_a" }] }),
       b.post(`/v1/table/${table}/alter_columns`, { alterations: [{ path: "s", rename: "s_b" }] }),
     ]);
-    outcomes.push(...replies.map((reply) => outcome(reply, [CONFLICT, [404, 12]])));
+    outcomes.push(...replies.map((reply) => outcome(reply, [CONFLICT, [404, ErrorCode.TableColumnNotFound]])));
     const ok = replies.map((reply) => reply.status === 200);
     expect(ok.filter(Boolean)).toHaveLength(1);
     const { schema, data } = await contents(b, table);
@@ -116,7 +117,7 @@ export async function sameColumnAlterations(a: Api, b: Api, prefix: string) {
 export async function twoDeclares(a: Api, b: Api, store: ObjectStore, names: string[]) {
   for (const table of names) {
     const replies = await Promise.all([a, b].map((api) => api.post<{ location: string }>(`/v1/table/${table}/declare`, {})));
-    const ok = replies.map((reply) => outcome(reply, [CONFLICT, [409, 5]]) === "ok");
+    const ok = replies.map((reply) => outcome(reply, [CONFLICT, [409, ErrorCode.TableAlreadyExists]]) === "ok");
     expect(ok.filter(Boolean)).toHaveLength(1);
     const location = replies[ok.indexOf(true)].body.location;
     const described = await b.post(`/v1/table/${table}/describe`, {});
@@ -134,7 +135,7 @@ export async function twoDeclares(a: Api, b: Api, store: ObjectStore, names: str
 export async function twoCreates(a: Api, b: Api, store: ObjectStore, names: string[]) {
   for (const table of names) {
     const replies = await Promise.all([a.arrow(`/v1/table/${table}/create`, rows(0, 10)), b.arrow(`/v1/table/${table}/create`, rows(100, 103))]);
-    const ok = replies.map((reply) => outcome(reply, [CONFLICT, [409, 5]]) === "ok");
+    const ok = replies.map((reply) => outcome(reply, [CONFLICT, [409, ErrorCode.TableAlreadyExists]]) === "ok");
     expect(ok.filter(Boolean)).toHaveLength(1);
     expect((await b.post(`/v1/table/${table}/describe`, {})).body).toMatchObject({ is_only_declared: false, version: 1 });
     const found = await a.post<Table>(`/v1/table/${table}/query`, { columns: ["id"], limit: 100 });
@@ -158,7 +159,7 @@ export async function dropRacingInsert(a: Api, b: Api, store: ObjectStore, names
         new Promise((r) => setTimeout(r, delay)).then(() => a.post(`/v1/table/${table}/drop`, {})),
       ]);
       expect(outcome(dropped, [])).toBe("ok");
-      outcomes.push(outcome(inserted, [CONFLICT, [404, 4]]));
+      outcomes.push(outcome(inserted, [CONFLICT, [404, ErrorCode.TableNotFound]]));
       // A write that came late must not have left files where the dropped table was.
       expect(await tableDirectories(store, table)).toEqual([]);
       for (const api of [a, b]) expect((await api.post(`/v1/table/${table}/describe`, {})).status).toBe(404);

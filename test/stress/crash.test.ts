@@ -9,6 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { client, rows, type Reply } from "../client";
 import type { ObjectStore } from "@/server/storage/object-store";
 import { keyOf, onObjectStore, startServer, storeOf, type TestServer } from "../server";
+import { ErrorCode } from "@/lib/contract/errors";
 
 let server: TestServer;
 let api: ReturnType<typeof client>;
@@ -234,7 +235,7 @@ describe("killed in the middle of a write, then restarted", () => {
     const described = await api.post<{ is_only_declared: boolean }>(`/v1/table/k$created/describe`, {});
     console.log(`create killed: ${described.status === 404 ? "not there" : described.body.is_only_declared ? "declared only" : "created"}`);
     if (described.status === 404) {
-      expect(described.body).toMatchObject({ code: 4 });
+      expect(described.body).toMatchObject({ code: ErrorCode.TableNotFound });
       expect((await api.arrow(`/v1/table/k$created/create`, rows(0, 10))).status).toBe(200);
       expected.created = { rows: 10 };
     } else {

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { client, rows, type Reply } from "../client";
 import { newAzuriteRoot, startAzurite, type Azurite } from "../azurite";
 import { startServer, type TestServer } from "../server";
+import { ErrorCode } from "@/lib/contract/errors";
 
 const location = mkdtempSync(path.join(os.tmpdir(), "quiver-azurite-"));
 let azurite: Azurite;
@@ -34,7 +35,7 @@ const BATCH = 100;
 
 function expectUnavailable(reply: Reply, what: string) {
   expect(reply.status, `${what}: ${JSON.stringify(reply.body)}`).toBe(503);
-  expect(reply.body).toMatchObject({ code: 17, status: 503 });
+  expect(reply.body).toMatchObject({ code: ErrorCode.ServiceUnavailable, status: 503 });
   expect(reply.headers.get("retry-after")).toBeTruthy();
 }
 

@@ -5,7 +5,7 @@ import { cellSummaries, readCell } from "@/server/tables/media";
 import { thumbnail, THUMBNAIL_SIZES } from "@/server/tables/thumbnails";
 import { delimiterQuery } from "@/lib/contract/common";
 import { cellsRequest, cellsResponse, ROW_ID } from "@/lib/contract/media";
-import { DEFAULT_DELIMITER } from "@/lib/identifiers";
+import { joinIdentifier } from "@/lib/identifiers";
 
 /** One byte range (`bytes=a-b` or `bytes=a-`), as media players ask; anything else is answered whole. */
 function rangeOf(header: string | null): { start: number; end?: number } | null {
@@ -66,7 +66,7 @@ export const mediaRoutes = [
         throw invalidInput(`thumbnail must be between ${THUMBNAIL_SIZES.min} and ${THUMBNAIL_SIZES.max} pixels, got ${query.thumbnail}`);
       const range = query.thumbnail === undefined ? rangeOf(request.headers.get("range")) : null;
       const cell = await readCell(catalog, id, { version: query.version, tag: query.tag }, query.column, BigInt(query.row_id), range);
-      const name = safeName(`${id.join(DEFAULT_DELIMITER)}-${query.column}-${query.row_id}`);
+      const name = safeName(`${joinIdentifier(id)}-${query.column}-${query.row_id}`);
       const headers: Record<string, string> = {
         // A stored document (an SVG, an HTML file named .png) opened on its own runs nothing and reaches nothing. A PDF
         // is left to the browser's viewer, which a sandbox would block, and which runs no page script.

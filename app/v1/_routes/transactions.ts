@@ -2,6 +2,7 @@ import { z } from "zod";
 import { QuiverError } from "@/server/errors";
 import { route } from "@/server/http/route";
 import { context, delimiterQuery, requestBase } from "@/lib/contract/common";
+import { joinIdentifier } from "@/lib/identifiers";
 
 /**
  * Every operation of this service finishes before it answers, so none hands out a transaction or job to follow up:
@@ -10,7 +11,7 @@ import { context, delimiterQuery, requestBase } from "@/lib/contract/common";
 const noSuchTransaction = (id: string[]) =>
   new QuiverError(
     "TransactionNotFound",
-    `transaction '${id.join("$")}' does not exist: this service completes every operation before answering and issues no transaction ids`,
+    `transaction '${joinIdentifier(id)}' does not exist: this service completes every operation before answering and issues no transaction ids`,
   );
 const noSuchJob = (id: string) =>
   new QuiverError("TransactionNotFound", `job '${id}' does not exist: this service completes every operation before answering and runs no jobs`);
