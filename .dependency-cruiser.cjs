@@ -41,6 +41,27 @@ module.exports = {
       to: { path: "^server/(catalog|tables|maintenance|auth|http)/" },
     },
     {
+      name: "catalog-knows-no-table-operations",
+      comment: "server/catalog/ says which tables there are; what is done with a table's data (server/tables/) builds on it, never the reverse.",
+      severity: "error",
+      from: { path: "^server/catalog/" },
+      to: { path: "^server/(tables|maintenance|auth|http)/" },
+    },
+    {
+      name: "tables-know-no-maintenance",
+      comment: "Maintenance jobs use the table operations; the operations do not start jobs.",
+      severity: "error",
+      from: { path: "^server/tables/" },
+      to: { path: "^server/(maintenance|http)/" },
+    },
+    {
+      name: "databases-is-the-composition-root",
+      comment: "server/databases.ts opens a database from the rooms below it: they are handed what they need, and never reach up for it.",
+      severity: "error",
+      from: { path: "^server/(storage|lance|catalog|tables|auth)/", pathNot: "\\.test\\.ts$" },
+      to: { path: "^server/databases\\.ts$" },
+    },
+    {
       name: "nothing-below-the-edge-knows-http",
       comment: "Only server/http/ (and the routes above it) speak HTTP; the rooms below answer values or a QuiverError.",
       severity: "error",

@@ -35,10 +35,10 @@ async function start() {
   const answer = await storeAnswers(rootStore(), STARTUP_STORE_TIMEOUT_MS);
   if (!answer.ready) throw new Error(`the data root ${config.root.uri} cannot be reached: ${answer.reason} (check QUIVER_ROOT and QUIVER_STORAGE_OPTIONS)`);
   await vendor.check();
-  const { defaultCatalog } = await import("@/server/catalog/databases");
+  const { defaultDatabase } = await import("@/server/databases");
   const { access } = await import("./server/auth/access");
   const { sessionSecret } = await import("./server/auth/session");
-  await defaultCatalog();
+  await defaultDatabase();
   const { startMaintenancePolicy } = await import("./server/maintenance/scheduler");
   startMaintenancePolicy();
   await sessionSecret();

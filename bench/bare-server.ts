@@ -3,22 +3,21 @@
  * `http` server with no routing, validation, auth or audit. Bundled and started by bench/run.mjs.
  */
 import { createServer } from "node:http";
-import { Catalog } from "../server/catalog/catalog";
+import { openDatabase } from "../server/databases";
 import { parseRoot, parseStorageOptions } from "../server/storage/root";
 
 const port = Number(process.env.PORT);
-const catalog = new Catalog(parseRoot(process.env.QUIVER_ROOT!), parseStorageOptions(process.env.QUIVER_STORAGE_OPTIONS));
+const { catalog, tables } = await openDatabase(parseRoot(process.env.QUIVER_ROOT!), parseStorageOptions(process.env.QUIVER_STORAGE_OPTIONS));
 
 async function answer(url: string): Promise<unknown> {
   if (url.startsWith("/describe/")) {
-    const d = await catalog.describeTable(url.slice("/describe/".length).split("$"), {});
+    const d = await tables.describe(url.slice("/describe/".length).split("$"), {});
     return { version: d.version, schema: d.schema, location: catalog.location(d.entry) };
   }
   const page = await catalog.listNamespaces([], undefined, 100);
   return { namespaces: page.items };
 }
 
-await catalog.init();
 createServer((req, res) => {
   answer(req.url ?? "/").then(
     (body) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body)),

@@ -9,6 +9,9 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Catalog } from "./catalog";
+import { KeyedLock } from "./keyed-lock";
+import { Datasets } from "@/server/lance/datasets";
+import { openStore } from "@/server/storage/stores";
 import type { CatalogIndex } from "./catalog-table";
 import { metrics } from "@/server/metrics";
 import { parseRoot } from "@/server/storage/root";
@@ -17,7 +20,17 @@ const dir = mkdtempSync(path.join(os.tmpdir(), "quiver-follow-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 let writer: Catalog;
+let writerDatasets: Datasets;
 let reader: Catalog;
+
+/** A catalog of its own on the root, as another instance has. */
+async function instance() {
+  const root = parseRoot(dir);
+  const store = openStore(root, {});
+  const datasets = new Datasets(root, store, {});
+  await datasets.init();
+  return { catalog: new Catalog(datasets, store, new KeyedLock()), datasets };
+}
 
 /** What an index says, comparable between two indexes. */
 const contents = (index: CatalogIndex) => ({
@@ -38,14 +51,13 @@ const lookups = async (result: "hit" | "miss") => {
 /** The reader's index, checked against a whole read by a third instance. */
 async function expectFollowed() {
   const followed = await reader.index();
-  const fresh = new Catalog(parseRoot(dir), {});
-  expect(contents(followed)).toEqual(contents(await fresh.index()));
+  const fresh = await instance();
+  expect(contents(followed)).toEqual(contents(await fresh.catalog.index()));
 }
 
 beforeAll(async () => {
-  writer = new Catalog(parseRoot(dir), {});
-  await writer.init();
-  reader = new Catalog(parseRoot(dir), {});
+  ({ catalog: writer, datasets: writerDatasets } = await instance());
+  reader = (await instance()).catalog;
   await reader.index();
 });
 
@@ -62,7 +74,7 @@ describe("an instance following another's catalog commits", () => {
     await writer.declareTable(["root1"], undefined, {});
     await expectFollowed();
     // A compaction rewrites the catalog's fragments; the rows stay what they were.
-    await (await writer.datasets.catalogTable()).optimize(Date.now() - 3_600_000);
+    await (await writerDatasets.catalogTable()).optimize(Date.now() - 3_600_000);
     await writer.declareTable(["a", "after"], undefined, {});
     await expectFollowed();
     expect(await lookups("miss")).toBe(misses);
@@ -73,7 +85,7 @@ describe("an instance following another's catalog commits", () => {
     const misses = await lookups("miss");
     await writer.dropTable(["a", "t3"]);
     await expectFollowed();
-    await writer.catalogTable.setProperties("a$t4", { n: "changed" });
+    await writer.updateTableProperties(["a", "t4"], { n: "changed" }, []);
     await expectFollowed();
     expect((await reader.index()).tables.get("a$t4")?.properties).toEqual({ n: "changed" });
     expect(await lookups("miss")).toBeGreaterThan(misses);

@@ -2,6 +2,10 @@
  * The catalog index: the directory namespace's `__manifest` dataset (one row per namespace and table), read into
  * sorted in-memory indexes that are rebuilt only when the dataset's version changes, plus root-level `*.lance`
  * directories that other writers made without a manifest row (as Lance's own directory listing finds them).
+ *
+ * Longer than 400 lines on purpose: reading the rows, following other writers' commits fragment by fragment,
+ * coalescing this process's inserts into one commit and compacting are four views of one dataset and one index, and
+ * each relies on how the others leave it.
  */
 import "server-only";
 import { log } from "@/server/log";

@@ -1,29 +1,26 @@
 /**
- * The catalog: namespaces and tables of one data root, and every operation on them. No HTTP here; callers pass
- * parsed identifiers and options and get plain values or a QuiverError.
+ * The catalog: which namespaces and tables a data root holds, and where each table's data lives. Making, finding,
+ * listing, renaming and dropping them is here; what is done with one table's data is in server/tables/tables.ts.
+ * No HTTP here; callers pass parsed identifiers and options and get plain values or a QuiverError.
+ *
+ * Longer than 400 lines on purpose: every change to which tables exist keeps the same invariants (one change per
+ * name at a time, data before the catalog row, a location released when its row cannot be added, root-level
+ * directories as tables), and they are checked here in one class rather than spread over several.
  */
 import "server-only";
-import { LRUCache } from "lru-cache";
 import { nameProblem, joinIdentifier, DELIMITER } from "@/lib/identifiers";
-import { tableFromIPC } from "apache-arrow";
-import { schemaToJson, type JsonSchema } from "@/lib/arrow-schema";
 import { QuiverError, invalidInput, unsupported } from "@/server/errors";
 import { CatalogTable, type CatalogIndex, type TableEntry } from "./catalog-table";
 import { pageOf, type Page } from "./paging";
 import { Datasets } from "@/server/lance/datasets";
-import { toIpcFile, ArrowBodyError, type ArrowBody, type ReceivedBody } from "@/server/lance/arrow-ipc";
-import { engineCall, type NativeTable } from "@/server/lance/native";
+import type { ArrowBody } from "@/server/lance/arrow-ipc";
+import { engineCall } from "@/server/lance/native";
 import { KeyedLock } from "./keyed-lock";
-import { AppendGroups } from "@/server/tables/append-groups";
-import { TableFiles } from "@/server/lance/table-files";
-import { countLookup } from "@/server/metrics";
 import type { ObjectStore } from "@/server/storage/object-store";
-import { relativeTo, type DataRoot } from "@/server/storage/root";
-import { openStore } from "@/server/storage/stores";
+import { relativeTo } from "@/server/storage/root";
 import { isPlainLocation } from "@/server/lance/dataset-locator";
 import { MANAGED_VERSIONING, STABLE_ROW_IDS, wantsStableRowIds } from "@/lib/contract/catalog";
 import { config } from "@/server/config";
-import { heldBack } from "./batch-holds";
 
 export type Id = string[];
 
@@ -55,41 +52,20 @@ function checkedVersioning(properties: Record<string, string>): Record<string, s
   return properties;
 }
 
-export function parseArrowBody(body: ReceivedBody): ArrowBody {
-  try {
-    return toIpcFile(body);
-  } catch (err) {
-    if (err instanceof ArrowBodyError) throw invalidInput(err.message);
-    throw err;
-  }
-}
-
-interface TableVersionDescription {
-  version: number;
-  schema: JsonSchema;
-  stats: Awaited<ReturnType<NativeTable["stats"]>>;
-  deletedRows: number;
-}
-
 export class Catalog {
-  readonly datasets: Datasets;
-  readonly catalogTable: CatalogTable;
-  readonly store: ObjectStore;
+  private readonly catalogTable: CatalogTable;
   private readonly locks = new KeyedLock();
-  private readonly writes = new KeyedLock();
-  /** Appends waiting for a table's write turn, committed together. */
-  readonly appends = new AppendGroups();
-  /** Descriptions of tables' latest versions, by manifest key and etag: a new version or a replaced file misses. */
-  private readonly descriptions = new LRUCache<string, TableVersionDescription>({ max: 10_000 });
 
-  constructor(root: DataRoot, storageOptions: Record<string, string>) {
-    this.store = openStore(root, storageOptions);
-    this.datasets = new Datasets(root, this.store, storageOptions);
-    this.catalogTable = new CatalogTable(this.datasets, this.store);
-  }
-
-  async init() {
-    await this.datasets.init();
+  /**
+   * `turns` is each table directory's write turn, shared with the table operations (server/tables/tables.ts): a
+   * drop, move or deregister waits for the table's writes, and writes that wait behind it find the table gone.
+   */
+  constructor(
+    private readonly datasets: Datasets,
+    store: ObjectStore,
+    private readonly turns: KeyedLock,
+  ) {
+    this.catalogTable = new CatalogTable(datasets, store);
   }
 
   index(): Promise<CatalogIndex> {
@@ -164,7 +140,7 @@ export class Catalog {
         );
       }
       await this.catalogTable.remove([...childTables.map((t) => t.objectId), ...childNamespaces, objectId]);
-      for (const t of childTables) await this.writes.run(t.location, () => this.datasets.remove(t.location));
+      for (const t of childTables) await this.turns.run(t.location, () => this.datasets.remove(t.location));
       // As Lance's directory namespace answers a drop: the namespace is gone, and so are its properties.
       return { properties: null };
     });
@@ -271,16 +247,6 @@ export class Catalog {
     return { entry, index, value: outcome.value };
   }
 
-  /** Runs work that needs the table's data; when it fails on a table with no version yet, the refusal says so and names `what`. */
-  async onWritten<T>(entry: TableEntry, what: string, work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (err) {
-      await this.requireData(entry, what);
-      throw err;
-    }
-  }
-
   /**
    * A root-level table another tool made with a plain connection since the root was last listed: its `<name>.lance`
    * directory holds a dataset and no catalog row hides it.
@@ -358,7 +324,7 @@ export class Catalog {
   async undeclareTable(id: Id) {
     return this.locks.run(`t:${joinIdentifier(id)}`, async () => {
       const entry = await this.resolve(id);
-      await this.writes.run(entry.location, async () => {
+      await this.turns.run(entry.location, async () => {
         if (!(await this.isDeclaredOnly(entry))) {
           throw new QuiverError("ConcurrentModification", `table '${entry.objectId}' was written after it was declared, so it is kept`);
         }
@@ -449,7 +415,7 @@ export class Catalog {
         id.length === 1 && index.deregistered.has(id[0]) && !index.tables.has(id[0])
           ? { objectId: id[0], id, location: `${id[0]}.lance`, properties: {}, registered: true }
           : await this.resolve(id, index);
-      return this.writes.run(entry.location, async () => {
+      return this.turns.run(entry.location, async () => {
         if (entry.registered) await this.catalogTable.remove([entry.objectId]);
         await this.datasets.remove(entry.location);
         return { entry };
@@ -536,7 +502,7 @@ export class Catalog {
   }
 
   private async deregisterEntry(entry: TableEntry) {
-    await this.writes.run(entry.location, async () => {
+    await this.turns.run(entry.location, async () => {
       await this.datasets.markDeregistered(entry.location);
       // A root-level directory of its own would be listed again as a table: its row becomes the one that hides it.
       if (entry.id.length === 1 && entry.location === `${entry.objectId}.lance`) await this.catalogTable.hideRootTable(entry.objectId);
@@ -561,7 +527,7 @@ export class Catalog {
         location = `${newName}.lance`;
         if (await this.datasets.directoryExists(location))
           throw new QuiverError("TableAlreadyExists", `the location of table '${newName}' holds the files of a deregistered table`);
-        await this.writes.run(entry.location, () => this.datasets.move(entry.location, location));
+        await this.turns.run(entry.location, () => this.datasets.move(entry.location, location));
       }
       if (entry.registered || target.length > 1) {
         await this.catalogTable.insert({ objectId: joinIdentifier(target), objectType: "table", location, properties: entry.properties });
@@ -570,180 +536,6 @@ export class Catalog {
       this.datasets.forget(entry.location);
       return { id: target };
     });
-  }
-
-  /**
-   * Runs one write to a table's directory at a time within this process, on any branch. Lance resolves concurrent
-   * commits by rebasing and retrying, which under many writers to one table wastes work and can time out; queueing
-   * them here does not. Drops and moves queue here too, so a write that waited behind one finds the table gone
-   * instead of writing files into a directory that no longer belongs to it.
-   */
-  commitTo<T>(entry: TableEntry, commit: (stamp: string) => Promise<T>, options: { directorySeen?: boolean } = {}): Promise<T> {
-    return this.turnOf(entry, () => this.unlessDropped(entry, commit, options));
-  }
-
-  /** Runs `work` in the table's write turn. */
-  turnOf<T>(entry: TableEntry, work: () => Promise<T>): Promise<T> {
-    return this.writes.run(entry.location, work);
-  }
-
-  /**
-   * Runs one write in the table's turn, answering TableNotFound when the table was dropped before or under it. A
-   * drop in another instance can land while the write is under way; the engine then writes its files where the
-   * table was, making its directory again. So after the write the catalog is asked whether the table is still
-   * there, and if it is not, what the write left goes too, and the write is answered as not found. `write` gets the
-   * stamp of the table's directory as it is now (Datasets.directoryStamp), or "" with `directorySeen`: a caller that
-   * has just read a file inside the directory and writes without the engine (a manifest written whole) needs neither
-   * the stamp nor the look at the directory it costs.
-   */
-  async unlessDropped<T>(entry: TableEntry, write: (stamp: string) => Promise<T>, { directorySeen = false } = {}): Promise<T> {
-    const gone = () => new QuiverError("TableNotFound", `Table '${entry.objectId}' was dropped or moved`);
-    const stamp = directorySeen ? "" : await this.datasets.directoryStamp(entry.location);
-    if (stamp === null) throw gone();
-    const unlessGone = async () => {
-      if (await this.stillCatalogued(entry)) return;
-      // A deregistered table's files are kept: what the write added stays with them, unreferenced by the catalog.
-      if (!(await this.datasets.isDeregistered(entry.location))) await this.datasets.remove(entry.location);
-      throw gone();
-    };
-    let result: T;
-    try {
-      result = await write(stamp);
-    } catch (err) {
-      await unlessGone();
-      throw err;
-    }
-    await unlessGone();
-    return result;
-  }
-
-  /** Whether the catalog still holds this table at this location (a root-level dataset without a row: its directory). */
-  private async stillCatalogued(entry: TableEntry): Promise<boolean> {
-    if (!entry.registered) return this.datasets.directoryExists(entry.location);
-    // Under its name or, renamed meanwhile, another: its files are a table's still. A root-level directory the write
-    // itself made again may be listed meanwhile without a row: that is not it.
-    const index = await this.index();
-    const holder = index.atLocation.get(entry.location);
-    return holder !== undefined && index.tables.get(holder)?.registered === true;
-  }
-
-  /** The handle to write through: the shared latest handle, or the named branch. */
-  async writeHandle(entry: TableEntry, branch?: string): Promise<NativeTable> {
-    const table = await this.datasets.open(entry.location);
-    if (!branch || branch === "main") return table;
-    return this.branchHandle(table, branch);
-  }
-
-  /**
-   * The handle to commit to the main branch through (Datasets.commitHandle), holding at least `version`, the latest a
-   * look at the store just found: moved to the latest only when it is behind, in the table's write turn so that no
-   * commit of this process runs on it meanwhile. A commit after this process's own then costs no look at the store.
-   */
-  async commitHandle(entry: TableEntry, version: number): Promise<NativeTable> {
-    const table = await this.datasets.commitHandle(entry.location);
-    if ((await table.version()) >= version) return table;
-    return this.turnOf(entry, async () => {
-      if ((await table.version()) < version) await engineCall("open table", () => table.checkoutLatest());
-      return table;
-    });
-  }
-
-  /** A branch's handle to append through, from within `commitTo`, so that the version the engine reports is the append's own. */
-  async branchAppendHandle(entry: TableEntry, branch: string): Promise<NativeTable> {
-    const table = await this.datasets.commitHandle(entry.location);
-    await engineCall("open table", () => table.checkoutLatest());
-    return this.branchHandle(table, branch);
-  }
-
-  private async branchHandle(table: NativeTable, branch: string): Promise<NativeTable> {
-    const branches = await engineCall("list branches", () => table.branches());
-    const known = await engineCall("list branches", () => branches.list());
-    if (!(branch in known)) throw new QuiverError("TableBranchNotFound", `branch '${branch}' does not exist`);
-    return engineCall("open branch", () => branches.checkout(branch));
-  }
-
-  /** A handle at the requested version, tag or branch (latest main when none is given). */
-  async readHandle(entry: TableEntry, at: ReadAt = {}): Promise<NativeTable> {
-    if (at.tag !== undefined && (at.version !== undefined || at.branch !== undefined)) throw invalidInput("give a tag, or a version and branch, not both");
-    if (at.version === undefined && at.tag === undefined) return this.writeHandle(entry, at.branch);
-    if (at.tag !== undefined) {
-      const tag = at.tag;
-      const tags = await engineCall("read tags", async () => (await this.datasets.open(entry.location)).tags());
-      if (!(tag in (await engineCall("list tags", () => tags.list()))))
-        throw new QuiverError("TableTagNotFound", `tag '${tag}' does not exist on table '${entry.objectId}'`);
-      // Checking out by the tag's name, not its version number, finds the version on the branch the tag is on.
-      const table = await this.datasets.openDetached(entry.location);
-      await engineCall(`check out tag '${tag}'`, () => table.checkoutTag(tag));
-      return table;
-    }
-    const table = at.branch && at.branch !== "main" ? await this.writeHandle(entry, at.branch) : await this.datasets.openDetached(entry.location);
-    const version = at.version!;
-    await table.checkout(version).catch(() => {
-      throw new QuiverError("TableVersionNotFound", `version ${version} of table '${entry.objectId}' does not exist`);
-    });
-    return table;
-  }
-
-  /** The table's own Lance files, for the operations that work on them beside the engine. */
-  filesOf(entry: TableEntry): TableFiles {
-    return new TableFiles(this.store, this.datasets.root, entry.location, () => this.datasets.forget(entry.location));
-  }
-
-  async requireData(entry: TableEntry, what: string) {
-    if (await this.isDeclaredOnly(entry)) {
-      throw new QuiverError("TableNotFound", `Table '${entry.objectId}' is declared but has no data yet, so it cannot ${what}`);
-    }
-  }
-
-  async describeTable(id: Id, at: ReadAt): Promise<{ entry: TableEntry; declaredOnly: boolean } & Partial<TableVersionDescription>> {
-    return (await this.resolveWith(id, (entry) => this.describeEntry(entry, at))).value;
-  }
-
-  private async describeEntry(entry: TableEntry, at: ReadAt): Promise<{ entry: TableEntry; declaredOnly: boolean } & Partial<TableVersionDescription>> {
-    const latestOfMain = at.version === undefined && at.tag === undefined && (!at.branch || at.branch === "main");
-    // Everything described is fixed by the version's manifest: its etag says whether a description still holds.
-    const latest = latestOfMain ? await this.datasets.latestManifest(entry.location) : null;
-    if (latest?.holds.length) {
-      // A batch still committing this table's newest version with other tables' holds it back: describe the one before.
-      const held = await heldBack(this.store, latest.holds);
-      let visible = latest.version;
-      while (held.has(visible)) visible--;
-      if (visible !== latest.version && visible > 0) return this.describeEntry(entry, { ...at, version: visible });
-    }
-    const cacheKey = latest?.etag ? `${latest.key}\0${latest.etag}` : null;
-    const cached = cacheKey === null ? undefined : this.descriptions.get(cacheKey);
-    if (cacheKey !== null) countLookup("table_description", cached !== undefined);
-    if (cached) return { entry, declaredOnly: false, ...cached };
-    const declaredOnly = latest === null && (await this.isDeclaredOnly(entry));
-    if (declaredOnly) {
-      if (at.version !== undefined || at.tag !== undefined) {
-        throw new QuiverError("TableVersionNotFound", `Table '${entry.objectId}' is declared only and has no versions`);
-      }
-      return { entry, declaredOnly };
-    }
-    // The listing (with its batch holds) decides which version is the latest, and that version is described: a live
-    // handle would follow whatever was committed a moment later, a version a batch may still hold back.
-    const table = await this.readHandle(entry, latest ? { ...at, version: latest.version } : at);
-    const [version, schemaBuf, stats] = await engineCall("describe table", () => Promise.all([table.version(), table.schema(), table.stats()]));
-    const schema: JsonSchema = schemaToJson(tableFromIPC(schemaBuf).schema);
-    const description = { version, schema, stats, deletedRows: await this.deletedRows(entry, table, version, at.branch) };
-    if (cacheKey !== null && latest?.version === version) this.descriptions.set(cacheKey, description);
-    return { entry, declaredOnly, ...description };
-  }
-
-  /** Rows marked deleted at a version of the main branch, from its manifest (0 where that cannot be read). */
-  private async deletedRows(entry: TableEntry, table: NativeTable, version: number, branch?: string): Promise<number> {
-    if (branch && branch !== "main") return 0;
-    try {
-      const { summary } = await this.filesOf(entry).manifest(version, { directory: entry.location, v2: await table.usesV2ManifestPaths() });
-      return Number(summary.metadata.total_deletion_file_rows);
-    } catch {
-      return 0;
-    }
-  }
-
-  async schemaOf(table: NativeTable) {
-    return tableFromIPC(await engineCall("read the schema", () => table.schema())).schema;
   }
 }
 

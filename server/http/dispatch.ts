@@ -9,25 +9,23 @@ import type { z } from "zod";
 import { DELIMITER, formatIdentifier, IdentifierError, parseIdentifier, sameIdentifier, joinIdentifier } from "@/lib/identifiers";
 import { QuiverError, invalidInput } from "../errors";
 import { ErrorCode } from "@/lib/contract/errors";
-import { parseArrowBody } from "@/server/catalog/catalog";
 import { FILE_ROOM, type ArrowBody } from "@/server/lance/arrow-ipc";
 import { metrics } from "@/server/metrics";
 import { config } from "../config";
 import { heavyRequests } from "./admission";
 import { PhaseTimer } from "./phase-timer";
-import { catalogFor, checkDatabaseName, DEFAULT_DATABASE } from "@/server/catalog/databases";
+import { databaseFor, checkDatabaseName, DEFAULT_DATABASE, type Database } from "@/server/databases";
 import { access } from "../auth/access";
 import type { AuditEntry } from "../auth/audit";
 import { describePrincipal, roleRank, type Principal, type Role } from "../auth/model";
 import { principalOf } from "./authenticate";
 import { refuseUnknown, unknownFields } from "./unknown-fields";
 import { refusedOperation } from "./refused-operations";
-import { discardBody, readBody, readJsonBody, requestDeadline } from "./request-body";
+import { discardBody, parseArrowBody, readBody, readJsonBody, requestDeadline } from "./request-body";
 import { errorResponse, reply } from "./responses";
 import { findRoute } from "./router";
 import { identifierIn, type JsonBody, type RouteDef } from "./route";
 import { log, logRequest } from "@/server/log";
-import type { Catalog } from "@/server/catalog/catalog";
 import { recordCommits, type Commit } from "@/server/tables/version-authors";
 
 function queryObject(url: URL): Record<string, string | string[]> {
@@ -150,7 +148,7 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
   let ownDetail: string | undefined;
   /** The versions the call committed, recorded with who made them once it succeeded. */
   const commits: Commit[] = [];
-  let catalog: Catalog | undefined;
+  let opened: Database | undefined;
   const releases: Array<() => void> = [];
   const timing = new PhaseTimer();
   const started = performance.now();
@@ -191,7 +189,7 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
     const id = parseId(params, delimiter);
     target = id.length ? formatIdentifier(id) : null;
     await authorize(route, principal, database, id);
-    catalog = await catalogFor(database);
+    opened = await databaseFor(database);
     timing.mark("auth");
     if (route.heavy || route.body?.kind === "arrow") releases.push(await timing.time("queue", heavyRequests.enter()));
 
@@ -231,7 +229,8 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
       requestId,
       principal,
       database,
-      catalog,
+      catalog: opened.catalog,
+      tables: opened.tables,
       access: access(),
       id,
       params,
@@ -275,8 +274,8 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
     });
   }
   const recorded =
-    response.ok && commits.length && principal && catalog
-      ? recordCommits(catalog, commits, describePrincipal(principal), matched!.operationId).catch((err: unknown) =>
+    response.ok && commits.length && principal && opened
+      ? recordCommits(opened.tables, commits, describePrincipal(principal), matched!.operationId).catch((err: unknown) =>
           // The versions are committed and the audit log names them: only the console's "by whom" lacks them.
           log.error({ request_id: requestId, err }, "recording who committed a version failed"),
         )

@@ -5,7 +5,7 @@
 import "server-only";
 import { QuiverError, invalidInput } from "../errors";
 import { config } from "../config";
-import { received, type ReceivedBody } from "@/server/lance/arrow-ipc";
+import { ArrowBodyError, received, toIpcFile, type ArrowBody, type ReceivedBody } from "@/server/lance/arrow-ipc";
 import { bodyBudget, slowDown } from "./admission";
 import { bodySource } from "./body-source";
 import { bodyBuffers, type BodyBuffer } from "./body-buffers";
@@ -124,4 +124,14 @@ export async function readJsonBody(request: Request): Promise<{ value: Record<st
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) return { error: invalidInput("request body must be a JSON object") };
   return { value: value as Record<string, unknown> };
+}
+
+/** An Arrow request body as the engine takes it (an IPC file); a body that is not Arrow IPC is the caller's 400. */
+export function parseArrowBody(body: ReceivedBody): ArrowBody {
+  try {
+    return toIpcFile(body);
+  } catch (err) {
+    if (err instanceof ArrowBodyError) throw invalidInput(err.message);
+    throw err;
+  }
 }

@@ -5,6 +5,7 @@
 import "server-only";
 import { z } from "zod";
 import type { Catalog } from "@/server/catalog/catalog";
+import type { Tables } from "@/server/tables/tables";
 import type { ArrowBody } from "@/server/lance/arrow-ipc";
 import { IdentifierError, validateIdentifier } from "@/lib/identifiers";
 import { invalidInput } from "../errors";
@@ -73,8 +74,10 @@ export interface RouteContext<Q, B> {
   requestId: string;
   principal: Principal;
   database: string;
-  /** The catalog of the request's database. */
+  /** The catalog of the request's database: which namespaces and tables it holds. */
   catalog: Catalog;
+  /** The tables of the request's database: what is done with one table's data. */
+  tables: Tables;
   access: Access;
   /** The parsed `{id}` (namespace or table identifier), when the route has one. */
   id: string[];

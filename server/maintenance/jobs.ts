@@ -10,13 +10,13 @@ import { log } from "@/server/log";
 import { randomBytes } from "node:crypto";
 import type { z } from "zod";
 import type { maintenanceJob } from "@/lib/contract/maintenance";
-import type { Catalog } from "@/server/catalog/catalog";
 import type { TableEntry } from "@/server/catalog/catalog-table";
 import { QuiverError } from "@/server/errors";
 import { metrics } from "@/server/metrics";
 import { TableLease } from "./lease";
 import { cleanupVersions, compactTable } from "./operations";
 import { recordCompaction } from "@/server/tables/version-authors";
+import type { Tables } from "@/server/tables/tables";
 
 export type MaintenanceJob = z.output<typeof maintenanceJob>;
 type JobKind = MaintenanceJob["kind"];
@@ -38,11 +38,11 @@ export interface JobRequest {
 
 /** Starts a job on the table; refused (409) while another job holds the table's maintenance. */
 export async function startJob(
-  catalog: Catalog,
+  tables: Tables,
   entry: TableEntry,
   request: JobRequest,
 ): Promise<{ job: MaintenanceJob; done: Promise<{ job: MaintenanceJob; failure: QuiverError | null }> }> {
-  const store = catalog.store;
+  const store = tables.records;
   // Named by time first, so that a listing is in time order.
   const jobId = `${Date.now().toString().padStart(14, "0")}-${randomBytes(4).toString("hex")}`;
   const lease = await TableLease.acquire(store, entry.location, jobId);
@@ -84,13 +84,13 @@ export async function startJob(
     let failure: QuiverError | null = null;
     try {
       if (request.kind === "compact") {
-        job.compaction = await compactTable(catalog, entry, () => metrics.maintenanceRetries.inc());
+        job.compaction = await compactTable(tables, entry, () => metrics.maintenanceRetries.inc());
         const { version_before, version_after } = job.compaction;
-        await recordCompaction(catalog, entry, version_before, version_after, { id: jobId, requestedBy: request.requestedBy }).catch((err: unknown) =>
+        await recordCompaction(tables, entry, version_before, version_after, { id: jobId, requestedBy: request.requestedBy }).catch((err: unknown) =>
           log.warn({ err, job: jobId }, "recording the compaction's versions as the job's failed"),
         );
       } else {
-        job.cleanup = await cleanupVersions(catalog, entry, request.olderThan ?? new Date(), (done, total) => (job.progress = { done, total }));
+        job.cleanup = await cleanupVersions(tables, entry, request.olderThan ?? new Date(), (done, total) => (job.progress = { done, total }));
       }
       job.status = "succeeded";
     } catch (err) {
@@ -114,21 +114,21 @@ function answered(job: MaintenanceJob): MaintenanceJob {
   return job.status === "running" && Date.now() - Date.parse(job.updated_at) > ABANDONED_AFTER_MS ? { ...job, status: "abandoned" } : job;
 }
 
-export async function jobOf(catalog: Catalog, entry: TableEntry, jobId: string): Promise<MaintenanceJob> {
+export async function jobOf(tables: Tables, entry: TableEntry, jobId: string): Promise<MaintenanceJob> {
   const missing = () => new QuiverError("TransactionNotFound", `table '${entry.objectId}' has no maintenance job '${jobId}'`);
   if (!/^\d{14}-[0-9a-f]{8}$/.test(jobId)) throw missing();
-  const body = await catalog.store.get(`${jobsPrefix(entry)}${jobId}.json`);
+  const body = await tables.records.get(`${jobsPrefix(entry)}${jobId}.json`);
   if (!body) throw missing();
   return answered(JSON.parse(body.toString("utf8")) as MaintenanceJob);
 }
 
 /** The table's maintenance jobs, newest first. */
-export async function jobsOf(catalog: Catalog, entry: TableEntry, limit: number): Promise<MaintenanceJob[]> {
-  const keys = (await catalog.store.list(jobsPrefix(entry)))
+export async function jobsOf(tables: Tables, entry: TableEntry, limit: number): Promise<MaintenanceJob[]> {
+  const keys = (await tables.records.list(jobsPrefix(entry)))
     .filter((k) => k.endsWith(".json"))
     .sort()
     .reverse()
     .slice(0, limit);
-  const bodies = await Promise.all(keys.map((key) => catalog.store.get(key)));
+  const bodies = await Promise.all(keys.map((key) => tables.records.get(key)));
   return bodies.flatMap((body) => (body ? [answered(JSON.parse(body.toString("utf8")) as MaintenanceJob)] : []));
 }

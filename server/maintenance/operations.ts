@@ -10,12 +10,12 @@
  * branch's version, does. Files no version names (a write under way, one a crash left) are never touched.
  */
 import "server-only";
-import type { Catalog } from "@/server/catalog/catalog";
 import type { TableEntry } from "@/server/catalog/catalog-table";
 import { QuiverError } from "@/server/errors";
 import type { TableFiles } from "@/server/lance/table-files";
 import { engineCall } from "@/server/lance/native";
 import { pruneAuthors } from "@/server/tables/version-authors";
+import type { Tables } from "@/server/tables/tables";
 
 export interface TableHealth {
   version: number;
@@ -50,8 +50,8 @@ export async function manifestHealth(files: TableFiles): Promise<TableHealth> {
 }
 
 /** Rows added since each index was built, summed over the indices, and how many indices there are. */
-export async function indexCoverage(catalog: Catalog, entry: TableEntry): Promise<{ indices: number; unindexed_rows: number }> {
-  const table = await catalog.writeHandle(entry);
+export async function indexCoverage(tables: Tables, entry: TableEntry): Promise<{ indices: number; unindexed_rows: number }> {
+  const table = await tables.writeHandle(entry);
   const indices = await engineCall("list indices", () => table.listIndices());
   return { indices: indices.length, unindexed_rows: indices.reduce((sum, i) => sum + (i.numUnindexedRows ?? 0), 0) };
 }
@@ -80,17 +80,17 @@ const COMPACTION_ATTEMPTS = 5;
  * or update of rows being rewritten), the compaction is run again on the new latest version. The user's write
  * always stands.
  */
-export async function compactTable(catalog: Catalog, entry: TableEntry, onConflict: () => void = () => {}): Promise<CompactionResult> {
-  const files = catalog.filesOf(entry);
+export async function compactTable(tables: Tables, entry: TableEntry, onConflict: () => void = () => {}): Promise<CompactionResult> {
+  const files = tables.filesOf(entry);
   const before = await manifestHealth(files);
-  const indexedBefore = await indexCoverage(catalog, entry);
+  const indexedBefore = await indexCoverage(tables, entry);
   let stats: { fragmentsRemoved: number; fragmentsAdded: number; filesRemoved: number; filesAdded: number } | undefined;
   let conflicts = 0;
   for (let attempt = 1; !stats; attempt++) {
     try {
-      const table = await catalog.datasets.openDetached(entry.location);
+      const table = await tables.openDetached(entry);
       // Versions made before the epoch: none. Old versions are removed by cleanupVersions, which keeps tagged ones.
-      const done = await catalog.unlessDropped(entry, () => engineCall("compact the table", () => table.optimize(0, false)));
+      const done = await tables.unlessDropped(entry, () => engineCall("compact the table", () => table.optimize(0, false)));
       stats = done.compaction;
     } catch (err) {
       if (!(err instanceof QuiverError && err.codeName === "ConcurrentModification") || attempt >= COMPACTION_ATTEMPTS) throw err;
@@ -98,9 +98,9 @@ export async function compactTable(catalog: Catalog, entry: TableEntry, onConfli
       onConflict();
     }
   }
-  catalog.datasets.forget(entry.location);
+  tables.forget(entry);
   const after = await manifestHealth(files);
-  const indexedAfter = await indexCoverage(catalog, entry);
+  const indexedAfter = await indexCoverage(tables, entry);
   return {
     version_before: before.version,
     version_after: after.version,
@@ -194,8 +194,8 @@ async function planFor(files: TableFiles, olderThan: Date): Promise<Doomed> {
 }
 
 /** What a cleanup would remove now: versions, the tags and branches that keep theirs, files and bytes. */
-export async function planCleanup(catalog: Catalog, entry: TableEntry, olderThan: Date): Promise<CleanupPlan> {
-  return (await planFor(catalog.filesOf(entry), olderThan)).plan;
+export async function planCleanup(tables: Tables, entry: TableEntry, olderThan: Date): Promise<CleanupPlan> {
+  return (await planFor(tables.filesOf(entry), olderThan)).plan;
 }
 
 export interface CleanupResult extends CleanupPlan {
@@ -208,14 +208,14 @@ export interface CleanupResult extends CleanupPlan {
  * its files; then the files. Before the files go the versions are listed again: a version committed meanwhile (a
  * restore of an old version, say) keeps whatever it names.
  */
-export async function cleanupVersions(catalog: Catalog, entry: TableEntry, olderThan: Date, progress: (done: number, total: number) => void = () => {}) {
-  const files = catalog.filesOf(entry);
+export async function cleanupVersions(tables: Tables, entry: TableEntry, olderThan: Date, progress: (done: number, total: number) => void = () => {}) {
+  const files = tables.filesOf(entry);
   const doomed = await planFor(files, olderThan);
   const total = doomed.manifests.length + doomed.names.size;
-  await catalog.unlessDropped(entry, () => files.deleteManifests(files.location, doomed.manifests, doomed.v2));
+  await tables.unlessDropped(entry, () => files.deleteManifests(files.location, doomed.manifests, doomed.v2));
   progress(doomed.manifests.length, total);
   const { sources } = await files.versions(files.location, { everyManifest: true });
-  await pruneAuthors(catalog.store, entry, undefined, new Set(sources.keys()));
+  await pruneAuthors(tables.records, entry, undefined, new Set(sources.keys()));
   const stillNamed = new Set<string>();
   for (const [n, source] of sources)
     if (!doomed.manifests.includes(n)) namesOf((await files.manifest(n, source)).summary.files).forEach((name) => stillNamed.add(name));

@@ -5,14 +5,14 @@
  */
 import "server-only";
 import { log } from "@/server/log";
-import type { Catalog } from "@/server/catalog/catalog";
 import type { TableEntry } from "@/server/catalog/catalog-table";
-import { catalogFor, listDatabases } from "@/server/catalog/databases";
+import { databaseFor, listDatabases } from "@/server/databases";
 import { ConfigError } from "@/server/config-error";
 import { QuiverError } from "@/server/errors";
 import { startJob, type JobRequest } from "./jobs";
 import { manifestHealth, planCleanup } from "./operations";
 import { cleanupDue, compactionDue, servicePolicy, tablePolicy, type MaintenancePolicy } from "./policy";
+import type { Tables } from "@/server/tables/tables";
 
 export const POLICY_PRINCIPAL = "quiver:policy";
 
@@ -47,13 +47,13 @@ export function startMaintenancePolicy(): void {
 
 async function maintainAll(service: MaintenancePolicy) {
   for (const database of await listDatabases()) {
-    const catalog = await catalogFor(database);
+    const { catalog, tables } = await databaseFor(database);
     const index = await catalog.index();
     for (const entry of [...index.tables.values()]) {
       const { policy } = tablePolicy(service, index, entry);
       if (!policy.enabled) continue;
       try {
-        await maintainTable(catalog, entry, policy);
+        await maintainTable(tables, entry, policy);
       } catch (err) {
         // A table dropped meanwhile, or a store that failed: the next pass looks again.
         if (!(err instanceof QuiverError && err.codeName === "TableNotFound"))
@@ -63,21 +63,21 @@ async function maintainAll(service: MaintenancePolicy) {
   }
 }
 
-async function maintainTable(catalog: Catalog, entry: TableEntry, policy: MaintenancePolicy) {
-  if (await catalog.isDeclaredOnly(entry)) return;
-  const health = await manifestHealth(catalog.filesOf(entry));
+async function maintainTable(tables: Tables, entry: TableEntry, policy: MaintenancePolicy) {
+  if (await tables.isDeclaredOnly(entry)) return;
+  const health = await manifestHealth(tables.filesOf(entry));
   const reason = compactionDue(policy, health);
-  if (reason) await runJob(catalog, entry, { kind: "compact", reason });
+  if (reason) await runJob(tables, entry, { kind: "compact", reason });
   if (cleanupDue(policy, health)) {
     const olderThan = new Date(Date.now() - policy.retentionSeconds * 1000);
-    const plan = await planCleanup(catalog, entry, olderThan);
-    if (plan.versions.length > 0) await runJob(catalog, entry, { kind: "cleanup", olderThan, reason: `${plan.versions.length} versions past the retention` });
+    const plan = await planCleanup(tables, entry, olderThan);
+    if (plan.versions.length > 0) await runJob(tables, entry, { kind: "cleanup", olderThan, reason: `${plan.versions.length} versions past the retention` });
   }
 }
 
-async function runJob(catalog: Catalog, entry: TableEntry, request: Pick<JobRequest, "kind" | "olderThan" | "reason">) {
+async function runJob(tables: Tables, entry: TableEntry, request: Pick<JobRequest, "kind" | "olderThan" | "reason">) {
   try {
-    const { done } = await startJob(catalog, entry, { ...request, trigger: "policy", requestedBy: POLICY_PRINCIPAL });
+    const { done } = await startJob(tables, entry, { ...request, trigger: "policy", requestedBy: POLICY_PRINCIPAL });
     await done;
   } catch (err) {
     // Another instance holds the table's maintenance: it does the work.

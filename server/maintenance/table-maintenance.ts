@@ -1,31 +1,32 @@
 /** The maintenance operations of one table as the API offers them: by table identifier, for a caller. */
 import "server-only";
-import type { Catalog, Id } from "@/server/catalog/catalog";
+import type { Id } from "@/server/catalog/catalog";
 import { describePrincipal, type Principal } from "@/server/auth/model";
 import { TableLease } from "./lease";
 import { jobOf, jobsOf, startJob, type MaintenanceJob } from "./jobs";
 import { indexCoverage, manifestHealth, planCleanup } from "./operations";
 import { cleanupDue, compactionDue, servicePolicy, tablePolicy } from "./policy";
+import type { Tables } from "@/server/tables/tables";
 
-async function writtenTable(catalog: Catalog, id: Id, what: string) {
-  const entry = await catalog.resolve(id);
-  await catalog.requireData(entry, what);
+async function writtenTable(tables: Tables, id: Id, what: string) {
+  const entry = await tables.resolve(id);
+  await tables.requireData(entry, what);
   return entry;
 }
 
-export async function maintenanceOverview(catalog: Catalog, id: Id) {
-  // Read while the catalog is checked, whose answer then also says which policy applies.
+export async function maintenanceOverview(tables: Tables, id: Id) {
+  // Read while the tables is checked, whose answer then also says which policy applies.
   const {
     entry,
     index,
     value: [health, coverage, holder, [last]],
-  } = await catalog.resolveWith(id, (entry) =>
-    catalog.onWritten(entry, "report its health", () =>
+  } = await tables.resolveWith(id, (entry) =>
+    tables.onWritten(entry, "report its health", () =>
       Promise.all([
-        manifestHealth(catalog.filesOf(entry)),
-        indexCoverage(catalog, entry),
-        TableLease.holderOf(catalog.store, entry.location),
-        jobsOf(catalog, entry, 1),
+        manifestHealth(tables.filesOf(entry)),
+        indexCoverage(tables, entry),
+        TableLease.holderOf(tables.records, entry.location),
+        jobsOf(tables, entry, 1),
       ]),
     ),
   );
@@ -46,18 +47,18 @@ export async function maintenanceOverview(catalog: Catalog, id: Id) {
   };
 }
 
-export async function cleanupPreview(catalog: Catalog, id: Id, olderThan: Date) {
-  return planCleanup(catalog, await writtenTable(catalog, id, "have versions cleaned up"), olderThan);
+export async function cleanupPreview(tables: Tables, id: Id, olderThan: Date) {
+  return planCleanup(tables, await writtenTable(tables, id, "have versions cleaned up"), olderThan);
 }
 
 export async function startMaintenance(
-  catalog: Catalog,
+  tables: Tables,
   id: Id,
   request: { kind: MaintenanceJob["kind"]; principal: Principal; wait: boolean; olderThan?: Date },
 ): Promise<MaintenanceJob> {
-  const entry = await writtenTable(catalog, id, request.kind === "compact" ? "be compacted" : "have versions cleaned up");
+  const entry = await writtenTable(tables, id, request.kind === "compact" ? "be compacted" : "have versions cleaned up");
   const who = describePrincipal(request.principal);
-  const { job, done } = await startJob(catalog, entry, {
+  const { job, done } = await startJob(tables, entry, {
     kind: request.kind,
     trigger: "request",
     requestedBy: `${who.kind}:${who.name}`,
@@ -69,10 +70,10 @@ export async function startMaintenance(
   return finished.job;
 }
 
-export async function tableJobs(catalog: Catalog, id: Id, limit: number) {
-  return jobsOf(catalog, await catalog.resolve(id), limit);
+export async function tableJobs(tables: Tables, id: Id, limit: number) {
+  return jobsOf(tables, await tables.resolve(id), limit);
 }
 
-export async function tableJob(catalog: Catalog, id: Id, jobId: string) {
-  return jobOf(catalog, await catalog.resolve(id), jobId);
+export async function tableJob(tables: Tables, id: Id, jobId: string) {
+  return jobOf(tables, await tables.resolve(id), jobId);
 }

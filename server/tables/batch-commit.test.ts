@@ -8,11 +8,13 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as lancedb from "@lancedb/lancedb";
-import { Catalog } from "@/server/catalog/catalog";
+import type { Catalog } from "@/server/catalog/catalog";
+import { openDatabase } from "@/server/databases";
 import { QuiverError } from "@/server/errors";
 import { manifestKey } from "@/server/lance/version-manifest";
 import { parseRoot } from "@/server/storage/root";
 import { checkBatch, commitBatch } from "./batch-commit";
+import type { Tables } from "./tables";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "quiver-batch-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -20,6 +22,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const rows = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => ({ id: from + i }));
 let db: lancedb.Connection;
 let catalog: Catalog;
+let tables: Tables;
 
 /** Version 2 of a new table, written and then taken back to a staging path, as a writer stages a commit. */
 async function staged(table: string): Promise<string> {
@@ -35,8 +38,7 @@ const latestVersion = async (table: string) => (await db.openTable(table)).versi
 
 beforeAll(async () => {
   db = await lancedb.connect(dir);
-  catalog = new Catalog(parseRoot(dir), {});
-  await catalog.init();
+  ({ catalog, tables } = await openDatabase(parseRoot(dir), {}));
 });
 
 describe("a batch overtaken between its check and its apply", () => {
@@ -44,7 +46,7 @@ describe("a batch overtaken between its check and its apply", () => {
     const aStaged = await staged("a");
     const bStaged = await staged("b");
     await db.createTable("d", rows(0, 2));
-    const batch = await checkBatch(catalog, [
+    const batch = await checkBatch(catalog, tables, [
       { kind: "create_table_version", id: ["a"], version: { version: 2, manifestPath: aStaged } },
       { kind: "declare_table", id: ["c"], properties: { owner: "x" } },
       { kind: "deregister_table", id: ["d"] },
@@ -67,7 +69,7 @@ describe("a batch overtaken between its check and its apply", () => {
     expect(await (await db.openTable("b")).countRows()).toBe(4);
 
     // Checked again, the same batch (less b's taken version) commits whole.
-    const results = await commitBatch(catalog, [
+    const results = await commitBatch(catalog, tables, [
       { kind: "create_table_version", id: ["a"], version: { version: 2, manifestPath: aStaged } },
       { kind: "declare_table", id: ["c"], properties: { owner: "x" } },
       { kind: "deregister_table", id: ["d"] },

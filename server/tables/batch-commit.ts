@@ -11,6 +11,7 @@ import { formatIdentifier } from "@/lib/identifiers";
 import { QuiverError, invalidInput } from "@/server/errors";
 import { log } from "@/server/log";
 import type { Catalog, Id } from "@/server/catalog/catalog";
+import type { Tables } from "./tables";
 import { holdVersions } from "@/server/catalog/batch-holds";
 import { tableVersionStep, versionDeletionStep, type NewTableVersion, type Step, type TableVersionRecord } from "./versions";
 
@@ -34,14 +35,14 @@ function inBatch(index: number, op: BatchOperation, err: unknown, after = ""): u
   return new QuiverError(err.codeName, `${nameOf(op)} (number ${index + 1}): ${err.message}${after}`, { status: err.status });
 }
 
-async function stepOf(catalog: Catalog, op: BatchOperation): Promise<Step<BatchResult>> {
+async function stepOf(catalog: Catalog, tables: Tables, op: BatchOperation): Promise<Step<BatchResult>> {
   switch (op.kind) {
     case "create_table_version": {
-      const step = await tableVersionStep(catalog, op.id, op.version);
+      const step = await tableVersionStep(tables, op.id, op.version);
       return { ...step, apply: async () => ({ kind: op.kind, ...(await step.apply()) }) };
     }
     case "delete_table_versions": {
-      const step = await versionDeletionStep(catalog, op.id, op.ranges, op.branch, { undoable: true });
+      const step = await versionDeletionStep(tables, op.id, op.ranges, op.branch, { undoable: true });
       return { ...step, apply: async () => ({ kind: op.kind, ...(await step.apply()) }) };
     }
     case "declare_table":
@@ -67,12 +68,12 @@ async function stepOf(catalog: Catalog, op: BatchOperation): Promise<Step<BatchR
   }
 }
 
-export async function commitBatch(catalog: Catalog, operations: BatchOperation[]): Promise<BatchResult[]> {
-  return (await checkBatch(catalog, operations)).apply();
+export async function commitBatch(catalog: Catalog, tables: Tables, operations: BatchOperation[]): Promise<BatchResult[]> {
+  return (await checkBatch(catalog, tables, operations)).apply();
 }
 
 /** Checks every operation of a batch, changing nothing; what it answers applies them all, or none. */
-export async function checkBatch(catalog: Catalog, operations: BatchOperation[]): Promise<{ apply(): Promise<BatchResult[]> }> {
+export async function checkBatch(catalog: Catalog, tables: Tables, operations: BatchOperation[]): Promise<{ apply(): Promise<BatchResult[]> }> {
   if (operations.length === 0) throw invalidInput("a batch needs at least one operation");
   const first = new Map<string, number>();
   operations.forEach((op, i) => {
@@ -85,8 +86,8 @@ export async function checkBatch(catalog: Catalog, operations: BatchOperation[])
   });
   const steps: Array<Step<BatchResult>> = [];
   for (const [i, op] of operations.entries())
-    steps.push(await stepOf(catalog, op).catch((err) => Promise.reject(inBatch(i, op, err, "; nothing was changed"))));
-  return { apply: () => applyAll(catalog, operations, steps) };
+    steps.push(await stepOf(catalog, tables, op).catch((err) => Promise.reject(inBatch(i, op, err, "; nothing was changed"))));
+  return { apply: () => applyAll(tables, operations, steps) };
 }
 
 /**
@@ -103,9 +104,9 @@ async function letGo(hold: Awaited<ReturnType<typeof holdVersions>> | null) {
   }
 }
 
-async function applyAll(catalog: Catalog, operations: BatchOperation[], steps: Array<Step<BatchResult>>): Promise<BatchResult[]> {
+async function applyAll(tables: Tables, operations: BatchOperation[], steps: Array<Step<BatchResult>>): Promise<BatchResult[]> {
   const published = steps.flatMap((step) => (step.publishes ? [step.publishes] : []));
-  const hold = published.length > 1 ? await holdVersions(catalog.store, published) : null;
+  const hold = published.length > 1 ? await holdVersions(tables.records, published) : null;
   const results: BatchResult[] = [];
   for (const [i, step] of steps.entries()) {
     try {

@@ -9,9 +9,10 @@ import { diffSchemas } from "@/lib/schema-diff";
 import { STABLE_ROW_IDS } from "@/lib/contract/catalog";
 import { QuiverError, invalidInput } from "@/server/errors";
 import { fragmentsIn } from "@/server/lance/version-changes";
-import type { Catalog, Id, ReadAt } from "@/server/catalog/catalog";
+import type { Id, ReadAt } from "@/server/catalog/catalog";
 import { countRows, queryTable } from "./queries";
 import { joinIdentifier } from "@/lib/identifiers";
+import type { Tables } from "./tables";
 
 export interface ChangeEnds {
   /** The earlier end; the version before `to` when absent. */
@@ -24,13 +25,13 @@ export interface ChangeEnds {
 export const insertedFilter = (from: number) => `_row_created_at_version > ${from}`;
 export const updatedFilter = (from: number) => `_row_created_at_version <= ${from} AND _row_last_updated_at_version > ${from}`;
 
-async function resolved(catalog: Catalog, id: Id, ends: ChangeEnds) {
-  const to = await catalog.describeTable(id, ends.to);
+async function resolved(tables: Tables, id: Id, ends: ChangeEnds) {
+  const to = await tables.describe(id, ends.to);
   if (to.declaredOnly || to.version === undefined || !to.schema)
     throw new QuiverError("TableVersionNotFound", `Table '${joinIdentifier(id)}' has no versions yet`);
   const fromAt = ends.from ?? { version: to.version - 1 };
   if (fromAt.version === 0) return { to, from: null };
-  const from = await catalog.describeTable(id, fromAt);
+  const from = await tables.describe(id, fromAt);
   if (from.version === undefined || !from.schema)
     throw new QuiverError("TableVersionNotFound", `the earlier version of table '${joinIdentifier(id)}' does not exist`);
   if (from.version > to.version) throw invalidInput(`from (version ${from.version}) comes after to (version ${to.version}): name the earlier version first`);
@@ -38,9 +39,9 @@ async function resolved(catalog: Catalog, id: Id, ends: ChangeEnds) {
 }
 
 /** Reads the manifests of a table's versions (of main): what each says, and its fragments' live rows. */
-async function manifestsOf(catalog: Catalog, id: Id) {
-  const entry = await catalog.resolve(id);
-  const files = catalog.filesOf(entry);
+async function manifestsOf(tables: Tables, id: Id) {
+  const entry = await tables.resolve(id);
+  const files = tables.filesOf(entry);
   const { sources } = await files.versions(files.directoryOf());
   return async (version: number) => {
     const source = sources.get(version);
@@ -53,8 +54,8 @@ async function manifestsOf(catalog: Catalog, id: Id) {
 }
 
 /** The rows a manifest's fragments hold, and how the later one's differ: written into new fragments, or taken out. */
-async function fragmentChanges(catalog: Catalog, id: Id, fromVersion: number | null, toVersion: number) {
-  const read = await manifestsOf(catalog, id);
+async function fragmentChanges(tables: Tables, id: Id, fromVersion: number | null, toVersion: number) {
+  const read = await manifestsOf(tables, id);
   const [before, after] = await Promise.all([fromVersion === null ? null : read(fromVersion), read(toVersion)]);
   let written = 0;
   let removed = 0;
@@ -64,10 +65,10 @@ async function fragmentChanges(catalog: Catalog, id: Id, fromVersion: number | n
   return { rowsBefore: before ? rowsOf(before) : 0, rowsAfter: rowsOf(after), written, removed, stableRowIds: after.summary.stableRowIds };
 }
 
-export async function tableChanges(catalog: Catalog, id: Id, ends: ChangeEnds) {
-  const { to, from } = await resolved(catalog, id, ends);
+export async function tableChanges(tables: Tables, id: Id, ends: ChangeEnds) {
+  const { to, from } = await resolved(tables, id, ends);
   const fromVersion = from?.version ?? null;
-  const physical = await fragmentChanges(catalog, id, fromVersion, to.version!);
+  const physical = await fragmentChanges(tables, id, fromVersion, to.version!);
   const schema = diffSchemas(from?.schema ?? { fields: [] }, to.schema!)
     .filter((c) => c.kind !== "same")
     .map((c) => ({
@@ -81,8 +82,8 @@ export async function tableChanges(catalog: Catalog, id: Id, ends: ChangeEnds) {
   if (physical.stableRowIds) {
     const since = fromVersion ?? 0;
     const [inserted, updated] = await Promise.all([
-      countRows(catalog, id, insertedFilter(since), { version: to.version }),
-      countRows(catalog, id, updatedFilter(since), { version: to.version }),
+      countRows(tables, id, insertedFilter(since), { version: to.version }),
+      countRows(tables, id, updatedFilter(since), { version: to.version }),
     ]);
     rows = { inserted, updated, deleted: Math.max(0, physical.rowsBefore - (physical.rowsAfter - inserted)) };
   }
@@ -111,24 +112,24 @@ export type ChangedRows = "inserted" | "updated" | "previous";
  * named by `rowIds` as they were at `from` (what an update changed them from): an Arrow IPC file.
  */
 export async function changedRows(
-  catalog: Catalog,
+  tables: Tables,
   id: Id,
   ends: ChangeEnds,
   kind: ChangedRows,
   page: { limit: number; offset: number; rowIds?: string[] },
 ): Promise<Buffer> {
-  const { to, from } = await resolved(catalog, id, ends);
+  const { to, from } = await resolved(tables, id, ends);
   const fromVersion = from?.version ?? 0;
-  const manifestAt = await manifestsOf(catalog, id);
+  const manifestAt = await manifestsOf(tables, id);
   const { stableRowIds } = (await manifestAt(to.version!)).summary;
   if (!stableRowIds)
     throw invalidInput(`table '${joinIdentifier(id)}' was not written with stable row ids, so its rows do not say which version made or changed them`);
   if (kind === "previous") {
     if (!page.rowIds?.length) throw invalidInput("row_ids names the rows whose earlier values to read");
     if (fromVersion === 0) throw invalidInput("the range starts at the table's first version: no row had earlier values");
-    return queryTable(catalog, id, { version: fromVersion, filter: `_rowid IN (${page.rowIds.join(", ")})`, withRowId: true, limit: page.rowIds.length });
+    return queryTable(tables, id, { version: fromVersion, filter: `_rowid IN (${page.rowIds.join(", ")})`, withRowId: true, limit: page.rowIds.length });
   }
-  return queryTable(catalog, id, {
+  return queryTable(tables, id, {
     version: to.version,
     filter: kind === "inserted" ? insertedFilter(fromVersion) : updatedFilter(fromVersion),
     withRowId: true,

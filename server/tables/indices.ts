@@ -3,16 +3,16 @@ import "server-only";
 import type { Field } from "apache-arrow";
 import { QuiverError, invalidInput } from "@/server/errors";
 import { engineCall } from "@/server/lance/native";
-import type { Catalog, Id, ReadAt } from "@/server/catalog/catalog";
+import type { Id, ReadAt } from "@/server/catalog/catalog";
 import { compare } from "@/server/catalog/catalog-table";
 import { indexConfig, indexTypeName, type IndexOptions } from "@/server/lance/index-config";
 import { fieldToJson } from "@/lib/arrow-schema";
 import { columnKind } from "@/lib/index-types";
 import { existingColumn, resolveField } from "./fields";
-import { dataAt, dataHandle } from "./handles";
+import type { Tables } from "./tables";
 
-export async function tableStats(catalog: Catalog, id: Id, branch?: string) {
-  const { table } = await dataHandle(catalog, id, "report statistics", branch);
+export async function tableStats(tables: Tables, id: Id, branch?: string) {
+  const { table } = await tables.dataHandle(id, "report statistics", branch);
   const s = await engineCall("read table statistics", () => table.stats());
   return {
     total_bytes: s.totalBytes,
@@ -22,8 +22,8 @@ export async function tableStats(catalog: Catalog, id: Id, branch?: string) {
   };
 }
 
-export async function listIndices(catalog: Catalog, id: Id, at: ReadAt = {}) {
-  const { table } = await dataAt(catalog, id, "have indices", at);
+export async function listIndices(tables: Tables, id: Id, at: ReadAt = {}) {
+  const { table } = await tables.dataAt(id, "have indices", at);
   const indices = await engineCall("list indices", () => table.listIndices());
   return indices
     .map((i) => ({
@@ -43,8 +43,8 @@ export async function listIndices(catalog: Catalog, id: Id, at: ReadAt = {}) {
     .sort((a, b) => compare(a.index_name, b.index_name));
 }
 
-export async function indexStats(catalog: Catalog, id: Id, name: string, at: ReadAt = {}) {
-  const { entry, table } = await dataAt(catalog, id, "have indices", at);
+export async function indexStats(tables: Tables, id: Id, name: string, at: ReadAt = {}) {
+  const { entry, table } = await tables.dataAt(id, "have indices", at);
   const stats = await engineCall("read index statistics", () => table.indexStats(name));
   if (!stats) throw new QuiverError("TableIndexNotFound", `table '${entry.objectId}' has no index named '${name}'`);
   return {
@@ -56,28 +56,28 @@ export async function indexStats(catalog: Catalog, id: Id, name: string, at: Rea
   };
 }
 
-export async function dropIndex(catalog: Catalog, id: Id, name: string, branch?: string) {
-  const { entry, table } = await dataHandle(catalog, id, "have indices", branch);
+export async function dropIndex(tables: Tables, id: Id, name: string, branch?: string) {
+  const { entry, table } = await tables.dataHandle(id, "have indices", branch);
   const known = await engineCall("list indices", () => table.listIndices());
   if (!known.some((i) => i.name === name)) throw new QuiverError("TableIndexNotFound", `table '${entry.objectId}' has no index named '${name}'`);
-  await catalog.commitTo(entry, () => engineCall("drop index", () => table.dropIndex(name)));
+  await tables.commitTo(entry, () => engineCall("drop index", () => table.dropIndex(name)));
   return { version: await engineCall("read the version", () => table.version()) };
 }
 
 export async function createIndex(
-  catalog: Catalog,
+  tables: Tables,
   id: Id,
   options: { column: string; indexType: string; name?: string; replace?: boolean; branch?: string; scalarOnly?: boolean; settings: IndexOptions },
 ) {
   const config = indexConfig(options.indexType, options.settings, options.scalarOnly);
-  const { entry, table } = await dataHandle(catalog, id, "be indexed", options.branch);
-  const schema = await catalog.schemaOf(table);
+  const { entry, table } = await tables.dataHandle(id, "be indexed", options.branch);
+  const schema = await tables.schemaOf(table);
   const field = resolveField(schema.fields, existingColumn(schema.fields, options.column, "column", entry.objectId))!;
   const json = fieldToJson(field as Field);
   const typeName = indexTypeName(options.indexType);
   if (typeName.startsWith("IVF_") && columnKind(json) !== "vector")
     throw invalidInput(`a ${typeName} index needs a vector column (a fixed-size list of floats or of uint8); column '${options.column}' is ${json.type.type}`);
-  await catalog.commitTo(entry, () =>
+  await tables.commitTo(entry, () =>
     engineCall("create index", () => table.createIndex(config, options.column, options.replace ?? true, null, options.name ?? null)).catch((err) => {
       if (err instanceof QuiverError && err.codeName === "TableAlreadyExists") throw new QuiverError("TableIndexAlreadyExists", err.message);
       throw err;

@@ -9,9 +9,9 @@ import { tableFromIPC, type Table } from "apache-arrow";
 import { hexHead, MEDIA_SNIFF_BYTES, sniffMedia, type MediaType } from "@/lib/media";
 import { invalidInput } from "@/server/errors";
 import { engineCall } from "@/server/lance/native";
-import type { Catalog, Id, ReadAt } from "@/server/catalog/catalog";
+import type { Id, ReadAt } from "@/server/catalog/catalog";
 import type { NativeTable } from "@/server/lance/native";
-import { readAt } from "./handles";
+import type { Tables } from "./tables";
 
 export interface CellSummary {
   row_id: string;
@@ -60,8 +60,8 @@ async function checkedColumns(table: NativeTable, columns: string[]): Promise<{ 
 }
 
 /** What each of the cells of `columns` in the rows `rowIds` holds, without their values. */
-export async function cellSummaries(catalog: Catalog, id: Id, at: ReadAt, columns: string[], rowIds: bigint[]): Promise<CellSummary[]> {
-  return readAt(catalog, id, "be read", at, async (table) => {
+export async function cellSummaries(tables: Tables, id: Id, at: ReadAt, columns: string[], rowIds: bigint[]): Promise<CellSummary[]> {
+  return tables.readAt(id, "be read", at, async (table) => {
     const { blobs, legacy } = await checkedColumns(table, columns);
     const out: CellSummary[] = [];
     const plain = columns.filter((c) => !blobs.has(c));
@@ -115,14 +115,14 @@ function spanOf(range: { start: number; end?: number } | null, size: number): { 
 
 /** One cell's value, or the bytes `range` names of it (inclusive end, as HTTP has it). */
 export async function readCell(
-  catalog: Catalog,
+  tables: Tables,
   id: Id,
   at: ReadAt,
   column: string,
   rowId: bigint,
   range: { start: number; end?: number } | null,
 ): Promise<CellValue> {
-  return readAt(catalog, id, "be read", at, async (table) => {
+  return tables.readAt(id, "be read", at, async (table) => {
     const { blobs, legacy } = await checkedColumns(table, [column]);
     if (legacy.has(column))
       throw invalidInput(

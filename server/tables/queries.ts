@@ -1,20 +1,20 @@
 /** Reads of one table: count, query (vector, full-text, filters, projections, orderings) and its plans. */
 import "server-only";
-import { readAt } from "./handles";
 import type { FullTextQuery } from "@lancedb/lancedb";
 import { QuiverError, invalidInput } from "@/server/errors";
 import { joinIpcFiles } from "@/server/lance/arrow-ipc";
 import { engineCall } from "@/server/lance/native";
-import type { Catalog, Id, ReadAt } from "@/server/catalog/catalog";
+import type { Id, ReadAt } from "@/server/catalog/catalog";
 import type { NativeTable, NativeVectorQuery } from "@/server/lance/native";
+import type { Tables } from "./tables";
 
-export async function countRows(catalog: Catalog, id: Id, predicate: string | undefined, at: ReadAt): Promise<number> {
-  const { value } = await catalog.resolveWith(id, async (entry) => {
+export async function countRows(tables: Tables, id: Id, predicate: string | undefined, at: ReadAt): Promise<number> {
+  const { value } = await tables.resolveWith(id, async (entry) => {
     let table: NativeTable;
     try {
-      table = await catalog.readHandle(entry, at);
+      table = await tables.readHandle(entry, at);
     } catch (err) {
-      if (!(await catalog.isDeclaredOnly(entry))) throw err;
+      if (!(await tables.isDeclaredOnly(entry))) throw err;
       if (at.version !== undefined || at.tag !== undefined) throw new QuiverError("TableVersionNotFound", `Table '${entry.objectId}' has no versions yet`);
       return 0;
     }
@@ -84,8 +84,8 @@ function buildQuery(table: NativeTable, options: QueryOptions) {
 }
 
 /** Runs a query and answers an Arrow IPC file. */
-export async function queryTable(catalog: Catalog, id: Id, options: QueryOptions): Promise<Buffer> {
-  return readAt(catalog, id, "be queried", options, (table) =>
+export async function queryTable(tables: Tables, id: Id, options: QueryOptions): Promise<Buffer> {
+  return tables.readAt(id, "be queried", options, (table) =>
     engineCall("query", async () => {
       const query = buildQuery(table, options);
       const iterator = await query.execute();
@@ -98,11 +98,11 @@ export async function queryTable(catalog: Catalog, id: Id, options: QueryOptions
 }
 
 /** The engine's plan for a query, without running it (`verbose` adds each operator's details). */
-export async function explainQuery(catalog: Catalog, id: Id, options: QueryOptions, verbose: boolean): Promise<string> {
-  return readAt(catalog, id, "be queried", options, (table) => engineCall("explain the query", () => buildQuery(table, options).explainPlan(verbose)));
+export async function explainQuery(tables: Tables, id: Id, options: QueryOptions, verbose: boolean): Promise<string> {
+  return tables.readAt(id, "be queried", options, (table) => engineCall("explain the query", () => buildQuery(table, options).explainPlan(verbose)));
 }
 
 /** Runs a query and answers its plan with what each operator did (rows, time), not its rows. */
-export async function analyzeQuery(catalog: Catalog, id: Id, options: QueryOptions): Promise<string> {
-  return readAt(catalog, id, "be queried", options, (table) => engineCall("analyze the query", () => buildQuery(table, options).analyzePlan()));
+export async function analyzeQuery(tables: Tables, id: Id, options: QueryOptions): Promise<string> {
+  return tables.readAt(id, "be queried", options, (table) => engineCall("analyze the query", () => buildQuery(table, options).analyzePlan()));
 }

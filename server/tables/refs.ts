@@ -1,76 +1,76 @@
 /** A table's tags and branches: listing with Lance's own ref files, creating, moving and deleting them. */
 import "server-only";
-import { dataHandle } from "./handles";
 import { QuiverError, invalidInput } from "@/server/errors";
 import { engineCall } from "@/server/lance/native";
 import { pageOf } from "@/server/catalog/paging";
-import type { Catalog, Id } from "@/server/catalog/catalog";
+import type { Id } from "@/server/catalog/catalog";
 import type { TableEntry } from "@/server/catalog/catalog-table";
+import type { Tables } from "./tables";
 
-async function tagsOf(catalog: Catalog, id: Id, branch?: string) {
-  const { entry, table } = await dataHandle(catalog, id, "have tags", branch);
+async function tagsOf(tables: Tables, id: Id, branch?: string) {
+  const { entry, table } = await tables.dataHandle(id, "have tags", branch);
   return { entry, tags: await engineCall("read tags", () => table.tags()) };
 }
 
-export async function listTags(catalog: Catalog, id: Id, options: { pageToken?: string; limit: number }) {
-  const entry = await catalog.resolve(id);
-  if (await catalog.isDeclaredOnly(entry)) return { tags: {}, page_token: undefined };
-  const { tags } = await tagsOf(catalog, id);
+export async function listTags(tables: Tables, id: Id, options: { pageToken?: string; limit: number }) {
+  const entry = await tables.resolve(id);
+  if (await tables.isDeclaredOnly(entry)) return { tags: {}, page_token: undefined };
+  const { tags } = await tagsOf(tables, id);
   const all = await engineCall("list tags", () => tags.list());
   const page = await pageOf(Object.keys(all).sort(), options.pageToken, options.limit);
-  const refs = await catalog.filesOf(entry).tagRefs(page.items);
+  const refs = await tables.filesOf(entry).tagRefs(page.items);
   const out: Record<string, { version: number; manifestSize: number; branch: string | null }> = {};
   for (const name of page.items) out[name] = { version: all[name].version, manifestSize: all[name].manifestSize, branch: refs.get(name)?.branch ?? null };
   return { tags: out, page_token: page.pageToken };
 }
 
-export async function tagVersion(catalog: Catalog, id: Id, tag: string, branch?: string) {
-  const { entry, tags } = await tagsOf(catalog, id, branch);
+export async function tagVersion(tables: Tables, id: Id, tag: string, branch?: string) {
+  const { entry, tags } = await tagsOf(tables, id, branch);
   const version = await tags.getVersion(tag).catch(() => {
     throw new QuiverError("TableTagNotFound", `tag '${tag}' does not exist on table '${entry.objectId}'`);
   });
-  const refs = await catalog.filesOf(entry).tagRefs([tag]);
+  const refs = await tables.filesOf(entry).tagRefs([tag]);
   return { version, branch: refs.get(tag)?.branch ?? null };
 }
 
-async function requireVersion(catalog: Catalog, entry: TableEntry, version: number, branch?: string) {
-  await catalog.readHandle(entry, { version, branch });
+async function requireVersion(tables: Tables, entry: TableEntry, version: number, branch?: string) {
+  await tables.readHandle(entry, { version, branch });
 }
 
-export async function createTag(catalog: Catalog, id: Id, tag: string, version: number, branch?: string) {
-  const { entry, tags } = await tagsOf(catalog, id, branch);
-  await requireVersion(catalog, entry, version, branch);
-  await catalog.commitTo(entry, () => engineCall(`create tag '${tag}'`, () => tags.create(tag, version)));
+export async function createTag(tables: Tables, id: Id, tag: string, version: number, branch?: string) {
+  const { entry, tags } = await tagsOf(tables, id, branch);
+  await requireVersion(tables, entry, version, branch);
+  await tables.commitTo(entry, () => engineCall(`create tag '${tag}'`, () => tags.create(tag, version)));
   return {};
 }
 
-export async function updateTag(catalog: Catalog, id: Id, tag: string, version: number, branch?: string) {
-  const { entry, tags } = await tagsOf(catalog, id, branch);
+export async function updateTag(tables: Tables, id: Id, tag: string, version: number, branch?: string) {
+  const { entry, tags } = await tagsOf(tables, id, branch);
   const all = await engineCall("list tags", () => tags.list());
   if (!(tag in all)) throw new QuiverError("TableTagNotFound", `tag '${tag}' does not exist on table '${entry.objectId}'`);
-  await requireVersion(catalog, entry, version, branch);
-  await catalog.commitTo(entry, () => engineCall(`update tag '${tag}'`, () => tags.update(tag, version)));
+  await requireVersion(tables, entry, version, branch);
+  await tables.commitTo(entry, () => engineCall(`update tag '${tag}'`, () => tags.update(tag, version)));
   return {};
 }
 
-export async function deleteTag(catalog: Catalog, id: Id, tag: string, branch?: string) {
-  const { entry, tags } = await tagsOf(catalog, id, branch);
+export async function deleteTag(tables: Tables, id: Id, tag: string, branch?: string) {
+  const { entry, tags } = await tagsOf(tables, id, branch);
   const all = await engineCall("list tags", () => tags.list());
   if (!(tag in all)) throw new QuiverError("TableTagNotFound", `tag '${tag}' does not exist on table '${entry.objectId}'`);
-  await catalog.commitTo(entry, () => engineCall(`delete tag '${tag}'`, () => tags.delete(tag)));
+  await tables.commitTo(entry, () => engineCall(`delete tag '${tag}'`, () => tags.delete(tag)));
   return {};
 }
 
-async function branchesOf(catalog: Catalog, id: Id) {
-  const { entry, table } = await dataHandle(catalog, id, "have branches");
+async function branchesOf(tables: Tables, id: Id) {
+  const { entry, table } = await tables.dataHandle(id, "have branches");
   return { entry, branches: await engineCall("read branches", () => table.branches()) };
 }
 
-export async function listBranches(catalog: Catalog, id: Id, options: { pageToken?: string; limit: number }) {
-  const { entry, branches } = await branchesOf(catalog, id);
+export async function listBranches(tables: Tables, id: Id, options: { pageToken?: string; limit: number }) {
+  const { entry, branches } = await branchesOf(tables, id);
   const all = await engineCall("list branches", () => branches.list());
   const page = await pageOf(Object.keys(all).sort(), options.pageToken, options.limit);
-  const refs = await catalog.filesOf(entry).branchRefs(page.items);
+  const refs = await tables.filesOf(entry).branchRefs(page.items);
   return {
     branches: Object.fromEntries(
       page.items.map((name) => {
@@ -105,24 +105,24 @@ export function branchNameProblem(name: string): string | null {
   return bad === "" ? "it has an empty segment (a leading, trailing or doubled '/')" : `segment '${bad}' is not letters, digits, '.', '-' and '_'`;
 }
 
-export async function createBranch(catalog: Catalog, id: Id, name: string, fromBranch?: string, fromVersion?: number) {
+export async function createBranch(tables: Tables, id: Id, name: string, fromBranch?: string, fromVersion?: number) {
   const problem = branchNameProblem(name);
   if (problem) throw invalidInput(`'${name}' is not a valid branch name: ${problem}`);
-  const { entry, branches } = await branchesOf(catalog, id);
+  const { entry, branches } = await branchesOf(tables, id);
   const all = await engineCall("list branches", () => branches.list());
   if (name === "main" || name in all) throw new QuiverError("TableBranchAlreadyExists", `branch '${name}' already exists on table '${entry.objectId}'`);
   if (fromBranch && fromBranch !== "main" && !(fromBranch in all)) throw new QuiverError("TableBranchNotFound", `branch '${fromBranch}' does not exist`);
-  if (fromVersion !== undefined) await requireVersion(catalog, entry, fromVersion, fromBranch);
-  const created = await catalog.commitTo(entry, () =>
+  if (fromVersion !== undefined) await requireVersion(tables, entry, fromVersion, fromBranch);
+  const created = await tables.commitTo(entry, () =>
     engineCall(`create branch '${name}'`, () => branches.create(name, fromBranch && fromBranch !== "main" ? fromBranch : null, fromVersion ?? null)),
   );
   return { version: await created.version() };
 }
 
-export async function deleteBranch(catalog: Catalog, id: Id, name: string) {
-  const { entry, branches } = await branchesOf(catalog, id);
+export async function deleteBranch(tables: Tables, id: Id, name: string) {
+  const { entry, branches } = await branchesOf(tables, id);
   const all = await engineCall("list branches", () => branches.list());
   if (!(name in all)) throw new QuiverError("TableBranchNotFound", `branch '${name}' does not exist on table '${entry.objectId}'`);
-  await catalog.commitTo(entry, () => engineCall(`delete branch '${name}'`, () => branches.delete(name)));
+  await tables.commitTo(entry, () => engineCall(`delete branch '${name}'`, () => branches.delete(name)));
   return {};
 }

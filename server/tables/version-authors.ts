@@ -1,16 +1,16 @@
 /**
- * Who made each version of a managed table: the catalog's own record of every commit it authorised, one small object
+ * Who made each version of a managed table: the tables's own record of every commit it authorised, one small object
  * per version at `.quiver/versions/<table location>/<branch>/<version>.json`. The store's manifests stay the truth
- * of which versions exist (a writer that bypasses the catalog adds versions without a record); a record only says
+ * of which versions exist (a writer that bypasses the tables adds versions without a record); a record only says
  * who committed a version, with which operation, and is believed only for a manifest written about when it was.
  */
 import "server-only";
 import { z } from "zod";
 import { isManagedVersioning, versionAuthor, type VersionAuthor } from "@/lib/contract/catalog";
 import type { ObjectStore } from "@/server/storage/object-store";
-import type { Catalog } from "@/server/catalog/catalog";
 import type { TableEntry } from "@/server/catalog/catalog-table";
 import { metrics } from "@/server/metrics";
+import type { Tables } from "./tables";
 
 /** A record and the manifest it names are written by one commit, seconds apart at most; clocks of instances differ a little. */
 const SAME_COMMIT_MS = 10 * 60_000;
@@ -31,14 +31,14 @@ export interface Commit {
 }
 
 /**
- * Records who committed the versions a call made, for the tables among them whose versions the catalog manages
+ * Records who committed the versions a call made, for the tables among them whose versions the tables manages
  * (other tables keep no record), and counts every commit in the metrics. A record never replaces another: the
  * first commit of a version is the one that made it.
  */
-export async function recordCommits(catalog: Catalog, commits: Commit[], principal: VersionAuthor["principal"], operation: string) {
+export async function recordCommits(tables: Tables, commits: Commit[], principal: VersionAuthor["principal"], operation: string) {
   await Promise.all(
     commits.map(async (c) => {
-      const entry = await catalog.knownEntry(c.table);
+      const entry = await tables.knownEntry(c.table);
       const managed = isManagedVersioning(entry.properties);
       metrics.commits.inc({ operation, managed: String(managed) });
       if (!managed) return;
@@ -50,7 +50,7 @@ export async function recordCommits(catalog: Catalog, commits: Commit[], princip
         detail: c.detail ?? null,
         time: new Date().toISOString(),
       };
-      await catalog.store.putIfAbsent(recordKey(entry.location, c.branch, c.version), JSON.stringify(body));
+      await tables.records.putIfAbsent(recordKey(entry.location, c.branch, c.version), JSON.stringify(body));
     }),
   );
 }
@@ -62,9 +62,9 @@ const COMPACTION_OPERATIONS = new Set(["ReserveFragments", "Rewrite"]);
  * Records a maintenance job as the author of the versions its compaction made: those after `before` up to `after`
  * whose transaction is a compaction's (users' writes committed meanwhile keep their own records).
  */
-export async function recordCompaction(catalog: Catalog, entry: TableEntry, before: number, after: number, job: { id: string; requestedBy: string }) {
+export async function recordCompaction(tables: Tables, entry: TableEntry, before: number, after: number, job: { id: string; requestedBy: string }) {
   if (!isManagedVersioning(entry.properties) || after <= before) return;
-  const files = catalog.filesOf(entry);
+  const files = tables.filesOf(entry);
   const { sources } = await files.versions(entry.location);
   const made: Commit[] = [];
   for (let version = before + 1; version <= after; version++) {
@@ -73,13 +73,13 @@ export async function recordCompaction(catalog: Catalog, entry: TableEntry, befo
     const done = await files.operation(version, source, await files.manifest(version, source), sources.get(version - 1));
     if (done && COMPACTION_OPERATIONS.has(done.operation)) made.push({ table: entry.id, version, detail: `${done.operation}, ${done.action}` });
   }
-  await recordCommits(catalog, made, { kind: "maintenance", id: job.id, name: `maintenance (${job.requestedBy})` }, "Compact");
+  await recordCommits(tables, made, { kind: "maintenance", id: job.id, name: `maintenance (${job.requestedBy})` }, "Compact");
 }
 
 /**
- * Who made each of the given versions, where the catalog recorded it: a record is believed for a version whose
+ * Who made each of the given versions, where the tables recorded it: a record is believed for a version whose
  * manifest was written near the record's time, so that a record of a dropped table's version, or of a version
- * number that was taken back and then committed again by a writer outside the catalog, names nobody.
+ * number that was taken back and then committed again by a writer outside the tables, names nobody.
  */
 export async function authorsOf(
   store: ObjectStore,

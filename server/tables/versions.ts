@@ -7,7 +7,7 @@ import "server-only";
 import { QuiverError, invalidInput, unsupported } from "@/server/errors";
 import { log } from "@/server/log";
 import { isManagedVersioning } from "@/lib/contract/catalog";
-import type { Catalog, Id } from "@/server/catalog/catalog";
+import type { Id } from "@/server/catalog/catalog";
 import type { TableEntry } from "@/server/catalog/catalog-table";
 import { decodePageToken, encodePageToken } from "@/server/catalog/paging";
 import { engineCall } from "@/server/lance/native";
@@ -16,6 +16,7 @@ import type { ManifestSource, TableFiles } from "@/server/lance/table-files";
 import { authorsOf, pruneAuthors } from "./version-authors";
 import { heldBack, type HeldVersion } from "@/server/catalog/batch-holds";
 import { branchNameProblem } from "./refs";
+import type { Tables } from "./tables";
 
 const isMain = (branch?: string) => !branch || branch === "main";
 
@@ -23,8 +24,8 @@ const isMain = (branch?: string) => !branch || branch === "main";
 const bareETag = (eTag: string) => eTag.replace(/^W\//, "").replace(/^"(.*)"$/, "$1");
 
 /** The directory whose `_versions/` holds a branch's own manifests (main's: the table's directory); the branch must exist. */
-async function branchDirectory(catalog: Catalog, entry: TableEntry, files: TableFiles, branch?: string): Promise<string> {
-  if (!isMain(branch)) await catalog.writeHandle(entry, branch);
+async function branchDirectory(tables: Tables, entry: TableEntry, files: TableFiles, branch?: string): Promise<string> {
+  if (!isMain(branch)) await tables.writeHandle(entry, branch);
   return files.directoryOf(branch);
 }
 
@@ -32,10 +33,10 @@ async function branchDirectory(catalog: Catalog, entry: TableEntry, files: Table
  * The versions of a branch and where their manifests are: its own directory's (main's, or a branch's, which holds a
  * copy of the version it was made from and those written on it), as the engine lists a branch's versions.
  */
-async function versionSources(catalog: Catalog, entry: TableEntry, files: TableFiles, branch?: string): Promise<Map<number, ManifestSource>> {
-  const { sources, holds } = await files.versions(await branchDirectory(catalog, entry, files, branch));
+async function versionSources(tables: Tables, entry: TableEntry, files: TableFiles, branch?: string): Promise<Map<number, ManifestSource>> {
+  const { sources, holds } = await files.versions(await branchDirectory(tables, entry, files, branch));
   // A batch still committing other tables' versions with these holds them back, so that all appear at once.
-  for (const version of await heldBack(catalog.store, holds)) sources.delete(version);
+  for (const version of await heldBack(tables.records, holds)) sources.delete(version);
   return sources;
 }
 
@@ -63,26 +64,26 @@ async function versionRecord(files: TableFiles, entry: TableEntry, version: numb
 }
 
 export async function listVersions(
-  catalog: Catalog,
+  tables: Tables,
   id: Id,
   options: { pageToken?: string; limit: number; descending: boolean; branch?: string; withOperations?: boolean },
 ) {
-  const { value } = await catalog.resolveWith(id, (entry) => versionPage(catalog, entry, options));
+  const { value } = await tables.resolveWith(id, (entry) => versionPage(tables, entry, options));
   return value;
 }
 
 async function versionPage(
-  catalog: Catalog,
+  tables: Tables,
   entry: TableEntry,
   options: { pageToken?: string; limit: number; descending: boolean; branch?: string; withOperations?: boolean },
 ) {
   const none = { versions: [], page_token: undefined };
-  const files = catalog.filesOf(entry);
+  const files = tables.filesOf(entry);
   let sources: Map<number, ManifestSource>;
   try {
-    sources = await versionSources(catalog, entry, files, options.branch);
+    sources = await versionSources(tables, entry, files, options.branch);
   } catch (err) {
-    if (await catalog.isDeclaredOnly(entry)) return none;
+    if (await tables.isDeclaredOnly(entry)) return none;
     throw err;
   }
   // A declared table has no versions yet; a written one always has one.
@@ -100,16 +101,16 @@ async function versionPage(
   );
   const page = { versions, page_token: more ? encodePageToken(String(slice[slice.length - 1])) : undefined };
   if (!options.withOperations || !isManagedVersioning(entry.properties)) return page;
-  const authors = await authorsOf(catalog.store, entry, options.branch, versions);
+  const authors = await authorsOf(tables.records, entry, options.branch, versions);
   return { ...page, versions: versions.map((v) => ({ ...v, committed_by: authors.get(v.version) ?? null })) };
 }
 
 /** One version of a table (its latest when none is named). */
-export async function describeTableVersion(catalog: Catalog, id: Id, options: { version?: number; branch?: string }) {
-  const entry = await catalog.resolve(id);
-  await catalog.requireData(entry, "have versions");
-  const files = catalog.filesOf(entry);
-  const sources = await versionSources(catalog, entry, files, options.branch);
+export async function describeTableVersion(tables: Tables, id: Id, options: { version?: number; branch?: string }) {
+  const entry = await tables.resolve(id);
+  await tables.requireData(entry, "have versions");
+  const files = tables.filesOf(entry);
+  const sources = await versionSources(tables, entry, files, options.branch);
   const version = options.version ?? Math.max(...sources.keys());
   const source = sources.get(version);
   if (!source) throw new QuiverError("TableVersionNotFound", `version ${version} of table '${entry.objectId}' does not exist`);
@@ -143,8 +144,8 @@ export interface Step<R> {
  * version's manifest only where no manifest of that version exists (a concurrent commit of the same version loses
  * with ConcurrentModification), and the staged file is then removed.
  */
-export async function createTableVersion(catalog: Catalog, id: Id, request: NewTableVersion) {
-  const step = await tableVersionStep(catalog, id, request, { removeStagedOnCommit: true });
+export async function createTableVersion(tables: Tables, id: Id, request: NewTableVersion) {
+  const step = await tableVersionStep(tables, id, request, { removeStagedOnCommit: true });
   const created = await step.apply();
   // The version is committed: a staged file left behind costs space, not a wrong answer.
   const tidied = step.finish().catch((err: unknown) => log.warn({ err, table: id }, "removing a committed version's staged manifest failed"));
@@ -158,12 +159,12 @@ export async function createTableVersion(catalog: Catalog, id: Id, request: NewT
  * a lone commit (`removeStagedOnCommit`) removes as soon as the version is published. `committed` says what the
  * version did, for the audit log.
  *
- * On a store 10-50 ms away each round trip in a row counts: the catalog's check and the reads of the staged manifest
+ * On a store 10-50 ms away each round trip in a row counts: the tables's check and the reads of the staged manifest
  * and the versions overlap, the transaction is read while the version is published, and the staged file is removed
- * while the catalog is asked again whether the table is still there.
+ * while the tables is asked again whether the table is still there.
  */
 export async function tableVersionStep(
-  catalog: Catalog,
+  tables: Tables,
   id: Id,
   request: NewTableVersion,
   { removeStagedOnCommit = false } = {},
@@ -173,8 +174,8 @@ export async function tableVersionStep(
   }
   const problem = isMain(request.branch) ? null : branchNameProblem(request.branch!);
   if (problem) throw invalidInput(`'${request.branch}' is not a valid branch name: ${problem}`);
-  const { entry, value: look } = await catalog.resolveWith(id, async (entry) => {
-    const files = catalog.filesOf(entry);
+  const { entry, value: look } = await tables.resolveWith(id, async (entry) => {
+    const files = tables.filesOf(entry);
     // Not opened through the engine: Lance's client creating a branch commits the branch's first version before the
     // branch is one the engine can open.
     const directory = files.directoryOf(request.branch);
@@ -228,7 +229,7 @@ export async function tableVersionStep(
   return {
     apply: async () => {
       // Reading the staged manifest showed the table's directory there: the write needs no other look at it.
-      const { key, written } = await catalog.commitTo(
+      const { key, written } = await tables.commitTo(
         entry,
         async () => {
           const commit = await files.commitManifest(directory, request.version, isV2, content);
@@ -245,7 +246,7 @@ export async function tableVersionStep(
       return { version: await versionRecord(files, entry, request.version, { directory, v2: isV2, info }, false) };
     },
     undo: () =>
-      catalog.commitTo(entry, async () => {
+      tables.commitTo(entry, async () => {
         const latest = await files.latestManifest(directory);
         if (latest && latest.version > request.version) {
           throw new QuiverError(
@@ -266,8 +267,8 @@ export async function tableVersionStep(
  * Lance's directory namespace does. The latest version and tagged versions are kept and the request refused: deleting
  * the first would roll the table back, the second would leave a tag pointing nowhere.
  */
-export async function deleteTableVersions(catalog: Catalog, id: Id, ranges: Array<{ start: number; end: number }>, branch?: string) {
-  const step = await versionDeletionStep(catalog, id, ranges, branch, { undoable: false });
+export async function deleteTableVersions(tables: Tables, id: Id, ranges: Array<{ start: number; end: number }>, branch?: string) {
+  const step = await versionDeletionStep(tables, id, ranges, branch, { undoable: false });
   const deleted = await step.apply();
   await step.finish();
   return deleted;
@@ -278,17 +279,17 @@ export async function deleteTableVersions(catalog: Catalog, id: Id, ranges: Arra
  * table's write turn). An undoable deletion keeps the manifests it deletes, to put them back when undone.
  */
 export async function versionDeletionStep(
-  catalog: Catalog,
+  tables: Tables,
   id: Id,
   ranges: Array<{ start: number; end: number }>,
   branch: string | undefined,
   { undoable }: { undoable: boolean },
 ): Promise<Step<{ deleted_count: number }>> {
   if (ranges.length === 0) throw invalidInput("ranges must list at least one range");
-  const entry = await catalog.resolve(id);
-  await catalog.requireData(entry, "have versions deleted");
-  const files = catalog.filesOf(entry);
-  const directory = await branchDirectory(catalog, entry, files, branch);
+  const entry = await tables.resolve(id);
+  await tables.requireData(entry, "have versions deleted");
+  const files = tables.filesOf(entry);
+  const directory = await branchDirectory(tables, entry, files, branch);
   const doomedVersions = async () => {
     const { sources, v2 } = await files.versions(directory);
     const versions = [...sources.keys()];
@@ -296,7 +297,7 @@ export async function versionDeletionStep(
     const doomed = versions.filter((v) => ranges.some((r) => v >= r.start && (r.end === -1 || v < r.end))).sort((a, b) => a - b);
     if (doomed.includes(latest))
       throw invalidInput(`version ${latest} is the latest of table '${entry.objectId}': restore an earlier version or drop the table instead`);
-    const table = await catalog.writeHandle(entry, branch);
+    const table = await tables.writeHandle(entry, branch);
     const tags = await engineCall("list tags", async () => (await table.tags()).list());
     const refs = await files.tagRefs(Object.keys(tags));
     const onBranch = isMain(branch) ? null : branch;
@@ -314,7 +315,7 @@ export async function versionDeletionStep(
   let remaining: Set<number> | undefined;
   return {
     apply: () =>
-      catalog.commitTo(entry, async () => {
+      tables.commitTo(entry, async () => {
         const { doomed, kept, v2 } = await doomedVersions();
         if (undoable) {
           for (const version of doomed) {
@@ -327,12 +328,12 @@ export async function versionDeletionStep(
         return { deleted_count: doomed.length };
       }),
     undo: () =>
-      catalog.commitTo(entry, async () => {
+      tables.commitTo(entry, async () => {
         for (const { version, v2, content } of deleted) await files.commitManifest(directory, version, v2, content);
       }),
     // The records of who made the deleted versions go once nothing can put the versions back.
     finish: async () => {
-      if (remaining) await pruneAuthors(catalog.store, entry, branch, remaining);
+      if (remaining) await pruneAuthors(tables.records, entry, branch, remaining);
     },
   };
 }

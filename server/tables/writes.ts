@@ -3,94 +3,60 @@
  * restore. Each commits one version (or none for an empty batch) and answers it.
  */
 import "server-only";
-import { dataAt, dataHandle } from "./handles";
 import { normalizeDataType } from "@/lib/arrow-schema";
 import { formatFieldPath } from "@/lib/field-path";
-import { wantsStableRowIds } from "@/lib/contract/catalog";
 import { QuiverError, fromArrowWriteError, invalidInput, unsupported } from "@/server/errors";
 import { type ArrowBody } from "@/server/lance/arrow-ipc";
 import { engineCall } from "@/server/lance/native";
 import { checkWriteSchema } from "./schema-check";
-import type { Catalog, Id } from "@/server/catalog/catalog";
+import type { Id } from "@/server/catalog/catalog";
 import type { TableEntry } from "@/server/catalog/catalog-table";
 import type { NativeTable } from "@/server/lance/native";
 import { existingColumn, requestedFieldPath, resolveField } from "./fields";
 import { schemaMetadataCommit, schemaMetadataOf } from "@/server/lance/schema-metadata-commit";
-
-/** Writes the first version of a declared-only table; null when it already had data (a concurrent writer won). */
-async function materialize(catalog: Catalog, entry: TableEntry, body: ArrowBody): Promise<number | null> {
-  const beingCreated = () => new QuiverError("ConcurrentModification", `Table '${entry.objectId}' is being created by another request; retry`);
-  if (!(await catalog.awaitsFirstWrite(entry, beingCreated))) return null;
-  return catalog.commitTo(entry, async () => {
-    if (!(await catalog.awaitsFirstWrite(entry, beingCreated))) return null;
-    try {
-      const table = await catalog.datasets.create(entry.location, body, "create", { stableRowIds: wantsStableRowIds(entry.properties) });
-      return await table.version();
-    } catch (err) {
-      if (err instanceof QuiverError && err.codeName === "TableAlreadyExists") return null;
-      throw err;
-    }
-  });
-}
+import type { Tables } from "./tables";
 
 /**
  * Where a write to the main branch goes: the table, and the handle to commit through at the latest version that
- * one look at the store (overlapping the catalog's check) found. A declared table's first write creates it instead,
+ * one look at the store (overlapping the tables's check) found. A declared table's first write creates it instead,
  * and is answered as `created`; when a concurrent first write won, this one writes to what that made.
  */
-async function writeTarget(catalog: Catalog, id: Id, body: ArrowBody): Promise<{ entry: TableEntry } & ({ table: NativeTable } | { created: number })> {
-  const { entry, value: latest } = await catalog.resolveWith(id, (e) => catalog.datasets.latestManifest(e.location));
+async function writeTarget(tables: Tables, id: Id, body: ArrowBody): Promise<{ entry: TableEntry } & ({ table: NativeTable } | { created: number })> {
+  const { entry, value: latest } = await tables.resolveWith(id, (e) => tables.latestManifest(e));
   if (latest === null) {
-    const created = await materialize(catalog, entry, body);
+    const created = await tables.writeFirstVersion(entry, body);
     if (created !== null) return { entry, created };
   }
-  return { entry, table: await catalog.commitHandle(entry, latest?.version ?? 0) };
+  return { entry, table: await tables.commitHandle(entry, latest?.version ?? 0) };
 }
 
-export async function insertRecords(catalog: Catalog, id: Id, body: ArrowBody, mode: "append" | "overwrite", branch?: string) {
-  if (branch) return insertIntoBranch(catalog, id, body, mode, branch);
-  const target = await writeTarget(catalog, id, body);
+export async function insertRecords(tables: Tables, id: Id, body: ArrowBody, mode: "append" | "overwrite", branch?: string) {
+  if (branch) return insertIntoBranch(tables, id, body, mode, branch);
+  const target = await writeTarget(tables, id, body);
   if ("created" in target) return { version: target.created, num_inserted_rows: body.rows };
   const { entry, table } = target;
-  if (mode === "append") checkWriteSchema(await catalog.schemaOf(table), body.schema, entry.objectId);
+  if (mode === "append") checkWriteSchema(await tables.schemaOf(table), body.schema, entry.objectId);
   // Appending no rows changes nothing, so it commits nothing: the answer is the version the table is at.
   if (mode === "append" && body.rows === 0) return { version: await engineCall("read the version", () => table.version()), num_inserted_rows: 0 };
   const commit = async (file: Buffer, stamp: string) => {
-    const handle = await catalog.datasets.commitHandle(entry.location, stamp);
+    const handle = await tables.turnHandle(entry, stamp);
     return (await engineCall("insert", () => handle.add(file, mode), fromArrowWriteError)).version;
   };
-  // A group of appends shares one turn; each commit in it checks on its own whether the table is still there.
-  const version =
-    mode === "append"
-      ? await catalog.appends.append(
-          `${entry.location}@main`,
-          body,
-          (run) => catalog.turnOf(entry, run),
-          (file) => catalog.unlessDropped(entry, (stamp) => commit(file, stamp)),
-        )
-      : await catalog.commitTo(entry, (stamp) => commit(body.file, stamp));
+  const version = mode === "append" ? await tables.append(entry, "main", body, commit) : await tables.commitTo(entry, (stamp) => commit(body.file, stamp));
   return { version, num_inserted_rows: body.rows };
 }
 
-async function insertIntoBranch(catalog: Catalog, id: Id, body: ArrowBody, mode: "append" | "overwrite", branch: string) {
-  const entry = await catalog.resolve(id);
-  const table = await catalog.writeHandle(entry, branch);
-  if (mode === "append") checkWriteSchema(await catalog.schemaOf(table), body.schema, entry.objectId);
+async function insertIntoBranch(tables: Tables, id: Id, body: ArrowBody, mode: "append" | "overwrite", branch: string) {
+  const entry = await tables.resolve(id);
+  const table = await tables.writeHandle(entry, branch);
+  if (mode === "append") checkWriteSchema(await tables.schemaOf(table), body.schema, entry.objectId);
   if (mode === "append" && body.rows === 0) return { version: await engineCall("read the version", () => table.version()), num_inserted_rows: 0 };
   // Appended through a handle refreshed just before the commit, so that the version it reports is the append's own.
   const commit = async (file: Buffer) => {
-    const target = await catalog.branchAppendHandle(entry, branch);
+    const target = await tables.branchAppendHandle(entry, branch);
     return (await engineCall("insert", () => target.add(file, mode), fromArrowWriteError)).version;
   };
-  const version =
-    mode === "append"
-      ? await catalog.appends.append(
-          `${entry.location}@${branch}`,
-          body,
-          (run) => catalog.turnOf(entry, run),
-          (file) => catalog.unlessDropped(entry, () => commit(file)),
-        )
-      : await catalog.commitTo(entry, () => commit(body.file));
+  const version = mode === "append" ? await tables.append(entry, branch, body, commit) : await tables.commitTo(entry, () => commit(body.file));
   return { version, num_inserted_rows: body.rows };
 }
 
@@ -106,7 +72,7 @@ export interface MergeOptions {
   branch?: string;
 }
 
-export async function mergeInsert(catalog: Catalog, id: Id, body: ArrowBody, options: MergeOptions) {
+export async function mergeInsert(tables: Tables, id: Id, body: ArrowBody, options: MergeOptions) {
   if (options.on.length === 0) throw invalidInput("merge_insert needs at least one 'on' column");
   const keyPaths = options.on.map((p) => ({ text: p, segments: requestedFieldPath(p, "invalid 'on' field path") }));
   const matched = options.whenMatchedUpdateAll || options.whenMatchedUpdateAllFilt !== undefined;
@@ -119,14 +85,14 @@ export async function mergeInsert(catalog: Catalog, id: Id, body: ArrowBody, opt
   let entry: TableEntry;
   let table: NativeTable;
   if (options.branch) {
-    entry = await catalog.resolve(id);
-    table = await catalog.writeHandle(entry, options.branch);
+    entry = await tables.resolve(id);
+    table = await tables.writeHandle(entry, options.branch);
   } else {
-    const target = await writeTarget(catalog, id, body);
+    const target = await writeTarget(tables, id, body);
     if ("created" in target) return { version: target.created, num_inserted_rows: body.rows, num_updated_rows: 0, num_deleted_rows: 0 };
     ({ entry, table } = target);
   }
-  const schema = await catalog.schemaOf(table);
+  const schema = await tables.schemaOf(table);
   checkWriteSchema(schema, body.schema, entry.objectId);
   const keys = keyPaths.map(({ text, segments }) => {
     const field = resolveField(schema.fields, segments);
@@ -155,8 +121,8 @@ export async function mergeInsert(catalog: Catalog, id: Id, body: ArrowBody, opt
     if (options.timeoutMs !== undefined) builder.setTimeout(options.timeoutMs);
     return builder.execute(body.file);
   };
-  const result = await catalog.commitTo(entry, async (stamp) => {
-    const target = options.branch ? table : await catalog.datasets.commitHandle(entry.location, stamp);
+  const result = await tables.commitTo(entry, async (stamp) => {
+    const target = options.branch ? table : await tables.turnHandle(entry, stamp);
     return engineCall("merge_insert", () => merge(target), fromArrowWriteError);
   });
   return {
@@ -176,10 +142,10 @@ export interface Alteration {
   virtual_column?: unknown;
 }
 
-export async function alterColumns(catalog: Catalog, id: Id, alterations: Alteration[], branch?: string) {
+export async function alterColumns(tables: Tables, id: Id, alterations: Alteration[], branch?: string) {
   if (alterations.length === 0) throw invalidInput("alterations must list at least one change");
-  const { entry, table } = await dataHandle(catalog, id, "have its columns altered", branch);
-  const schema = await catalog.schemaOf(table);
+  const { entry, table } = await tables.dataHandle(id, "have its columns altered", branch);
+  const schema = await tables.schemaOf(table);
   const native = alterations.map((a, i) => {
     if (a.virtual_column !== undefined && a.virtual_column !== null) {
       throw unsupported(`alterations[${i}]: virtual columns are not supported by this service`);
@@ -201,7 +167,7 @@ export async function alterColumns(catalog: Catalog, id: Id, alterations: Altera
     }
     return { path: formatFieldPath(segments), rename: a.rename, nullable: a.nullable, dataType };
   });
-  return catalog.commitTo(entry, () => engineCall("alter columns", () => table.alterColumns(native)));
+  return tables.commitTo(entry, () => engineCall("alter columns", () => table.alterColumns(native)));
 }
 
 export interface FieldMetadataUpdate {
@@ -212,14 +178,14 @@ export interface FieldMetadataUpdate {
 }
 
 /** Sets, deletes or replaces fields' metadata; answers each updated field's metadata as it now is. */
-export async function updateFieldMetadata(catalog: Catalog, id: Id, updates: FieldMetadataUpdate[], branch?: string) {
+export async function updateFieldMetadata(tables: Tables, id: Id, updates: FieldMetadataUpdate[], branch?: string) {
   if (updates.length === 0) throw invalidInput("updates must list at least one field");
-  const { entry, table } = await dataHandle(catalog, id, "have field metadata updated", branch);
-  const schema = await catalog.schemaOf(table);
+  const { entry, table } = await tables.dataHandle(id, "have field metadata updated", branch);
+  const schema = await tables.schemaOf(table);
   const paths = updates.map((u, i) => existingColumn(schema.fields, u.path, `updates[${i}]`, entry.objectId));
   const native = updates.map((u, i) => ({ path: formatFieldPath(paths[i]), metadata: u.metadata, replace: u.replace ?? false }));
-  const result = await catalog.commitTo(entry, () => engineCall("update field metadata", () => table.updateFieldMetadata(native)));
-  const after = await catalog.schemaOf(table);
+  const result = await tables.commitTo(entry, () => engineCall("update field metadata", () => table.updateFieldMetadata(native)));
+  const after = await tables.schemaOf(table);
   const fields = Object.fromEntries(updates.map((u, i) => [u.path, Object.fromEntries(resolveField(after.fields, paths[i])?.metadata ?? [])]));
   return { version: result.version, fields };
 }
@@ -233,9 +199,9 @@ const SCHEMA_METADATA_ATTEMPTS = 10;
  * only where none of that version exists, and when another writer committed first, the change is made again on top
  * of the newest version. No keys, no version (`version` null).
  */
-export async function updateSchemaMetadata(catalog: Catalog, id: Id, changes: Record<string, string>, branch?: string) {
-  const { entry } = await dataHandle(catalog, id, "have its schema metadata updated", branch);
-  const files = catalog.filesOf(entry);
+export async function updateSchemaMetadata(tables: Tables, id: Id, changes: Record<string, string>, branch?: string) {
+  const { entry } = await tables.dataHandle(id, "have its schema metadata updated", branch);
+  const files = tables.filesOf(entry);
   const directory = files.directoryOf(branch);
   /** The newest manifest's bytes, or null when a cleanup removed it between the listing and the read. */
   const latest = async () => {
@@ -261,7 +227,7 @@ export async function updateSchemaMetadata(catalog: Catalog, id: Id, changes: Re
     if (!manifest) throw changing();
     return { metadata: parsed(() => schemaMetadataOf(manifest).metadata), version: null };
   }
-  return catalog.commitTo(entry, async () => {
+  return tables.commitTo(entry, async () => {
     for (let attempt = 0; attempt < SCHEMA_METADATA_ATTEMPTS; attempt++) {
       const manifest = await latest();
       if (!manifest) continue;
@@ -276,35 +242,35 @@ export async function updateSchemaMetadata(catalog: Catalog, id: Id, changes: Re
   });
 }
 
-export async function restoreVersion(catalog: Catalog, id: Id, version: number, branch?: string) {
-  const { entry, table } = await dataAt(catalog, id, "be restored", { version, branch });
-  await catalog.commitTo(entry, () => engineCall("restore", () => table.restore()));
+export async function restoreVersion(tables: Tables, id: Id, version: number, branch?: string) {
+  const { entry, table } = await tables.dataAt(id, "be restored", { version, branch });
+  await tables.commitTo(entry, () => engineCall("restore", () => table.restore()));
   return { version: await table.version() };
 }
 
-export async function addColumns(catalog: Catalog, id: Id, columns: Array<{ name: string; expression: string }>, branch?: string) {
+export async function addColumns(tables: Tables, id: Id, columns: Array<{ name: string; expression: string }>, branch?: string) {
   if (columns.length === 0) throw invalidInput("new_columns must list at least one column");
-  const { entry, table } = await dataHandle(catalog, id, "have columns added", branch);
-  return catalog.commitTo(entry, () => engineCall("add columns", () => table.addColumns(columns.map((c) => ({ name: c.name, valueSql: c.expression })))));
+  const { entry, table } = await tables.dataHandle(id, "have columns added", branch);
+  return tables.commitTo(entry, () => engineCall("add columns", () => table.addColumns(columns.map((c) => ({ name: c.name, valueSql: c.expression })))));
 }
 
-export async function dropColumns(catalog: Catalog, id: Id, columns: string[], branch?: string) {
+export async function dropColumns(tables: Tables, id: Id, columns: string[], branch?: string) {
   if (columns.length === 0) throw invalidInput("columns must list at least one column");
-  const { entry, table } = await dataHandle(catalog, id, "have columns dropped", branch);
-  const schema = await catalog.schemaOf(table);
+  const { entry, table } = await tables.dataHandle(id, "have columns dropped", branch);
+  const schema = await tables.schemaOf(table);
   for (const c of columns) existingColumn(schema.fields, c, "columns", entry.objectId);
-  return catalog.commitTo(entry, () => engineCall("drop columns", () => table.dropColumns(columns)));
+  return tables.commitTo(entry, () => engineCall("drop columns", () => table.dropColumns(columns)));
 }
 
-export async function updateRows(catalog: Catalog, id: Id, predicate: string | undefined, updates: Array<[string, string]>, branch?: string) {
+export async function updateRows(tables: Tables, id: Id, predicate: string | undefined, updates: Array<[string, string]>, branch?: string) {
   if (updates.length === 0) throw invalidInput("updates must list at least one [column, expression] pair");
-  const { entry, table } = await dataHandle(catalog, id, "be updated", branch);
-  const result = await catalog.commitTo(entry, () => engineCall("update", () => table.update(predicate ?? null, updates)));
+  const { entry, table } = await tables.dataHandle(id, "be updated", branch);
+  const result = await tables.commitTo(entry, () => engineCall("update", () => table.update(predicate ?? null, updates)));
   return { version: result.version, updated_rows: result.rowsUpdated, rows_updated: result.rowsUpdated };
 }
 
-export async function deleteRows(catalog: Catalog, id: Id, predicate: string, branch?: string) {
-  const { entry, table } = await dataHandle(catalog, id, "have rows deleted", branch);
-  const result = await catalog.commitTo(entry, () => engineCall("delete", () => table.delete(predicate)));
+export async function deleteRows(tables: Tables, id: Id, predicate: string, branch?: string) {
+  const { entry, table } = await tables.dataHandle(id, "have rows deleted", branch);
+  const result = await tables.commitTo(entry, () => engineCall("delete", () => table.delete(predicate)));
   return { version: result.version, num_deleted_rows: result.numDeletedRows };
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { createDatabase, checkDatabaseName, listDatabases } from "@/server/catalog/databases";
+import { createDatabase, checkDatabaseName, listDatabases } from "@/server/databases";
 import { QuiverError, invalidInput } from "@/server/errors";
 import { identifierIn, json, pageQuery, qString, route } from "@/server/http/route";
 import { publicKey } from "@/server/auth/api-keys";

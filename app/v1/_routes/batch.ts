@@ -63,7 +63,7 @@ function batchOperation(op: Operation, where: string): BatchOperation {
 /** Checks the caller's role on every table of the batch, then commits it. */
 async function authorizedBatch(ctx: RouteContext<unknown, unknown>, operationId: string, operations: BatchOperation[]) {
   for (const op of operations) await ctx.requireTableRole(NEED[op.kind], op.id, `${operationId} (${op.kind})`);
-  const results = await commitBatch(ctx.catalog, operations);
+  const results = await commitBatch(ctx.catalog, ctx.tables, operations);
   results.forEach((result, i) => {
     const op = operations[i];
     if (result.kind === "create_table_version" && op.kind === "create_table_version") {

@@ -25,7 +25,7 @@ export const changeRoutes = [
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: changesRequest },
     response: tableChangesAnswer,
-    handler: async ({ id, body, catalog }) => json(await tableChanges(catalog, id, endsOf(body))),
+    handler: async ({ id, body, tables }) => json(await tableChanges(tables, id, endsOf(body))),
   }),
   route({
     operationId: "ListTableChangedRows",
@@ -39,9 +39,9 @@ export const changeRoutes = [
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: changedRowsRequest },
     response: "arrow-file",
-    handler: async ({ id, body, catalog }) => ({
+    handler: async ({ id, body, tables }) => ({
       kind: "arrow-file",
-      body: await changedRows(catalog, id, endsOf(body), body.kind, { limit: body.limit ?? 50, offset: body.offset ?? 0, rowIds: body.row_ids ?? undefined }),
+      body: await changedRows(tables, id, endsOf(body), body.kind, { limit: body.limit ?? 50, offset: body.offset ?? 0, rowIds: body.row_ids ?? undefined }),
     }),
   }),
 ];

@@ -21,9 +21,9 @@ export const dataRoutes = [
     response: insertAnswer,
     // Appending no rows commits nothing; overwriting with none commits an empty version.
     commits: (answer, query) => answer.num_inserted_rows > 0 || parseMode(query.mode, ["append", "overwrite"] as const, "append", "mode") === "overwrite",
-    handler: async ({ id, query, body, catalog }) => {
+    handler: async ({ id, query, body, tables }) => {
       const mode = parseMode(query.mode, ["append", "overwrite"] as const, "append", "mode");
-      return json(await insertRecords(catalog, id, body, mode, query.branch || undefined));
+      return json(await insertRecords(tables, id, body, mode, query.branch || undefined));
     },
   }),
   route({
@@ -52,7 +52,7 @@ export const dataRoutes = [
     response: mergeInsertAnswer,
     // A merge that could change nothing is not attempted.
     commits: (answer) => answer.num_attempts !== 0,
-    handler: async ({ id, query, body, catalog }) => {
+    handler: async ({ id, query, body, tables }) => {
       const on = query.on === undefined ? [] : Array.isArray(query.on) ? query.on : [query.on];
       if (on.length === 0 || on.some((o) => o.length === 0)) throw invalidInput("'on' is required: name the key column(s) to match rows on");
       let timeoutMs: number | undefined;
@@ -61,7 +61,7 @@ export const dataRoutes = [
         if (timeoutMs === undefined) throw invalidInput(`timeout '${query.timeout}' is not a duration such as 500ms, 30s, 5m or 1h`);
       }
       return json(
-        await mergeInsert(catalog, id, body, {
+        await mergeInsert(tables, id, body, {
           on,
           whenMatchedUpdateAll: query.when_matched_update_all ?? false,
           whenMatchedUpdateAllFilt: query.when_matched_update_all_filt || undefined,
@@ -94,8 +94,8 @@ export const dataRoutes = [
       }),
     },
     response: "integer",
-    handler: async ({ id, body, query, catalog }) => {
-      const value = await countRows(catalog, id, body.predicate ?? undefined, {
+    handler: async ({ id, body, query, tables }) => {
+      const value = await countRows(tables, id, body.predicate ?? undefined, {
         version: body.version ?? undefined,
         branch: body.branch ?? query.branch ?? undefined,
       });
@@ -113,9 +113,9 @@ export const dataRoutes = [
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object({ ...requestBase, ...queryFields }) },
     response: "arrow-file",
-    handler: async ({ id, body, catalog, request }) => ({
+    handler: async ({ id, body, tables, request }) => ({
       kind: "arrow-file",
-      body: await queryTable(catalog, id, queryOptions(body, remoteDialect(request))),
+      body: await queryTable(tables, id, queryOptions(body, remoteDialect(request))),
     }),
   }),
   route({
@@ -128,8 +128,8 @@ export const dataRoutes = [
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object({ ...requestBase, query: z.object(queryFields), verbose: z.boolean().nullish() }) },
     response: z.string(),
-    handler: async ({ id, body, catalog, request }) =>
-      json(await explainQuery(catalog, id, queryOptions(body.query, remoteDialect(request)), body.verbose ?? false)),
+    handler: async ({ id, body, tables, request }) =>
+      json(await explainQuery(tables, id, queryOptions(body.query, remoteDialect(request)), body.verbose ?? false)),
   }),
   route({
     operationId: "AnalyzeTableQueryPlan",
@@ -142,7 +142,7 @@ export const dataRoutes = [
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object({ ...requestBase, ...queryFields }) },
     response: z.string(),
-    handler: async ({ id, body, catalog, request }) => json(await analyzeQuery(catalog, id, queryOptions(body, remoteDialect(request)))),
+    handler: async ({ id, body, tables, request }) => json(await analyzeQuery(tables, id, queryOptions(body, remoteDialect(request)))),
   }),
   route({
     operationId: "AlterTableAlterColumns",
@@ -171,7 +171,7 @@ export const dataRoutes = [
     },
     response: versionAnswer,
     commits: true,
-    handler: async ({ id, body, catalog }) => {
+    handler: async ({ id, body, tables }) => {
       const alterations = body.alterations.map((a) => ({
         path: a.path,
         rename: a.rename ?? undefined,
@@ -179,7 +179,7 @@ export const dataRoutes = [
         data_type: a.data_type ?? undefined,
         virtual_column: a.virtual_column ?? undefined,
       }));
-      return json(await alterColumns(catalog, id, alterations, body.branch ?? undefined));
+      return json(await alterColumns(tables, id, alterations, body.branch ?? undefined));
     },
   }),
   route({
@@ -206,10 +206,10 @@ export const dataRoutes = [
     },
     response: z.object({ ...versionResponse, fields: z.record(z.string(), z.record(z.string(), z.string())) }),
     commits: true,
-    handler: async ({ id, body, catalog }) =>
+    handler: async ({ id, body, tables }) =>
       json(
         await updateFieldMetadata(
-          catalog,
+          tables,
           id,
           body.updates.map((u) => ({ ...u, replace: u.replace ?? undefined })),
           body.branch ?? undefined,
@@ -226,8 +226,8 @@ export const dataRoutes = [
     query: z.object({ ...delimiterQuery, ...branchQuery }),
     body: { kind: "json", schema: schemaMetadata },
     response: schemaMetadata,
-    handler: async ({ id, query, body, catalog, committed }) => {
-      const { metadata, version } = await updateSchemaMetadata(catalog, id, body, query.branch || undefined);
+    handler: async ({ id, query, body, tables, committed }) => {
+      const { metadata, version } = await updateSchemaMetadata(tables, id, body, query.branch || undefined);
       if (version !== null) committed({ table: id, version, branch: query.branch || undefined });
       return { ...json(metadata), bare: true };
     },
@@ -243,6 +243,6 @@ export const dataRoutes = [
     body: { kind: "json", schema: z.object({ ...requestBase, version: z.number().int().min(0), branch: z.string().nullish() }) },
     response: versionAnswer,
     commits: true,
-    handler: async ({ id, body, catalog }) => json(await restoreVersion(catalog, id, body.version, body.branch ?? undefined)),
+    handler: async ({ id, body, tables }) => json(await restoreVersion(tables, id, body.version, body.branch ?? undefined)),
   }),
 ];

@@ -41,9 +41,9 @@ export const historyRoutes = [
     }),
     body: { kind: "json", schema: z.object(requestBase) },
     response: versionsResponse,
-    handler: async ({ id, query, catalog }) =>
+    handler: async ({ id, query, tables }) =>
       json(
-        await listVersions(catalog, id, {
+        await listVersions(tables, id, {
           pageToken: query.page_token,
           limit: pageLimit(query.limit),
           descending: query.descending ?? false,
@@ -62,8 +62,8 @@ export const historyRoutes = [
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object({ ...requestBase, ...branchField, version: z.number().int().min(0).nullish() }) },
     response: z.object({ version: tableVersion, context }),
-    handler: async ({ id, body, catalog }) =>
-      json(await describeTableVersion(catalog, id, { version: body.version ?? undefined, branch: body.branch ?? undefined })),
+    handler: async ({ id, body, tables }) =>
+      json(await describeTableVersion(tables, id, { version: body.version ?? undefined, branch: body.branch ?? undefined })),
   }),
   route({
     operationId: "CreateTableVersion",
@@ -81,8 +81,8 @@ export const historyRoutes = [
       }),
     },
     response: createdVersion,
-    handler: async ({ id, body, catalog, auditDetail, committed }) => {
-      const { created, what } = await createTableVersion(catalog, id, newTableVersion(body));
+    handler: async ({ id, body, tables, auditDetail, committed }) => {
+      const { created, what } = await createTableVersion(tables, id, newTableVersion(body));
       auditDetail(what);
       committed({ table: id, version: created.version.version, branch: body.branch ?? undefined, detail: what });
       return json(created);
@@ -104,7 +104,7 @@ export const historyRoutes = [
       }),
     },
     response: deletedVersions,
-    handler: async ({ id, body, catalog }) => json(await deleteTableVersions(catalog, id, versionRanges(body.ranges), body.branch ?? undefined)),
+    handler: async ({ id, body, tables }) => json(await deleteTableVersions(tables, id, versionRanges(body.ranges), body.branch ?? undefined)),
   }),
   route({
     operationId: "ListTableTags",
@@ -116,8 +116,8 @@ export const historyRoutes = [
     query: z.object({ ...delimiterQuery, ...pageQuery }),
     body: { kind: "json", schema: z.object(requestBase) },
     response: z.union([tagsPage, tagMap.describe("LanceDB's remote client (a path with a trailing slash) reads the bare map of tags")]),
-    handler: async ({ id, query, catalog, request }) => {
-      const page = await listTags(catalog, id, { pageToken: query.page_token, limit: pageLimit(query.limit) });
+    handler: async ({ id, query, tables, request }) => {
+      const page = await listTags(tables, id, { pageToken: query.page_token, limit: pageLimit(query.limit) });
       // LanceDB's remote client reads the tag list as a bare map of tags, with no other keys.
       return remoteDialect(request) ? { ...json(page.tags), bare: true } : json(page);
     },
@@ -132,7 +132,7 @@ export const historyRoutes = [
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object(tagBody) },
     response: z.object({ ...versionResponse, branch: z.string().nullable().describe("The branch the tagged version is on; null for main") }),
-    handler: async ({ id, body, catalog }) => json(await tagVersion(catalog, id, body.tag, body.branch ?? undefined)),
+    handler: async ({ id, body, tables }) => json(await tagVersion(tables, id, body.tag, body.branch ?? undefined)),
   }),
   route({
     operationId: "CreateTableTag",
@@ -144,7 +144,7 @@ export const historyRoutes = [
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object({ ...tagBody, version: z.number().int().min(0) }) },
     response: z.object({ context }),
-    handler: async ({ id, body, catalog }) => json(await createTag(catalog, id, body.tag, body.version, body.branch ?? undefined)),
+    handler: async ({ id, body, tables }) => json(await createTag(tables, id, body.tag, body.version, body.branch ?? undefined)),
   }),
   route({
     operationId: "UpdateTableTag",
@@ -156,7 +156,7 @@ export const historyRoutes = [
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object({ ...tagBody, version: z.number().int().min(0) }) },
     response: z.object({ context }),
-    handler: async ({ id, body, catalog }) => json(await updateTag(catalog, id, body.tag, body.version, body.branch ?? undefined)),
+    handler: async ({ id, body, tables }) => json(await updateTag(tables, id, body.tag, body.version, body.branch ?? undefined)),
   }),
   route({
     operationId: "DeleteTableTag",
@@ -168,7 +168,7 @@ export const historyRoutes = [
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object(tagBody) },
     response: z.object({ context }),
-    handler: async ({ id, body, catalog }) => json(await deleteTag(catalog, id, body.tag, body.branch ?? undefined)),
+    handler: async ({ id, body, tables }) => json(await deleteTag(tables, id, body.tag, body.branch ?? undefined)),
   }),
   route({
     operationId: "ListTableBranches",
@@ -193,8 +193,8 @@ export const historyRoutes = [
       page_token: pageToken,
       context,
     }),
-    handler: async ({ id, body, query, catalog }) =>
-      json(await listBranches(catalog, id, { pageToken: body.page_token ?? query.page_token, limit: pageLimit(body.limit ?? query.limit) })),
+    handler: async ({ id, body, query, tables }) =>
+      json(await listBranches(tables, id, { pageToken: body.page_token ?? query.page_token, limit: pageLimit(body.limit ?? query.limit) })),
   }),
   route({
     operationId: "CreateTableBranch",
@@ -209,7 +209,7 @@ export const historyRoutes = [
       schema: z.object({ ...requestBase, name: z.string().min(1), from_branch: z.string().nullish(), from_version: z.number().int().min(0).nullish() }),
     },
     response: versionAnswer,
-    handler: async ({ id, body, catalog }) => json(await createBranch(catalog, id, body.name, body.from_branch ?? undefined, body.from_version ?? undefined)),
+    handler: async ({ id, body, tables }) => json(await createBranch(tables, id, body.name, body.from_branch ?? undefined, body.from_version ?? undefined)),
   }),
   route({
     operationId: "DeleteTableBranch",
@@ -221,6 +221,6 @@ export const historyRoutes = [
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object({ ...requestBase, name: z.string().min(1) }) },
     response: z.object({ context }),
-    handler: async ({ id, body, catalog }) => json(await deleteBranch(catalog, id, body.name)),
+    handler: async ({ id, body, tables }) => json(await deleteBranch(tables, id, body.name)),
   }),
 ];

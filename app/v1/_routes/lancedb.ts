@@ -59,7 +59,7 @@ function createIndexRoute(operationId: string, path: string, summary: string, sc
       }),
     },
     response: z.object({ context }),
-    handler: async ({ id, body: b, catalog, committed }) => {
+    handler: async ({ id, body: b, tables, committed }) => {
       if (b.distance_type && b.metric_type && b.distance_type.toLowerCase() !== b.metric_type.toLowerCase()) {
         throw invalidInput(`distance_type '${b.distance_type}' and metric_type '${b.metric_type}' disagree`);
       }
@@ -92,7 +92,7 @@ function createIndexRoute(operationId: string, path: string, summary: string, sc
         splitIdentifiers: b.split_identifiers ?? undefined,
         splitOnNumerics: b.split_on_numerics ?? undefined,
       };
-      const { version } = await createIndex(catalog, id, {
+      const { version } = await createIndex(tables, id, {
         column: b.column,
         indexType: b.index_type,
         name: b.name ?? undefined,
@@ -123,7 +123,7 @@ export const lancedbRoutes = [
     },
     response: versionAnswer,
     commits: true,
-    handler: async ({ id, body, catalog }) => json(await addColumns(catalog, id, body.new_columns, body.branch ?? undefined)),
+    handler: async ({ id, body, tables }) => json(await addColumns(tables, id, body.new_columns, body.branch ?? undefined)),
   }),
   route({
     operationId: "AlterTableDropColumns",
@@ -136,7 +136,7 @@ export const lancedbRoutes = [
     body: { kind: "json", schema: z.object({ ...requestBase, ...branchField, columns: z.array(z.string().min(1)) }) },
     response: versionAnswer,
     commits: true,
-    handler: async ({ id, body, catalog }) => json(await dropColumns(catalog, id, body.columns, body.branch ?? undefined)),
+    handler: async ({ id, body, tables }) => json(await dropColumns(tables, id, body.columns, body.branch ?? undefined)),
   }),
   route({
     operationId: "UpdateTable",
@@ -153,7 +153,7 @@ export const lancedbRoutes = [
     },
     response: z.object({ ...versionResponse, updated_rows: z.number().int(), rows_updated: z.number().int() }),
     commits: true,
-    handler: async ({ id, body, catalog }) => json(await updateRows(catalog, id, body.predicate ?? undefined, body.updates, body.branch ?? undefined)),
+    handler: async ({ id, body, tables }) => json(await updateRows(tables, id, body.predicate ?? undefined, body.updates, body.branch ?? undefined)),
   }),
   route({
     operationId: "DeleteFromTable",
@@ -167,7 +167,7 @@ export const lancedbRoutes = [
     body: { kind: "json", schema: z.object({ ...requestBase, ...branchField, predicate: z.string().min(1) }) },
     response: z.object({ ...versionResponse, num_deleted_rows: z.number().int() }),
     commits: true,
-    handler: async ({ id, body, catalog }) => json(await deleteRows(catalog, id, body.predicate, body.branch ?? undefined)),
+    handler: async ({ id, body, tables }) => json(await deleteRows(tables, id, body.predicate, body.branch ?? undefined)),
   }),
   route({
     operationId: "GetTableStats",
@@ -179,7 +179,7 @@ export const lancedbRoutes = [
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object({ ...requestBase, ...branchField }) },
     response: tableStatsAnswer,
-    handler: async ({ id, body, catalog }) => json(await tableStats(catalog, id, body.branch ?? undefined)),
+    handler: async ({ id, body, tables }) => json(await tableStats(tables, id, body.branch ?? undefined)),
   }),
   route({
     operationId: "ListTableIndices",
@@ -200,8 +200,8 @@ export const lancedbRoutes = [
       }),
     },
     response: indexListAnswer,
-    handler: async ({ id, body, query, catalog }) => {
-      const indexes = await listIndices(catalog, id, { version: body.version ?? undefined, branch: body.branch ?? undefined });
+    handler: async ({ id, body, query, tables }) => {
+      const indexes = await listIndices(tables, id, { version: body.version ?? undefined, branch: body.branch ?? undefined });
       const byName = new Map(indexes.map((i) => [i.index_name, i]));
       const page = await pageOf([...byName.keys()], body.page_token ?? query.page_token, pageLimit(body.limit ?? query.limit));
       return json({ indexes: page.items.map((name) => byName.get(name)!), page_token: page.pageToken });
@@ -217,8 +217,8 @@ export const lancedbRoutes = [
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object({ ...requestBase, ...branchField, version: z.number().int().min(0).nullish() }) },
     response: indexStatsAnswer,
-    handler: async ({ id, params, body, catalog }) =>
-      json(await indexStats(catalog, id, params.index_name, { version: body.version ?? undefined, branch: body.branch ?? undefined })),
+    handler: async ({ id, params, body, tables }) =>
+      json(await indexStats(tables, id, params.index_name, { version: body.version ?? undefined, branch: body.branch ?? undefined })),
   }),
   route({
     operationId: "DropTableIndex",
@@ -229,8 +229,8 @@ export const lancedbRoutes = [
     access: { need: "editor", on: "table" },
     query: z.object({ ...delimiterQuery, ...branchQuery }),
     response: z.object({ context }),
-    handler: async ({ id, params, query, catalog, committed }) => {
-      const { version } = await dropIndex(catalog, id, params.index_name, query.branch || undefined);
+    handler: async ({ id, params, query, tables, committed }) => {
+      const { version } = await dropIndex(tables, id, params.index_name, query.branch || undefined);
       committed({ table: id, version, branch: query.branch || undefined });
       return json({});
     },

@@ -19,7 +19,7 @@ export const maintenanceRoutes = [
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object(requestBase) },
     response: tableHealthAnswer,
-    handler: async ({ id, catalog }) => json(await maintenanceOverview(catalog, id)),
+    handler: async ({ id, tables }) => json(await maintenanceOverview(tables, id)),
   }),
   route({
     operationId: "CompactTable",
@@ -31,8 +31,8 @@ export const maintenanceRoutes = [
     query: z.object({ ...delimiterQuery, ...waitQuery }),
     body: { kind: "json", schema: z.object(requestBase) },
     response: maintenanceJobAnswer,
-    handler: async ({ id, catalog, principal, query }) => {
-      const job = await startMaintenance(catalog, id, { kind: "compact", principal, wait: query.wait ?? false });
+    handler: async ({ id, tables, principal, query }) => {
+      const job = await startMaintenance(tables, id, { kind: "compact", principal, wait: query.wait ?? false });
       return json({ job }, job.status === "running" ? 202 : 200);
     },
   }),
@@ -53,10 +53,10 @@ export const maintenanceRoutes = [
       }),
     },
     response: z.union([maintenanceJobAnswer, cleanupPlanAnswer]),
-    handler: async ({ id, catalog, principal, query, body }) => {
+    handler: async ({ id, tables, principal, query, body }) => {
       const olderThan = new Date(Date.now() - (body.older_than_seconds ?? 7 * DAY_S) * 1000);
-      if (body.dry_run) return json(await cleanupPreview(catalog, id, olderThan));
-      const job = await startMaintenance(catalog, id, { kind: "cleanup", principal, wait: query.wait ?? false, olderThan });
+      if (body.dry_run) return json(await cleanupPreview(tables, id, olderThan));
+      const job = await startMaintenance(tables, id, { kind: "cleanup", principal, wait: query.wait ?? false, olderThan });
       return json({ job }, job.status === "running" ? 202 : 200);
     },
   }),
@@ -70,7 +70,7 @@ export const maintenanceRoutes = [
     query: z.object({ ...delimiterQuery, limit: qInt("How many, newest first (default 100)", 1) }),
     body: { kind: "json", schema: z.object(requestBase) },
     response: maintenanceJobsAnswer,
-    handler: async ({ id, catalog, query }) => json({ jobs: await tableJobs(catalog, id, pageLimit(query.limit)) }),
+    handler: async ({ id, tables, query }) => json({ jobs: await tableJobs(tables, id, pageLimit(query.limit)) }),
   }),
   route({
     operationId: "DescribeMaintenanceJob",
@@ -82,6 +82,6 @@ export const maintenanceRoutes = [
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object({ ...requestBase, job_id: z.string().min(1) }) },
     response: maintenanceJobAnswer,
-    handler: async ({ id, catalog, body }) => json({ job: await tableJob(catalog, id, body.job_id) }),
+    handler: async ({ id, tables, body }) => json({ job: await tableJob(tables, id, body.job_id) }),
   }),
 ];

@@ -30,10 +30,10 @@ export const mediaRoutes = [
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: cellsRequest },
     response: cellsResponse,
-    handler: async ({ id, body, catalog }) =>
+    handler: async ({ id, body, tables }) =>
       json({
         cells: await cellSummaries(
-          catalog,
+          tables,
           id,
           { version: body.version ?? undefined, tag: body.tag ?? undefined },
           body.columns,
@@ -61,11 +61,11 @@ export const mediaRoutes = [
       download: qBool("Answer as an attachment to save"),
     }),
     response: "media",
-    handler: async ({ id, query, catalog, request }) => {
+    handler: async ({ id, query, tables, request }) => {
       if (query.thumbnail !== undefined && (query.thumbnail < THUMBNAIL_SIZES.min || query.thumbnail > THUMBNAIL_SIZES.max))
         throw invalidInput(`thumbnail must be between ${THUMBNAIL_SIZES.min} and ${THUMBNAIL_SIZES.max} pixels, got ${query.thumbnail}`);
       const range = query.thumbnail === undefined ? rangeOf(request.headers.get("range")) : null;
-      const cell = await readCell(catalog, id, { version: query.version, tag: query.tag }, query.column, BigInt(query.row_id), range);
+      const cell = await readCell(tables, id, { version: query.version, tag: query.tag }, query.column, BigInt(query.row_id), range);
       const name = safeName(`${joinIdentifier(id)}-${query.column}-${query.row_id}`);
       const headers: Record<string, string> = {
         // A stored document (an SVG, an HTML file named .png) opened on its own runs nothing and reaches nothing. A PDF

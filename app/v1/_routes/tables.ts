@@ -166,8 +166,8 @@ export const tableRoutes = [
     },
     response: tableDescription,
     handler: async (ctx) => {
-      const { id, body, catalog } = ctx;
-      const d = await catalog.describeTable(id, { version: body.version ?? undefined, tag: body.tag ?? undefined, branch: body.branch ?? undefined });
+      const { id, body, catalog, tables } = ctx;
+      const d = await tables.describe(id, { version: body.version ?? undefined, tag: body.tag ?? undefined, branch: body.branch ?? undefined });
       const location = catalog.location(d.entry);
       return json({
         table: id[id.length - 1],
@@ -200,9 +200,9 @@ export const tableRoutes = [
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object({ ...requestBase, version: z.number().int().min(0).nullish() }) },
     response: z.object({ context }),
-    handler: async ({ id, body, catalog }) => {
-      const entry = await catalog.resolve(id);
-      if (body.version !== undefined && body.version !== null) await catalog.readHandle(entry, { version: body.version });
+    handler: async ({ id, body, tables }) => {
+      const entry = await tables.resolve(id);
+      if (body.version !== undefined && body.version !== null) await tables.readHandle(entry, { version: body.version });
       return json({});
     },
   }),
@@ -216,9 +216,9 @@ export const tableRoutes = [
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object(requestBase) },
     response: deregisteredTable,
-    handler: async ({ id, catalog, access, database }) => {
+    handler: async ({ id, catalog, tables, access, database }) => {
       const { entry } = await catalog.dropTable(id);
-      await Promise.all([access.forgetTable(database, id), forgetAuthors(catalog.store, entry)]);
+      await Promise.all([access.forgetTable(database, id), forgetAuthors(tables.records, entry)]);
       return json({ id, location: catalog.location(entry), properties: entry.properties });
     },
   }),

@@ -10,50 +10,52 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRequire } from "node:module";
 import * as lancedb from "@lancedb/lancedb";
-import { Catalog, parseArrowBody } from "./catalog";
-import { received } from "@/server/lance/arrow-ipc";
+import { openDatabase } from "@/server/databases";
+import type { Catalog } from "@/server/catalog/catalog";
+import { received, toIpcFile } from "@/server/lance/arrow-ipc";
+import type { Tables } from "./tables";
 import { parseRoot } from "@/server/storage/root";
-import { insertRecords } from "@/server/tables/writes";
-import { countRows } from "@/server/tables/queries";
+import { insertRecords } from "./writes";
+import { countRows } from "./queries";
 
 const arrow = createRequire(import.meta.url)("apache-arrow") as typeof import("apache-arrow");
 const dir = mkdtempSync(path.join(os.tmpdir(), "quiver-races-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const rows = (from: number, to: number) => arrow.tableFromArrays({ id: BigInt64Array.from({ length: to - from }, (_, i) => BigInt(from + i)) });
-const body = (from: number, to: number) => parseArrowBody(received(Buffer.from(arrow.tableToIPC(rows(from, to), "stream"))));
+const body = (from: number, to: number) => toIpcFile(received(Buffer.from(arrow.tableToIPC(rows(from, to), "stream"))));
 
 let catalog: Catalog;
+let tables: Tables;
 beforeAll(async () => {
-  catalog = new Catalog(parseRoot(dir), {});
-  await catalog.init();
+  ({ catalog, tables } = await openDatabase(parseRoot(dir), {}));
 });
 
 describe("a write overtaken while it runs", () => {
   it("keeps the files of a table renamed under it, which are the renamed table's", async () => {
     await catalog.createNamespace(["ns"], "create", {});
     await catalog.declareTable(["ns", "a"], undefined, {});
-    await insertRecords(catalog, ["ns", "a"], body(0, 5), "append");
+    await insertRecords(tables, ["ns", "a"], body(0, 5), "append");
     const entry = await catalog.resolve(["ns", "a"]);
-    const answer = await catalog.unlessDropped(entry, async () => {
+    const answer = await tables.unlessDropped(entry, async () => {
       await catalog.renameTable(["ns", "a"], "b");
       return "written";
     });
     expect(answer).toBe("written");
-    expect(await countRows(catalog, ["ns", "b"], undefined, {})).toBe(5);
-    await expect(countRows(catalog, ["ns", "a"], undefined, {})).rejects.toMatchObject({ codeName: "TableNotFound" });
+    expect(await countRows(tables, ["ns", "b"], undefined, {})).toBe(5);
+    await expect(countRows(tables, ["ns", "a"], undefined, {})).rejects.toMatchObject({ codeName: "TableNotFound" });
   });
 
   it("writes into the table made again at the same location by another process, not into the one it replaced", async () => {
     await catalog.declareTable(["t"], undefined, {});
-    await insertRecords(catalog, ["t"], body(0, 10), "append");
+    await insertRecords(tables, ["t"], body(0, 10), "append");
     // This process's commit handle now holds version 2 of the first table.
-    expect((await insertRecords(catalog, ["t"], body(10, 20), "append")).version).toBe(2);
+    expect((await insertRecords(tables, ["t"], body(10, 20), "append")).version).toBe(2);
     const elsewhere = await lancedb.connect(dir);
     await elsewhere.dropTable("t");
     await elsewhere.createTable("t", rows(100, 103));
     await elsewhere.openTable("t").then((t) => t.add(rows(103, 105)));
-    const { version } = await insertRecords(catalog, ["t"], body(200, 201), "append");
+    const { version } = await insertRecords(tables, ["t"], body(200, 201), "append");
     expect(version).toBe(3);
     const now = await elsewhere.openTable("t");
     expect(await now.countRows()).toBe(6);

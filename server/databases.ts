@@ -1,9 +1,14 @@
 /**
  * Databases: the default one is the data root itself; each other one is a separate data root inside it, under
- * `.quiver/databases/<name>/`. One initialised catalog per database per process.
+ * `.quiver/databases/<name>/`. One opened database per database per process: its catalog (which tables there are)
+ * and its tables (what is done with one table's data), over one store and one set of dataset handles.
  */
 import "server-only";
-import { Catalog } from "./catalog";
+import { Catalog } from "@/server/catalog/catalog";
+import { KeyedLock } from "@/server/catalog/keyed-lock";
+import { Datasets } from "@/server/lance/datasets";
+import { openStore } from "@/server/storage/stores";
+import { Tables } from "@/server/tables/tables";
 import { config } from "@/server/config";
 import { QuiverError, invalidInput } from "@/server/errors";
 import { OutsideRootError } from "@/server/storage/object-store";
@@ -14,7 +19,7 @@ const DATABASE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const DATABASES = ".quiver/databases/";
 /** Written when a database is created, so that it exists on an object store (which has no empty directories). */
 const DATABASE_MARKER = ".quiver-database";
-const catalogs = new Map<string, Promise<Catalog>>();
+const databases = new Map<string, Promise<Database>>();
 
 export const DEFAULT_DATABASE = config.defaultDatabase;
 
@@ -40,23 +45,34 @@ async function exists(database: string): Promise<boolean> {
   return database === DEFAULT_DATABASE || (await otherDatabases()).includes(database);
 }
 
-export async function catalogFor(database: string = DEFAULT_DATABASE): Promise<Catalog> {
-  let catalog = catalogs.get(database);
-  if (!catalog) {
-    checkDatabaseName(database);
-    if (!(await exists(database))) throw new QuiverError("NamespaceNotFound", `database '${database}' does not exist`);
-    catalog = (async () => {
-      const c = new Catalog(rootOf(database), config.storageOptions);
-      await c.init();
-      return c;
-    })();
-    catalogs.set(database, catalog);
-    catalog.catch(() => catalogs.delete(database));
-  }
-  return catalog;
+export interface Database {
+  catalog: Catalog;
+  tables: Tables;
 }
 
-export const defaultCatalog = () => catalogFor(DEFAULT_DATABASE);
+/** Opens the data root as a database: the store, the handles on its datasets, and the catalog and tables over them. */
+export async function openDatabase(root: DataRoot, storageOptions: Record<string, string>): Promise<Database> {
+  const store = openStore(root, storageOptions);
+  const datasets = new Datasets(root, store, storageOptions);
+  await datasets.init();
+  const turns = new KeyedLock();
+  const catalog = new Catalog(datasets, store, turns);
+  return { catalog, tables: new Tables(catalog, datasets, store, turns) };
+}
+
+export async function databaseFor(name: string = DEFAULT_DATABASE): Promise<Database> {
+  let database = databases.get(name);
+  if (!database) {
+    checkDatabaseName(name);
+    if (!(await exists(name))) throw new QuiverError("NamespaceNotFound", `database '${name}' does not exist`);
+    database = openDatabase(rootOf(name), config.storageOptions);
+    databases.set(name, database);
+    database.catch(() => databases.delete(name));
+  }
+  return database;
+}
+
+export const defaultDatabase = () => databaseFor(DEFAULT_DATABASE);
 
 export async function listDatabases(): Promise<string[]> {
   return [DEFAULT_DATABASE, ...(await otherDatabases()).filter((n) => n !== DEFAULT_DATABASE).sort()];
@@ -73,6 +89,6 @@ export async function createDatabase(name: string): Promise<{ created: boolean }
     if (!(err instanceof OutsideRootError) && code !== "ENOTDIR" && code !== "EEXIST") throw err;
     throw new QuiverError("NamespaceAlreadyExists", `the directory of database '${name}' is taken by something that is not a directory of the data root`);
   }
-  await catalogFor(name);
+  await databaseFor(name);
   return { created };
 }

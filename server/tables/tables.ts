@@ -1,0 +1,332 @@
+/**
+ * One table's data, for the operations on it: its write turn (one write to a table's directory at a time within
+ * this process, with the check that the table was not dropped under it), the handles to read and commit through,
+ * group commit of appends, its own Lance files, and the description of a version. Tables are found by name through
+ * the catalog; nothing here changes which tables exist.
+ */
+import "server-only";
+import { LRUCache } from "lru-cache";
+import { tableFromIPC } from "apache-arrow";
+import { schemaToJson, type JsonSchema } from "@/lib/arrow-schema";
+import { wantsStableRowIds } from "@/lib/contract/catalog";
+import { QuiverError, invalidInput } from "@/server/errors";
+import type { Catalog, Id, ReadAt } from "@/server/catalog/catalog";
+import type { TableEntry } from "@/server/catalog/catalog-table";
+import type { KeyedLock } from "@/server/catalog/keyed-lock";
+import { heldBack } from "@/server/catalog/batch-holds";
+import type { ArrowBody } from "@/server/lance/arrow-ipc";
+import type { Datasets } from "@/server/lance/datasets";
+import { engineCall, type NativeTable } from "@/server/lance/native";
+import { TableFiles } from "@/server/lance/table-files";
+import type { LatestManifest } from "@/server/lance/version-manifest";
+import { countLookup } from "@/server/metrics";
+import type { ObjectStore } from "@/server/storage/object-store";
+import { AppendGroups } from "./append-groups";
+
+interface TableVersionDescription {
+  version: number;
+  schema: JsonSchema;
+  stats: Awaited<ReturnType<NativeTable["stats"]>>;
+  deletedRows: number;
+}
+
+export type TableDescription = { entry: TableEntry; declaredOnly: boolean } & Partial<TableVersionDescription>;
+
+export class Tables {
+  /** Appends waiting for a table's write turn, committed together. */
+  private readonly appends = new AppendGroups();
+  /** Descriptions of tables' latest versions, by manifest key and etag: a new version or a replaced file misses. */
+  private readonly descriptions = new LRUCache<string, TableVersionDescription>({ max: 10_000 });
+
+  /**
+   * `turns` is the catalog's too: drops, moves and deregisters of a table wait for its turn, so that a write that
+   * waited behind one finds the table gone instead of writing files into a directory no longer its own. `records` is
+   * the root's store, where the records kept beside the tables live (batch holds, who made each version, jobs).
+   */
+  constructor(
+    private readonly catalog: Catalog,
+    private readonly datasets: Datasets,
+    readonly records: ObjectStore,
+    private readonly turns: KeyedLock,
+  ) {}
+
+  // ---------------------------------------------------------------- finding a table
+
+  resolve(id: Id): Promise<TableEntry> {
+    return this.catalog.resolve(id);
+  }
+
+  /** See Catalog.resolveWith: `early` runs on the table the last look at the catalog named while a fresh look runs. */
+  resolveWith<T>(id: Id, early: (entry: TableEntry) => Promise<T>) {
+    return this.catalog.resolveWith(id, early);
+  }
+
+  knownEntry(id: Id): Promise<TableEntry> {
+    return this.catalog.knownEntry(id);
+  }
+
+  isDeclaredOnly(entry: TableEntry): Promise<boolean> {
+    return this.catalog.isDeclaredOnly(entry);
+  }
+
+  /**
+   * Opening a table for an operation that needs its data: the table must exist and have been written (a declared
+   * table has nothing to read or change yet, and the refusal names the operation). Whether it was written is asked
+   * of the store only when the engine could not open it (onWritten), which spares every operation on a written
+   * table one read. This one answers the latest version of the table (or of a branch), to change it.
+   */
+  async dataHandle(id: Id, what: string, branch?: string) {
+    const entry = await this.resolve(id);
+    return { entry, table: await this.onWritten(entry, what, () => this.writeHandle(entry, branch)) };
+  }
+
+  /** The table at a version, tag or branch, to read it (see dataHandle). */
+  async dataAt(id: Id, what: string, at: ReadAt) {
+    const entry = await this.resolve(id);
+    return { entry, table: await this.onWritten(entry, what, () => this.readHandle(entry, at)) };
+  }
+
+  /**
+   * Reads the table at a version, tag or branch with `read`, which runs while the catalog is checked (see
+   * `Catalog.resolveWith`): a read that changes nothing pays for one round trip to the store where it would pay two.
+   */
+  async readAt<T>(id: Id, what: string, at: ReadAt, read: (table: NativeTable, entry: TableEntry) => Promise<T>): Promise<T> {
+    const { value } = await this.resolveWith(id, async (entry) => read(await this.onWritten(entry, what, () => this.readHandle(entry, at)), entry));
+    return value;
+  }
+
+  // ---------------------------------------------------------------- writing
+
+  /** Writes the first version of a declared-only table; null when it already had data (a concurrent writer won). */
+  async writeFirstVersion(entry: TableEntry, body: ArrowBody): Promise<number | null> {
+    const beingCreated = () => new QuiverError("ConcurrentModification", `Table '${entry.objectId}' is being created by another request; retry`);
+    if (!(await this.catalog.awaitsFirstWrite(entry, beingCreated))) return null;
+    return this.commitTo(entry, async () => {
+      if (!(await this.catalog.awaitsFirstWrite(entry, beingCreated))) return null;
+      try {
+        const table = await this.datasets.create(entry.location, body, "create", { stableRowIds: wantsStableRowIds(entry.properties) });
+        return await table.version();
+      } catch (err) {
+        if (err instanceof QuiverError && err.codeName === "TableAlreadyExists") return null;
+        throw err;
+      }
+    });
+  }
+
+  /**
+   * Appends `body` to a branch of the table with the appends that arrive while a write to it runs: the group shares
+   * one turn, and each commit in it checks on its own whether the table is still there (unlessDropped).
+   */
+  append(entry: TableEntry, branch: string, body: ArrowBody, commit: (file: Buffer, stamp: string) => Promise<number>): Promise<number> {
+    return this.appends.append(
+      `${entry.location}@${branch}`,
+      body,
+      (run) => this.turnOf(entry, run),
+      (file) => this.unlessDropped(entry, (stamp) => commit(file, stamp)),
+    );
+  }
+
+  /** The newest version in the table's `_versions/` listing, with a batch's holds; null for a table without one. */
+  latestManifest(entry: TableEntry): Promise<LatestManifest | null> {
+    return this.datasets.latestManifest(entry.location);
+  }
+
+  /** The handle to commit through from within `commitTo`, for the directory whose stamp the turn gave. */
+  turnHandle(entry: TableEntry, stamp: string): Promise<NativeTable> {
+    return this.datasets.commitHandle(entry.location, stamp);
+  }
+
+  /** A handle of its own at the latest version, which no other request moves (for a long rewrite). */
+  openDetached(entry: TableEntry): Promise<NativeTable> {
+    return this.datasets.openDetached(entry.location);
+  }
+
+  /** Drops the handles open on the table, after a change the engine's handles did not make themselves. */
+  forget(entry: TableEntry): void {
+    this.datasets.forget(entry.location);
+  }
+
+  /** Runs work that needs the table's data; when it fails on a table with no version yet, the refusal says so and names `what`. */
+  async onWritten<T>(entry: TableEntry, what: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      await this.requireData(entry, what);
+      throw err;
+    }
+  }
+
+  /**
+   * Runs one write to a table's directory at a time within this process, on any branch. Lance resolves concurrent
+   * commits by rebasing and retrying, which under many writers to one table wastes work and can time out; queueing
+   * them here does not. Drops and moves queue here too, so a write that waited behind one finds the table gone
+   * instead of writing files into a directory that no longer belongs to it.
+   */
+  commitTo<T>(entry: TableEntry, commit: (stamp: string) => Promise<T>, options: { directorySeen?: boolean } = {}): Promise<T> {
+    return this.turnOf(entry, () => this.unlessDropped(entry, commit, options));
+  }
+
+  /** Runs `work` in the table's write turn. */
+  turnOf<T>(entry: TableEntry, work: () => Promise<T>): Promise<T> {
+    return this.turns.run(entry.location, work);
+  }
+
+  /**
+   * Runs one write in the table's turn, answering TableNotFound when the table was dropped before or under it. A
+   * drop in another instance can land while the write is under way; the engine then writes its files where the
+   * table was, making its directory again. So after the write the catalog is asked whether the table is still
+   * there, and if it is not, what the write left goes too, and the write is answered as not found. `write` gets the
+   * stamp of the table's directory as it is now (Datasets.directoryStamp), or "" with `directorySeen`: a caller that
+   * has just read a file inside the directory and writes without the engine (a manifest written whole) needs neither
+   * the stamp nor the look at the directory it costs.
+   */
+  async unlessDropped<T>(entry: TableEntry, write: (stamp: string) => Promise<T>, { directorySeen = false } = {}): Promise<T> {
+    const gone = () => new QuiverError("TableNotFound", `Table '${entry.objectId}' was dropped or moved`);
+    const stamp = directorySeen ? "" : await this.datasets.directoryStamp(entry.location);
+    if (stamp === null) throw gone();
+    const unlessGone = async () => {
+      if (await this.stillCatalogued(entry)) return;
+      // A deregistered table's files are kept: what the write added stays with them, unreferenced by the catalog.
+      if (!(await this.datasets.isDeregistered(entry.location))) await this.datasets.remove(entry.location);
+      throw gone();
+    };
+    let result: T;
+    try {
+      result = await write(stamp);
+    } catch (err) {
+      await unlessGone();
+      throw err;
+    }
+    await unlessGone();
+    return result;
+  }
+
+  /** Whether the catalog still holds this table at this location (a root-level dataset without a row: its directory). */
+  private async stillCatalogued(entry: TableEntry): Promise<boolean> {
+    if (!entry.registered) return this.datasets.directoryExists(entry.location);
+    // Under its name or, renamed meanwhile, another: its files are a table's still. A root-level directory the write
+    // itself made again may be listed meanwhile without a row: that is not it.
+    const index = await this.catalog.index();
+    const holder = index.atLocation.get(entry.location);
+    return holder !== undefined && index.tables.get(holder)?.registered === true;
+  }
+
+  /** The handle to write through: the shared latest handle, or the named branch. */
+  async writeHandle(entry: TableEntry, branch?: string): Promise<NativeTable> {
+    const table = await this.datasets.open(entry.location);
+    if (!branch || branch === "main") return table;
+    return this.branchHandle(table, branch);
+  }
+
+  /**
+   * The handle to commit to the main branch through (Datasets.commitHandle), holding at least `version`, the latest a
+   * look at the store just found: moved to the latest only when it is behind, in the table's write turn so that no
+   * commit of this process runs on it meanwhile. A commit after this process's own then costs no look at the store.
+   */
+  async commitHandle(entry: TableEntry, version: number): Promise<NativeTable> {
+    const table = await this.datasets.commitHandle(entry.location);
+    if ((await table.version()) >= version) return table;
+    return this.turnOf(entry, async () => {
+      if ((await table.version()) < version) await engineCall("open table", () => table.checkoutLatest());
+      return table;
+    });
+  }
+
+  /** A branch's handle to append through, from within `commitTo`, so that the version the engine reports is the append's own. */
+  async branchAppendHandle(entry: TableEntry, branch: string): Promise<NativeTable> {
+    const table = await this.datasets.commitHandle(entry.location);
+    await engineCall("open table", () => table.checkoutLatest());
+    return this.branchHandle(table, branch);
+  }
+
+  private async branchHandle(table: NativeTable, branch: string): Promise<NativeTable> {
+    const branches = await engineCall("list branches", () => table.branches());
+    const known = await engineCall("list branches", () => branches.list());
+    if (!(branch in known)) throw new QuiverError("TableBranchNotFound", `branch '${branch}' does not exist`);
+    return engineCall("open branch", () => branches.checkout(branch));
+  }
+
+  /** A handle at the requested version, tag or branch (latest main when none is given). */
+  async readHandle(entry: TableEntry, at: ReadAt = {}): Promise<NativeTable> {
+    if (at.tag !== undefined && (at.version !== undefined || at.branch !== undefined)) throw invalidInput("give a tag, or a version and branch, not both");
+    if (at.version === undefined && at.tag === undefined) return this.writeHandle(entry, at.branch);
+    if (at.tag !== undefined) {
+      const tag = at.tag;
+      const tags = await engineCall("read tags", async () => (await this.datasets.open(entry.location)).tags());
+      if (!(tag in (await engineCall("list tags", () => tags.list()))))
+        throw new QuiverError("TableTagNotFound", `tag '${tag}' does not exist on table '${entry.objectId}'`);
+      // Checking out by the tag's name, not its version number, finds the version on the branch the tag is on.
+      const table = await this.datasets.openDetached(entry.location);
+      await engineCall(`check out tag '${tag}'`, () => table.checkoutTag(tag));
+      return table;
+    }
+    const table = at.branch && at.branch !== "main" ? await this.writeHandle(entry, at.branch) : await this.datasets.openDetached(entry.location);
+    const version = at.version!;
+    await table.checkout(version).catch(() => {
+      throw new QuiverError("TableVersionNotFound", `version ${version} of table '${entry.objectId}' does not exist`);
+    });
+    return table;
+  }
+
+  /** The table's own Lance files, for the operations that work on them beside the engine. */
+  filesOf(entry: TableEntry): TableFiles {
+    return new TableFiles(this.records, this.datasets.root, entry.location, () => this.datasets.forget(entry.location));
+  }
+
+  async requireData(entry: TableEntry, what: string) {
+    if (await this.catalog.isDeclaredOnly(entry)) {
+      throw new QuiverError("TableNotFound", `Table '${entry.objectId}' is declared but has no data yet, so it cannot ${what}`);
+    }
+  }
+
+  async describe(id: Id, at: ReadAt): Promise<{ entry: TableEntry; declaredOnly: boolean } & Partial<TableVersionDescription>> {
+    return (await this.catalog.resolveWith(id, (entry) => this.describeEntry(entry, at))).value;
+  }
+
+  private async describeEntry(entry: TableEntry, at: ReadAt): Promise<{ entry: TableEntry; declaredOnly: boolean } & Partial<TableVersionDescription>> {
+    const latestOfMain = at.version === undefined && at.tag === undefined && (!at.branch || at.branch === "main");
+    // Everything described is fixed by the version's manifest: its etag says whether a description still holds.
+    const latest = latestOfMain ? await this.datasets.latestManifest(entry.location) : null;
+    if (latest?.holds.length) {
+      // A batch still committing this table's newest version with other tables' holds it back: describe the one before.
+      const held = await heldBack(this.records, latest.holds);
+      let visible = latest.version;
+      while (held.has(visible)) visible--;
+      if (visible !== latest.version && visible > 0) return this.describeEntry(entry, { ...at, version: visible });
+    }
+    const cacheKey = latest?.etag ? `${latest.key}\0${latest.etag}` : null;
+    const cached = cacheKey === null ? undefined : this.descriptions.get(cacheKey);
+    if (cacheKey !== null) countLookup("table_description", cached !== undefined);
+    if (cached) return { entry, declaredOnly: false, ...cached };
+    const declaredOnly = latest === null && (await this.catalog.isDeclaredOnly(entry));
+    if (declaredOnly) {
+      if (at.version !== undefined || at.tag !== undefined) {
+        throw new QuiverError("TableVersionNotFound", `Table '${entry.objectId}' is declared only and has no versions`);
+      }
+      return { entry, declaredOnly };
+    }
+    // The listing (with its batch holds) decides which version is the latest, and that version is described: a live
+    // handle would follow whatever was committed a moment later, a version a batch may still hold back.
+    const table = await this.readHandle(entry, latest ? { ...at, version: latest.version } : at);
+    const [version, schemaBuf, stats] = await engineCall("describe table", () => Promise.all([table.version(), table.schema(), table.stats()]));
+    const schema: JsonSchema = schemaToJson(tableFromIPC(schemaBuf).schema);
+    const description = { version, schema, stats, deletedRows: await this.deletedRows(entry, table, version, at.branch) };
+    if (cacheKey !== null && latest?.version === version) this.descriptions.set(cacheKey, description);
+    return { entry, declaredOnly, ...description };
+  }
+
+  /** Rows marked deleted at a version of the main branch, from its manifest (0 where that cannot be read). */
+  private async deletedRows(entry: TableEntry, table: NativeTable, version: number, branch?: string): Promise<number> {
+    if (branch && branch !== "main") return 0;
+    try {
+      const { summary } = await this.filesOf(entry).manifest(version, { directory: entry.location, v2: await table.usesV2ManifestPaths() });
+      return Number(summary.metadata.total_deletion_file_rows);
+    } catch {
+      return 0;
+    }
+  }
+
+  async schemaOf(table: NativeTable) {
+    return tableFromIPC(await engineCall("read the schema", () => table.schema())).schema;
+  }
+}
