@@ -42,7 +42,7 @@ export const adminRoutes = [
   route({
     operationId: "WhoAmI",
     summary: "The caller: who it is, whether it administers the service, and the database it addresses",
-    group: "Access",
+    group: "Admin",
     methods: ["GET"],
     path: "/v1/whoami",
     access: { need: "authenticated" },
@@ -53,7 +53,7 @@ export const adminRoutes = [
   route({
     operationId: "ListApiKeys",
     summary: "List API keys (never the keys themselves)",
-    group: "Access",
+    group: "Admin",
     methods: ["GET"],
     path: "/v1/admin/keys",
     access: globalAdmin,
@@ -66,7 +66,7 @@ export const adminRoutes = [
   route({
     operationId: "CreateApiKey",
     summary: "Create an API key with a role, a scope and an optional expiry; the key is in this response only",
-    group: "Access",
+    group: "Admin",
     methods: ["POST"],
     path: "/v1/admin/keys/create",
     access: globalAdmin,
@@ -96,7 +96,7 @@ export const adminRoutes = [
   route({
     operationId: "RevokeApiKey",
     summary: "Revoke an API key",
-    group: "Access",
+    group: "Admin",
     methods: ["POST"],
     path: "/v1/admin/keys/{key_id}/revoke",
     access: globalAdmin,
@@ -111,7 +111,7 @@ export const adminRoutes = [
   route({
     operationId: "ListGrants",
     summary: "List grants",
-    group: "Access",
+    group: "Admin",
     methods: ["GET"],
     path: "/v1/admin/grants",
     access: globalAdmin,
@@ -121,7 +121,7 @@ export const adminRoutes = [
   route({
     operationId: "CreateGrant",
     summary: "Grant a role to a user, group or key on a namespace subtree or a table",
-    group: "Access",
+    group: "Admin",
     methods: ["POST"],
     path: "/v1/admin/grants/create",
     access: globalAdmin,
@@ -141,7 +141,7 @@ export const adminRoutes = [
   route({
     operationId: "DeleteGrant",
     summary: "Remove a grant",
-    group: "Access",
+    group: "Admin",
     methods: ["POST"],
     path: "/v1/admin/grants/{grant_id}/delete",
     access: globalAdmin,
@@ -157,7 +157,7 @@ export const adminRoutes = [
   route({
     operationId: "ListAuditLog",
     summary: "Read the audit log, newest first, filtered and paged",
-    group: "Access",
+    group: "Admin",
     methods: ["GET"],
     path: "/v1/admin/audit",
     access: globalAdmin,
@@ -182,7 +182,7 @@ export const adminRoutes = [
   route({
     operationId: "ListDatabases",
     summary: "List databases",
-    group: "Access",
+    group: "Admin",
     methods: ["GET"],
     path: "/v1/admin/databases",
     access: globalAdmin,
@@ -192,7 +192,7 @@ export const adminRoutes = [
   route({
     operationId: "CreateDatabase",
     summary: "Create a database: a separate data root, selected with the x-quiver-database header",
-    group: "Access",
+    group: "Admin",
     methods: ["POST"],
     path: "/v1/admin/databases/create",
     access: globalAdmin,

@@ -4,7 +4,7 @@ import type { Role } from "@/server/auth/model";
 import { commitBatch, type BatchOperation, type BatchResult } from "@/server/tables/batch-commit";
 import { batchCommitResults, batchCreatedVersions, declareFields, tableVersionFields, versionRangesFields } from "@/lib/contract/table-changes";
 import { delimiterQuery, requestBase } from "@/lib/contract/common";
-import { newTableVersion, versionRanges } from "./history";
+import { newTableVersion, versionRanges } from "./versions";
 import { declaredAnswer, deregisteredAnswer } from "./tables";
 
 /** A part of a batch names its table; who is calling is said once, for the whole batch. */
@@ -80,7 +80,7 @@ export const batchRoutes = [
   route({
     operationId: "BatchCreateTableVersions",
     summary: `Commit staged manifests as versions of several tables, ${ALL_OR_NOTHING}`,
-    group: "Versions and tags",
+    group: "Batches",
     methods: ["POST"],
     path: "/v1/table/version/batch-create",
     access: { need: "editor", on: "tables-in-body" },
@@ -107,7 +107,7 @@ export const batchRoutes = [
   route({
     operationId: "BatchCommitTables",
     summary: `Commit declares, versions, version deletions and deregisters of several tables, ${ALL_OR_NOTHING}`,
-    group: "Versions and tags",
+    group: "Batches",
     methods: ["POST"],
     path: "/v1/table/batch-commit",
     access: { need: "editor", on: "tables-in-body" },

@@ -1,12 +1,25 @@
 import { z } from "zod";
-import { parseDuration } from "@/lib/durations";
 import { invalidInput } from "@/server/errors";
-import { json, parseMode, qBool, qString, remoteDialect, route } from "@/server/http/route";
+import { json, route, qBool, qInt, qString, parseMode, remoteDialect } from "@/server/http/route";
+import { deleteRows, updateRows, insertRecords, mergeInsert } from "@/server/tables/writes";
+import { branchField, branchQuery, delimiterQuery, requestBase, versionResponse, insertAnswer, mergeInsertAnswer } from "@/lib/contract/common";
+import { cellSummaries, readCell } from "@/server/tables/media";
+import { thumbnail, THUMBNAIL_SIZES } from "@/server/tables/thumbnails";
+import { cellsRequest, cellsResponse, ROW_ID } from "@/lib/contract/media";
+import { joinIdentifier } from "@/lib/identifiers";
+import { parseDuration } from "@/lib/durations";
 import { analyzeQuery, countRows, explainQuery, queryTable } from "@/server/tables/queries";
-import { alterColumns, insertRecords, mergeInsert, restoreVersion, updateFieldMetadata, updateSchemaMetadata } from "@/server/tables/writes";
 import { queryFields, queryOptions } from "./query-request";
-import { schemaMetadata } from "@/lib/contract/catalog";
-import { branchField, branchQuery, delimiterQuery, insertAnswer, mergeInsertAnswer, requestBase, versionAnswer, versionResponse } from "@/lib/contract/common";
+/** One byte range (`bytes=a-b` or `bytes=a-`), as media players ask; anything else is answered whole. */
+function rangeOf(header: string | null): { start: number; end?: number } | null {
+  const match = /^bytes=(\d+)-(\d*)$/.exec(header?.trim() ?? "");
+  if (!match) return null;
+  const start = Number(match[1]);
+  const end = match[2] ? Number(match[2]) : undefined;
+  return end === undefined || end >= start ? { start, end } : null;
+}
+
+const safeName = (text: string) => text.replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 120);
 
 export const dataRoutes = [
   route({
@@ -145,104 +158,105 @@ export const dataRoutes = [
     handler: async ({ id, body, tables, request }) => json(await analyzeQuery(tables, id, queryOptions(body, remoteDialect(request)))),
   }),
   route({
-    operationId: "AlterTableAlterColumns",
-    summary: "Alter columns: rename, nullability, data type",
-    group: "Schema",
+    operationId: "UpdateTable",
+    summary: "Update rows matching a predicate with SQL expressions",
+    group: "Data",
     methods: ["POST"],
-    path: "/v1/table/{id}/alter_columns",
+    path: "/v1/table/{id}/update",
     access: { need: "editor", on: "table" },
     heavy: true,
     query: z.object(delimiterQuery),
     body: {
       kind: "json",
-      schema: z.object({
-        ...requestBase,
-        ...branchField,
-        alterations: z.array(
-          z.object({
-            path: z.string().min(1),
-            rename: z.string().nullish(),
-            nullable: z.boolean().nullish(),
-            data_type: z.any().optional(),
-            virtual_column: z.any().optional(),
-          }),
-        ),
-      }),
+      schema: z.object({ ...requestBase, ...branchField, predicate: z.string().nullish(), updates: z.array(z.tuple([z.string().min(1), z.string()])) }),
     },
-    response: versionAnswer,
+    response: z.object({ ...versionResponse, updated_rows: z.number().int(), rows_updated: z.number().int() }),
     commits: true,
-    handler: async ({ id, body, tables }) => {
-      const alterations = body.alterations.map((a) => ({
-        path: a.path,
-        rename: a.rename ?? undefined,
-        nullable: a.nullable ?? undefined,
-        data_type: a.data_type ?? undefined,
-        virtual_column: a.virtual_column ?? undefined,
-      }));
-      return json(await alterColumns(tables, id, alterations, body.branch ?? undefined));
-    },
+    handler: async ({ id, body, tables }) => json(await updateRows(tables, id, body.predicate ?? undefined, body.updates, body.branch ?? undefined)),
   }),
   route({
-    operationId: "UpdateFieldMetadata",
-    summary: "Set, delete or replace the metadata of columns and nested fields",
-    group: "Schema",
+    operationId: "DeleteFromTable",
+    summary: "Delete rows matching a predicate",
+    group: "Data",
     methods: ["POST"],
-    path: "/v1/table/{id}/update_field_metadata",
+    path: "/v1/table/{id}/delete",
     access: { need: "editor", on: "table" },
+    heavy: true,
     query: z.object(delimiterQuery),
-    body: {
-      kind: "json",
-      schema: z.object({
-        ...requestBase,
-        ...branchField,
-        updates: z.array(
-          z.object({
-            path: z.string().min(1),
-            metadata: z.record(z.string(), z.string().nullable()).describe("A null value deletes the key"),
-            replace: z.boolean().nullish().describe("Replace the field's whole metadata instead of merging"),
-          }),
-        ),
-      }),
-    },
-    response: z.object({ ...versionResponse, fields: z.record(z.string(), z.record(z.string(), z.string())) }),
+    body: { kind: "json", schema: z.object({ ...requestBase, ...branchField, predicate: z.string().min(1) }) },
+    response: z.object({ ...versionResponse, num_deleted_rows: z.number().int() }),
     commits: true,
+    handler: async ({ id, body, tables }) => json(await deleteRows(tables, id, body.predicate, body.branch ?? undefined)),
+  }),
+  route({
+    operationId: "DescribeTableCells",
+    summary: "What binary and blob cells of some rows hold (size, media type by leading bytes, a head), without their values",
+    group: "Data",
+    methods: ["POST"],
+    path: "/v1/table/{id}/cells",
+    access: { need: "viewer", on: "table" },
+    heavy: true,
+    query: z.object(delimiterQuery),
+    body: { kind: "json", schema: cellsRequest },
+    response: cellsResponse,
     handler: async ({ id, body, tables }) =>
-      json(
-        await updateFieldMetadata(
+      json({
+        cells: await cellSummaries(
           tables,
           id,
-          body.updates.map((u) => ({ ...u, replace: u.replace ?? undefined })),
-          body.branch ?? undefined,
+          { version: body.version ?? undefined, tag: body.tag ?? undefined },
+          body.columns,
+          body.row_ids.map((r) => BigInt(r)),
         ),
-      ),
+      }),
   }),
   route({
-    operationId: "UpdateTableSchemaMetadata",
-    summary: "Set keys of the table schema's metadata in a new version; the body and the answer are bare maps (the answer: all of it)",
-    group: "Schema",
-    methods: ["POST"],
-    path: "/v1/table/{id}/schema_metadata/update",
-    access: { need: "editor", on: "table" },
-    query: z.object({ ...delimiterQuery, ...branchQuery }),
-    body: { kind: "json", schema: schemaMetadata },
-    response: schemaMetadata,
-    handler: async ({ id, query, body, tables, committed }) => {
-      const { metadata, version } = await updateSchemaMetadata(tables, id, body, query.branch || undefined);
-      if (version !== null) committed({ table: id, version, branch: query.branch || undefined });
-      return { ...json(metadata), bare: true };
+    operationId: "GetTableCellValue",
+    summary:
+      "One binary or blob value, served with the content type its leading bytes say (images, audio, video, PDF; anything else as a download), byte ranges, or a thumbnail of an image",
+    group: "Data",
+    methods: ["GET"],
+    path: "/v1/table/{id}/media",
+    access: { need: "viewer", on: "table" },
+    heavy: true,
+    query: z.object({
+      ...delimiterQuery,
+      database: qString("The database, for a caller that cannot send x-quiver-database (an <img> or <video> element)"),
+      column: z.string().min(1).describe("A binary or blob column"),
+      row_id: z.string().regex(ROW_ID, "a row id is a decimal integer").describe("The row's _rowid at the version read"),
+      version: qInt("The version to read; the latest when absent"),
+      tag: qString("A tag to read instead of a version"),
+      thumbnail: qInt(`A WebP picture of an image at most this many pixels wide and high (${THUMBNAIL_SIZES.min}-${THUMBNAIL_SIZES.max})`, 1),
+      download: qBool("Answer as an attachment to save"),
+    }),
+    response: "media",
+    handler: async ({ id, query, tables, request }) => {
+      if (query.thumbnail !== undefined && (query.thumbnail < THUMBNAIL_SIZES.min || query.thumbnail > THUMBNAIL_SIZES.max))
+        throw invalidInput(`thumbnail must be between ${THUMBNAIL_SIZES.min} and ${THUMBNAIL_SIZES.max} pixels, got ${query.thumbnail}`);
+      const range = query.thumbnail === undefined ? rangeOf(request.headers.get("range")) : null;
+      const cell = await readCell(tables, id, { version: query.version, tag: query.tag }, query.column, BigInt(query.row_id), range);
+      const name = safeName(`${joinIdentifier(id)}-${query.column}-${query.row_id}`);
+      const headers: Record<string, string> = {
+        // A stored document (an SVG, an HTML file named .png) opened on its own runs nothing and reaches nothing. A PDF
+        // is left to the browser's viewer, which a sandbox would block, and which runs no page script.
+        "content-security-policy":
+          cell.media?.kind === "pdf"
+            ? "default-src 'none'; frame-ancestors 'none'"
+            : "default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'; sandbox",
+        "cross-origin-resource-policy": "same-origin",
+        "cache-control": query.version !== undefined ? "private, max-age=3600" : "private, no-cache",
+      };
+      if (query.thumbnail !== undefined) {
+        const picture = await thumbnail(cell.bytes, cell.media, query.thumbnail);
+        return { kind: "media", body: picture, contentType: "image/webp", headers };
+      }
+      const inline = cell.media !== null && !query.download;
+      headers["content-disposition"] = `${inline ? "inline" : "attachment"}; filename="${name}.${cell.media?.extension ?? "bin"}"`;
+      headers["accept-ranges"] = "bytes";
+      const contentType = cell.media?.mime ?? "application/octet-stream";
+      if (!cell.range) return { kind: "media", body: cell.bytes, contentType, headers };
+      headers["content-range"] = `bytes ${cell.range.start}-${cell.range.end}/${cell.size}`;
+      return { kind: "media", body: cell.bytes, contentType, status: 206, headers };
     },
-  }),
-  route({
-    operationId: "RestoreTable",
-    summary: "Restore a table to an earlier version, as a new version",
-    group: "Schema",
-    methods: ["POST"],
-    path: "/v1/table/{id}/restore",
-    access: { need: "editor", on: "table" },
-    query: z.object(delimiterQuery),
-    body: { kind: "json", schema: z.object({ ...requestBase, version: z.number().int().min(0), branch: z.string().nullish() }) },
-    response: versionAnswer,
-    commits: true,
-    handler: async ({ id, body, tables }) => json(await restoreVersion(tables, id, body.version, body.branch ?? undefined)),
   }),
 ];

@@ -5,26 +5,24 @@ import { SERVICE_VERSION } from "@/lib/service";
 import { namespaceRoutes } from "./namespaces";
 import { tableRoutes } from "./tables";
 import { dataRoutes } from "./data";
-import { mediaRoutes } from "./media";
-import { historyRoutes } from "./history";
-import { changeRoutes } from "./changes";
+import { columnRoutes } from "./columns";
+import { versionRoutes } from "./versions";
+import { indexRoutes } from "./indexes";
 import { batchRoutes } from "./batch";
-import { adminRoutes } from "./admin";
-import { lancedbRoutes } from "./lancedb";
-import { transactionRoutes } from "./transactions";
 import { maintenanceRoutes } from "./maintenance";
+import { transactionRoutes } from "./transactions";
+import { adminRoutes } from "./admin";
 
 const catalogRoutes: RouteDef[] = [
   ...namespaceRoutes,
   ...tableRoutes,
   ...dataRoutes,
-  ...mediaRoutes,
-  ...historyRoutes,
-  ...changeRoutes,
+  ...columnRoutes,
+  ...versionRoutes,
+  ...indexRoutes,
   ...batchRoutes,
-  ...lancedbRoutes,
-  ...transactionRoutes,
   ...maintenanceRoutes,
+  ...transactionRoutes,
   ...adminRoutes,
 ];
 

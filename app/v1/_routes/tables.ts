@@ -1,15 +1,15 @@
 import { z } from "zod";
-import { formatIdentifier } from "@/lib/identifiers";
 import { QuiverError, invalidInput } from "@/server/errors";
-import { json, pageLimit, pageQuery, parseMode, qBool, qString, remoteDialect, route, type RouteContext } from "@/server/http/route";
-import type { ArrowBody } from "@/server/lance/arrow-ipc";
+import { identifierIn, json, pageLimit, pageQuery, route, qBool, qString, parseMode, remoteDialect, type RouteContext } from "@/server/http/route";
+import { tableStats } from "@/server/tables/indices";
+import { branchField, context, delimiterQuery, requestBase, pageToken, properties } from "@/lib/contract/common";
+import { tableStatsAnswer, declaredTable, isManagedVersioning, tableDescription } from "@/lib/contract/catalog";
+import { formatIdentifier } from "@/lib/identifiers";
+import { declareFields, deregisteredTable, updatedTableProperties } from "@/lib/contract/table-changes";
+import { type ArrowBody } from "@/server/lance/arrow-ipc";
 import { vendedStorageOptions } from "@/server/http/vending";
 import { readableTables } from "./visibility";
-import { declaredTable, isManagedVersioning, tableDescription } from "@/lib/contract/catalog";
-import { declareFields, deregisteredTable, updatedTableProperties } from "@/lib/contract/table-changes";
-import { context, delimiterQuery, pageToken, properties, requestBase } from "@/lib/contract/common";
 import { forgetAuthors } from "@/server/tables/version-authors";
-
 const listAll = {
   query: z.object({ ...delimiterQuery, ...pageQuery, include_declared: qBool("Include declared-only tables (default true)") }),
   response: z.object({ tables: z.array(z.string()), page_token: pageToken, context }),
@@ -285,7 +285,7 @@ export const tableRoutes = [
   route({
     operationId: "ListTablesEnterprise",
     summary: "Enterprise edition: list tables",
-    group: "Enterprise",
+    group: "Tables",
     methods: ["GET"],
     path: "/v1/tables",
     access: { need: "authenticated", apiKeyHeaderOnly: true },
@@ -294,7 +294,7 @@ export const tableRoutes = [
   route({
     operationId: "CreateTableEnterprise",
     summary: "Enterprise edition: create a root-level table from an Arrow IPC stream",
-    group: "Enterprise",
+    group: "Tables",
     methods: ["POST"],
     path: "/v1/tables/{table_name}",
     access: { need: "editor", on: "table", apiKeyHeaderOnly: true },
@@ -304,6 +304,40 @@ export const tableRoutes = [
     handler: async (ctx) => {
       if (ctx.id.length !== 1) throw invalidInput("the enterprise create endpoint makes root-level tables; give a plain table name");
       return createTable(ctx);
+    },
+  }),
+  route({
+    operationId: "GetTableStats",
+    summary: "Size, rows, indices and fragment statistics",
+    group: "Tables",
+    methods: ["POST", "GET"],
+    path: "/v1/table/{id}/stats",
+    access: { need: "viewer", on: "table" },
+    query: z.object(delimiterQuery),
+    body: { kind: "json", schema: z.object({ ...requestBase, ...branchField }) },
+    response: tableStatsAnswer,
+    handler: async ({ id, body, tables }) => json(await tableStats(tables, id, body.branch ?? undefined)),
+  }),
+  route({
+    operationId: "RenameTable",
+    summary: "Rename a table, or move it to another child namespace",
+    group: "Tables",
+    methods: ["POST"],
+    path: "/v1/table/{id}/rename",
+    access: { need: "admin", on: "table" },
+    query: z.object(delimiterQuery),
+    body: { kind: "json", schema: z.object({ ...requestBase, new_table_name: z.string().min(1), new_namespace_id: z.array(z.string()).nullish() }) },
+    response: z.object({ context }),
+    handler: async ({ id, body, catalog, access, principal, database }) => {
+      let namespace: string[] | undefined;
+      if (body.new_namespace_id) {
+        namespace = identifierIn(body.new_namespace_id, "new_namespace_id");
+        if ((await access.roleOn(principal, database, [...namespace, body.new_table_name])) !== "admin") {
+          throw new QuiverError("PermissionDenied", "moving a table needs the admin role on the target namespace too");
+        }
+      }
+      await catalog.renameTable(id, body.new_table_name, namespace);
+      return json({});
     },
   }),
 ];

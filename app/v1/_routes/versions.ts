@@ -1,11 +1,14 @@
 import { z } from "zod";
-import { json, pageLimit, pageQuery, qBool, remoteDialect, route } from "@/server/http/route";
+import { invalidInput } from "@/server/errors";
+import { json, pageLimit, pageQuery, route, qBool, remoteDialect } from "@/server/http/route";
+import { restoreVersion } from "@/server/tables/writes";
+import { branchField, branchQuery, context, delimiterQuery, requestBase, versionAnswer, versionResponse, pageToken } from "@/lib/contract/common";
+import { tableVersion, tagMap, tagsPage, versionsResponse } from "@/lib/contract/catalog";
+import { changedRows, tableChanges, type ChangeEnds } from "@/server/tables/changes";
+import { changedRowsRequest, changesRequest, tableChanges as tableChangesAnswer } from "@/lib/contract/changes";
 import { createBranch, createTag, deleteBranch, deleteTag, listBranches, listTags, tagVersion, updateTag } from "@/server/tables/refs";
 import { createTableVersion, deleteTableVersions, describeTableVersion, listVersions, type NewTableVersion } from "@/server/tables/versions";
-import { tableVersion, tagMap, tagsPage, versionsResponse } from "@/lib/contract/catalog";
 import { createdVersion, deletedVersions, tableVersionFields, versionRangesFields } from "@/lib/contract/table-changes";
-import { branchField, branchQuery, context, delimiterQuery, pageToken, requestBase, versionAnswer, versionResponse } from "@/lib/contract/common";
-
 /** A CreateTableVersion request, alone or as an entry of a batch, as the version operations take it. */
 export function newTableVersion(body: z.output<z.ZodObject<typeof tableVersionFields>>): NewTableVersion {
   return {
@@ -24,7 +27,14 @@ export const versionRanges = (ranges: Array<{ start_version: number; end_version
 
 const tagBody = { ...requestBase, tag: z.string().min(1), branch: z.string().nullish() };
 
-export const historyRoutes = [
+function endsOf(body: z.output<typeof changesRequest>): ChangeEnds {
+  if (body.from_version != null && body.from_tag != null) throw invalidInput("give from_version or from_tag, not both");
+  if (body.to_version != null && body.to_tag != null) throw invalidInput("give to_version or to_tag, not both");
+  const from = body.from_tag != null ? { tag: body.from_tag } : body.from_version != null ? { version: body.from_version } : undefined;
+  return { from, to: body.to_tag != null ? { tag: body.to_tag } : { version: body.to_version ?? undefined } };
+}
+
+export const versionRoutes = [
   route({
     operationId: "ListTableVersions",
     summary: "List the versions of a table with their metadata, paged",
@@ -222,5 +232,49 @@ export const historyRoutes = [
     body: { kind: "json", schema: z.object({ ...requestBase, name: z.string().min(1) }) },
     response: z.object({ context }),
     handler: async ({ id, body, tables }) => json(await deleteBranch(tables, id, body.name)),
+  }),
+  route({
+    operationId: "RestoreTable",
+    summary: "Restore a table to an earlier version, as a new version",
+    group: "Versions and tags",
+    methods: ["POST"],
+    path: "/v1/table/{id}/restore",
+    access: { need: "editor", on: "table" },
+    query: z.object(delimiterQuery),
+    body: { kind: "json", schema: z.object({ ...requestBase, version: z.number().int().min(0), branch: z.string().nullish() }) },
+    response: versionAnswer,
+    commits: true,
+    handler: async ({ id, body, tables }) => json(await restoreVersion(tables, id, body.version, body.branch ?? undefined)),
+  }),
+  route({
+    operationId: "DescribeTableChanges",
+    summary:
+      "What changed between two versions or tags of a table: schema changes, row counts from the manifests, and for a table with stable row ids how many rows were inserted, updated and deleted",
+    group: "Versions and tags",
+    methods: ["POST"],
+    path: "/v1/table/{id}/changes",
+    access: { need: "viewer", on: "table" },
+    heavy: true,
+    query: z.object(delimiterQuery),
+    body: { kind: "json", schema: changesRequest },
+    response: tableChangesAnswer,
+    handler: async ({ id, body, tables }) => json(await tableChanges(tables, id, endsOf(body))),
+  }),
+  route({
+    operationId: "ListTableChangedRows",
+    summary:
+      "A page of the rows two versions of a table with stable row ids inserted or updated (at the later version, with _rowid), or rows as they were at the earlier version; answers an Arrow IPC file",
+    group: "Versions and tags",
+    methods: ["POST"],
+    path: "/v1/table/{id}/changes/rows",
+    access: { need: "viewer", on: "table" },
+    heavy: true,
+    query: z.object(delimiterQuery),
+    body: { kind: "json", schema: changedRowsRequest },
+    response: "arrow-file",
+    handler: async ({ id, body, tables }) => ({
+      kind: "arrow-file",
+      body: await changedRows(tables, id, endsOf(body), body.kind, { limit: body.limit ?? 50, offset: body.offset ?? 0, rowIds: body.row_ids ?? undefined }),
+    }),
   }),
 ];

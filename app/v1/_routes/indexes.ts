@@ -1,19 +1,18 @@
-/** Table operations LanceDB's remote client uses beyond the seed: schema evolution, updates, deletes, indices, stats, rename. */
-import { z } from "zod";
-import { QuiverError, invalidInput } from "@/server/errors";
-import { identifierIn, json, pageLimit, pageQuery, route } from "@/server/http/route";
-import { pageOf } from "@/server/catalog/paging";
-import { createIndex, dropIndex, indexStats, listIndices, tableStats } from "@/server/tables/indices";
-import { addColumns, deleteRows, dropColumns, updateRows } from "@/server/tables/writes";
-import { branchField, branchQuery, context, delimiterQuery, requestBase, versionAnswer, versionResponse } from "@/lib/contract/common";
-import { indexListAnswer, indexStatsAnswer, tableStatsAnswer } from "@/lib/contract/catalog";
+/** Indexes on a table's columns: build, list, describe, drop. */
 
+import { z } from "zod";
+import { invalidInput } from "@/server/errors";
+import { json, pageLimit, pageQuery, route } from "@/server/http/route";
+import { pageOf } from "@/server/catalog/paging";
+import { createIndex, dropIndex, indexStats, listIndices } from "@/server/tables/indices";
+import { branchField, branchQuery, context, delimiterQuery, requestBase } from "@/lib/contract/common";
+import { indexListAnswer, indexStatsAnswer } from "@/lib/contract/catalog";
 /** CreateTableIndex and CreateTableScalarIndex: one request shape, the second refusing vector index types. */
 function createIndexRoute(operationId: string, path: string, summary: string, scalarOnly: boolean) {
   return route({
     operationId,
     summary,
-    group: "Tables",
+    group: "Indexes",
     methods: ["POST"],
     path,
     access: { need: "editor", on: "table" },
@@ -107,84 +106,23 @@ function createIndexRoute(operationId: string, path: string, summary: string, sc
   });
 }
 
-export const lancedbRoutes = [
-  route({
-    operationId: "AlterTableAddColumns",
-    summary: "Add columns computed from SQL expressions",
-    group: "Schema",
-    methods: ["POST"],
-    path: "/v1/table/{id}/add_columns",
-    access: { need: "editor", on: "table" },
-    heavy: true,
-    query: z.object(delimiterQuery),
-    body: {
-      kind: "json",
-      schema: z.object({ ...requestBase, ...branchField, new_columns: z.array(z.object({ name: z.string().min(1), expression: z.string().min(1) })) }),
-    },
-    response: versionAnswer,
-    commits: true,
-    handler: async ({ id, body, tables }) => json(await addColumns(tables, id, body.new_columns, body.branch ?? undefined)),
-  }),
-  route({
-    operationId: "AlterTableDropColumns",
-    summary: "Drop columns",
-    group: "Schema",
-    methods: ["POST"],
-    path: "/v1/table/{id}/drop_columns",
-    access: { need: "editor", on: "table" },
-    query: z.object(delimiterQuery),
-    body: { kind: "json", schema: z.object({ ...requestBase, ...branchField, columns: z.array(z.string().min(1)) }) },
-    response: versionAnswer,
-    commits: true,
-    handler: async ({ id, body, tables }) => json(await dropColumns(tables, id, body.columns, body.branch ?? undefined)),
-  }),
-  route({
-    operationId: "UpdateTable",
-    summary: "Update rows matching a predicate with SQL expressions",
-    group: "Data",
-    methods: ["POST"],
-    path: "/v1/table/{id}/update",
-    access: { need: "editor", on: "table" },
-    heavy: true,
-    query: z.object(delimiterQuery),
-    body: {
-      kind: "json",
-      schema: z.object({ ...requestBase, ...branchField, predicate: z.string().nullish(), updates: z.array(z.tuple([z.string().min(1), z.string()])) }),
-    },
-    response: z.object({ ...versionResponse, updated_rows: z.number().int(), rows_updated: z.number().int() }),
-    commits: true,
-    handler: async ({ id, body, tables }) => json(await updateRows(tables, id, body.predicate ?? undefined, body.updates, body.branch ?? undefined)),
-  }),
-  route({
-    operationId: "DeleteFromTable",
-    summary: "Delete rows matching a predicate",
-    group: "Data",
-    methods: ["POST"],
-    path: "/v1/table/{id}/delete",
-    access: { need: "editor", on: "table" },
-    heavy: true,
-    query: z.object(delimiterQuery),
-    body: { kind: "json", schema: z.object({ ...requestBase, ...branchField, predicate: z.string().min(1) }) },
-    response: z.object({ ...versionResponse, num_deleted_rows: z.number().int() }),
-    commits: true,
-    handler: async ({ id, body, tables }) => json(await deleteRows(tables, id, body.predicate, body.branch ?? undefined)),
-  }),
-  route({
-    operationId: "GetTableStats",
-    summary: "Size, rows, indices and fragment statistics",
-    group: "Tables",
-    methods: ["POST", "GET"],
-    path: "/v1/table/{id}/stats",
-    access: { need: "viewer", on: "table" },
-    query: z.object(delimiterQuery),
-    body: { kind: "json", schema: z.object({ ...requestBase, ...branchField }) },
-    response: tableStatsAnswer,
-    handler: async ({ id, body, tables }) => json(await tableStats(tables, id, body.branch ?? undefined)),
-  }),
+export const indexRoutes = [
+  createIndexRoute(
+    "CreateTableIndex",
+    "/v1/table/{id}/create_index",
+    "Build an index on a column (BTREE, BITMAP, LABEL_LIST, FTS, IVF_PQ, IVF_FLAT, IVF_HNSW_PQ, IVF_HNSW_SQ)",
+    false,
+  ),
+  createIndexRoute(
+    "CreateTableScalarIndex",
+    "/v1/table/{id}/create_scalar_index",
+    "Build a scalar or full-text index on a column (BTREE, BITMAP, LABEL_LIST, FTS)",
+    true,
+  ),
   route({
     operationId: "ListTableIndices",
     summary: "List a table's indices",
-    group: "Tables",
+    group: "Indexes",
     methods: ["POST", "GET"],
     path: "/v1/table/{id}/index/list",
     access: { need: "viewer", on: "table" },
@@ -210,7 +148,7 @@ export const lancedbRoutes = [
   route({
     operationId: "DescribeTableIndexStats",
     summary: "An index's statistics: rows indexed and not yet indexed, type, distance",
-    group: "Tables",
+    group: "Indexes",
     methods: ["POST", "GET"],
     path: "/v1/table/{id}/index/{index_name}/stats",
     access: { need: "viewer", on: "table" },
@@ -223,7 +161,7 @@ export const lancedbRoutes = [
   route({
     operationId: "DropTableIndex",
     summary: "Drop an index",
-    group: "Tables",
+    group: "Indexes",
     methods: ["POST"],
     path: "/v1/table/{id}/index/{index_name}/drop",
     access: { need: "editor", on: "table" },
@@ -232,40 +170,6 @@ export const lancedbRoutes = [
     handler: async ({ id, params, query, tables, committed }) => {
       const { version } = await dropIndex(tables, id, params.index_name, query.branch || undefined);
       committed({ table: id, version, branch: query.branch || undefined });
-      return json({});
-    },
-  }),
-  createIndexRoute(
-    "CreateTableIndex",
-    "/v1/table/{id}/create_index",
-    "Build an index on a column (BTREE, BITMAP, LABEL_LIST, FTS, IVF_PQ, IVF_FLAT, IVF_HNSW_PQ, IVF_HNSW_SQ)",
-    false,
-  ),
-  createIndexRoute(
-    "CreateTableScalarIndex",
-    "/v1/table/{id}/create_scalar_index",
-    "Build a scalar or full-text index on a column (BTREE, BITMAP, LABEL_LIST, FTS)",
-    true,
-  ),
-  route({
-    operationId: "RenameTable",
-    summary: "Rename a table, or move it to another child namespace",
-    group: "Tables",
-    methods: ["POST"],
-    path: "/v1/table/{id}/rename",
-    access: { need: "admin", on: "table" },
-    query: z.object(delimiterQuery),
-    body: { kind: "json", schema: z.object({ ...requestBase, new_table_name: z.string().min(1), new_namespace_id: z.array(z.string()).nullish() }) },
-    response: z.object({ context }),
-    handler: async ({ id, body, catalog, access, principal, database }) => {
-      let namespace: string[] | undefined;
-      if (body.new_namespace_id) {
-        namespace = identifierIn(body.new_namespace_id, "new_namespace_id");
-        if ((await access.roleOn(principal, database, [...namespace, body.new_table_name])) !== "admin") {
-          throw new QuiverError("PermissionDenied", "moving a table needs the admin role on the target namespace too");
-        }
-      }
-      await catalog.renameTable(id, body.new_table_name, namespace);
       return json({});
     },
   }),
