@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiRoutes } from "@/app/v1/_routes";
+import { operations, type OperationId } from "@/lib/contract/operations";
 import { client, expectError, rows as sampleRows } from "./client";
 import { rootSnapshot, startServer, type TestServer } from "./server";
 import { ErrorCode } from "@/lib/contract/errors";
@@ -112,6 +113,19 @@ describe("the README's operation table", () => {
     expectError(reply, status, code);
     expect(String(reply.body.detail)).toContain(name);
     expect(await rootSnapshot(server)).toEqual(before);
+  });
+});
+
+describe("the contract's operations and the routes that serve them", () => {
+  it("serves each operation of lib/contract/operations with exactly one route, made from that operation", () => {
+    const ids = apiRoutes.map((r) => r.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect([...ids].sort()).toEqual(Object.keys(operations).sort());
+    for (const route of apiRoutes) {
+      const spec = operations[route.operationId as OperationId];
+      for (const key of ["summary", "group", "methods", "path", "query", "body", "response"] as const)
+        expect(route[key], `${route.operationId}.${key}`).toBe(spec[key]);
+    }
   });
 });
 

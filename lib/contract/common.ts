@@ -45,3 +45,43 @@ export const branchQuery = {
 export const branchField = {
   branch: z.string().nullish().describe("Branch to target; main when absent"),
 };
+
+/** Query parameters arrive as strings: booleans, integers and optional strings as the API takes them. */
+
+const truthy = new Set(["true", "1", "yes", "on", ""]);
+const falsy = new Set(["false", "0", "no", "off"]);
+
+export const qBool = (description: string) =>
+  z
+    .string()
+    .optional()
+    .describe(description)
+    .transform((v, ctx) => {
+      if (v === undefined) return undefined;
+      const lower = v.toLowerCase();
+      if (truthy.has(lower)) return true;
+      if (falsy.has(lower)) return false;
+      ctx.addIssue({ code: "custom", message: `'${v}' is not a boolean (use true or false)` });
+      return z.NEVER;
+    });
+
+export const qInt = (description: string, min = 0) =>
+  z
+    .string()
+    .optional()
+    .describe(description)
+    .transform((v, ctx) => {
+      if (v === undefined || v === "") return undefined;
+      if (!/^-?\d+$/.test(v) || !Number.isSafeInteger(Number(v)) || Number(v) < min) {
+        ctx.addIssue({ code: "custom", message: `'${v}' is not an integer of at least ${min}` });
+        return z.NEVER;
+      }
+      return Number(v);
+    });
+
+export const qString = (description: string) => z.string().optional().describe(description);
+
+export const pageQuery = {
+  page_token: qString("Token from the previous response's page_token"),
+  limit: qInt("Inclusive upper bound on the number of items returned", 1),
+};

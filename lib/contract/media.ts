@@ -32,3 +32,6 @@ export const cellsRequest = z.object({
 });
 
 export const cellsResponse = z.object({ cells: z.array(cellSummary), context });
+
+/** The sizes a thumbnail may be asked for, in pixels of its longer side. */
+export const THUMBNAIL_SIZES = { min: 16, max: 512 };

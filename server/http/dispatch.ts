@@ -24,7 +24,8 @@ import { refusedOperation } from "./refused-operations";
 import { discardBody, parseArrowBody, readBody, readJsonBody, requestDeadline } from "./request-body";
 import { errorResponse, reply } from "./responses";
 import { findRoute } from "./router";
-import { identifierIn, type JsonBody, type RouteDef } from "./route";
+import { identifierIn, type RouteDef } from "./route";
+import type { JsonBody } from "@/lib/contract/operation";
 import { log, logRequest } from "@/server/log";
 import { recordCommits, type Commit } from "@/server/tables/version-authors";
 

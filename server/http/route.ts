@@ -8,17 +8,13 @@ import type { Catalog } from "@/server/catalog/catalog";
 import type { Tables } from "@/server/tables/tables";
 import type { ArrowBody } from "@/server/lance/arrow-ipc";
 import { IdentifierError, validateIdentifier } from "@/lib/identifiers";
+import type { ArrowBodySpec, JsonBody, OperationSpec, ResponseSpec } from "@/lib/contract/operation";
 import { invalidInput } from "../errors";
 import { config } from "../config";
 import type { Access } from "../auth/access";
 import type { AuditEntry } from "../auth/audit";
 import type { Principal, Role } from "../auth/model";
 import type { Commit } from "@/server/tables/version-authors";
-
-export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
-
-export type JsonBody = { kind: "json"; schema: z.ZodType };
-export type ArrowBodySpec = { kind: "arrow" };
 
 export interface JsonReply<T = unknown> {
   kind: "json";
@@ -45,10 +41,6 @@ export interface MediaReply {
   headers: Record<string, string>;
 }
 export type Reply = JsonReply | ArrowFileReply | IntegerReply | MediaReply;
-
-/** The special answers a route can declare instead of a JSON schema. */
-export type ResponseForm = "arrow-file" | "integer" | "empty" | "media";
-export type ResponseSpec = z.ZodType | ResponseForm;
 
 /** The body a JSON answer's schema describes, less the `context` the dispatcher adds to every object answer. */
 type Answered<T> = T extends readonly unknown[] ? T : T extends object ? Omit<T, "context"> : T;
@@ -99,18 +91,12 @@ export interface RouteContext<Q, B> {
   committed: (commit: Commit) => void;
 }
 
+/** An operation of the contract (lib/contract/operations) as this service serves it: who may call, and the handler. */
 export interface RouteDef<
   QS extends z.ZodType = z.ZodType,
   BS extends JsonBody | ArrowBodySpec | undefined = JsonBody | ArrowBodySpec | undefined,
   RS extends ResponseSpec = ResponseSpec,
-> {
-  operationId: string;
-  summary: string;
-  group: string;
-  methods: Method[];
-  path: string;
-  query?: QS;
-  body?: BS;
+> extends OperationSpec<QS, BS, RS> {
   /**
    * Who may call: a role on the table or namespace the path names (or its parent), only being able to see the
    * namespace (listings then filter what they show), any signed-in caller, or a global admin.
@@ -129,8 +115,6 @@ export interface RouteDef<
   commits?: true | ((answer: RS extends z.ZodType ? Answered<z.output<RS>> : never, query: z.output<QS>) => boolean);
   /** Runs under admission control (Arrow bodies always do): queries, rewrites, index builds. */
   heavy?: boolean;
-  /** JSON schema of a successful response, or the special forms. */
-  response: RS;
   handler: (
     ctx: RouteContext<z.output<QS>, BS extends JsonBody ? z.output<BS["schema"]> : BS extends ArrowBodySpec ? ArrowBody : undefined>,
   ) => Promise<ReplyFor<RS>>;
@@ -148,47 +132,6 @@ export const json = <T>(body: T, status?: number): JsonReply<T> => ({ kind: "jso
  */
 export const remoteDialect = (request: Request) => new URL(request.url).pathname.endsWith("/");
 
-// ---------------------------------------------------------------- query parameter types
-
-const truthy = new Set(["true", "1", "yes", "on", ""]);
-const falsy = new Set(["false", "0", "no", "off"]);
-
-export const qBool = (description: string) =>
-  z
-    .string()
-    .optional()
-    .describe(description)
-    .transform((v, ctx) => {
-      if (v === undefined) return undefined;
-      const lower = v.toLowerCase();
-      if (truthy.has(lower)) return true;
-      if (falsy.has(lower)) return false;
-      ctx.addIssue({ code: "custom", message: `'${v}' is not a boolean (use true or false)` });
-      return z.NEVER;
-    });
-
-export const qInt = (description: string, min = 0) =>
-  z
-    .string()
-    .optional()
-    .describe(description)
-    .transform((v, ctx) => {
-      if (v === undefined || v === "") return undefined;
-      if (!/^-?\d+$/.test(v) || !Number.isSafeInteger(Number(v)) || Number(v) < min) {
-        ctx.addIssue({ code: "custom", message: `'${v}' is not an integer of at least ${min}` });
-        return z.NEVER;
-      }
-      return Number(v);
-    });
-
-export const qString = (description: string) => z.string().optional().describe(description);
-
-export const pageQuery = {
-  page_token: qString("Token from the previous response's page_token"),
-  limit: qInt("Inclusive upper bound on the number of items returned", 1),
-};
-
-/** Mode strings are case-insensitive and accept PascalCase or snake_case. */
 /** An identifier a request gives in a field, checked as path identifiers are; refused (400) naming the field. */
 export function identifierIn(raw: unknown, field: string): string[] {
   try {

@@ -1,7 +1,8 @@
 /** Finds the route a method and path name, with the path's parameters percent-decoded. */
 import "server-only";
 import { invalidInput } from "../errors";
-import type { Method, RouteDef } from "./route";
+import type { RouteDef } from "./route";
+import type { Method } from "@/lib/contract/operation";
 
 interface Match {
   route: RouteDef;

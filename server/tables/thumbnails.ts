@@ -7,8 +7,6 @@ import sharp from "sharp";
 import { invalidInput } from "@/server/errors";
 import type { MediaType } from "@/lib/media";
 
-export const THUMBNAIL_SIZES = { min: 16, max: 512 };
-
 export async function thumbnail(bytes: Uint8Array, media: MediaType | null, size: number): Promise<Uint8Array> {
   if (media?.kind !== "image") throw invalidInput(`a thumbnail is made of an image; this value is ${media ? media.mime : "not media"}`);
   try {

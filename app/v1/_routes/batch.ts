@@ -2,32 +2,10 @@ import { z } from "zod";
 import { identifierIn, json, route, type RouteContext } from "@/server/http/route";
 import type { Role } from "@/server/auth/model";
 import { commitBatch, type BatchOperation, type BatchResult } from "@/server/tables/batch-commit";
-import { batchCommitResults, batchCreatedVersions, declareFields, tableVersionFields, versionRangesFields } from "@/lib/contract/table-changes";
-import { delimiterQuery, requestBase } from "@/lib/contract/common";
+
 import { newTableVersion, versionRanges } from "./versions";
 import { declaredAnswer, deregisteredAnswer } from "./tables";
-
-/** A part of a batch names its table; who is calling is said once, for the whole batch. */
-const part = {
-  id: z.array(z.string()).min(1).describe("The table"),
-  context: requestBase.context,
-  identity: z
-    .unknown()
-    .refine((v) => v === undefined || v === null, "the caller's identity is given once, for the whole batch, at its top level")
-    .optional(),
-};
-
-const operation = z
-  .object({
-    declare_table: z.object({ ...part, ...declareFields }).nullish(),
-    create_table_version: z.object({ ...part, ...tableVersionFields }).nullish(),
-    delete_table_versions: z.object({ ...part, ...versionRangesFields }).nullish(),
-    deregister_table: z.object(part).nullish(),
-  })
-  .refine(
-    (op) => Object.values(op).filter((v) => v != null).length === 1,
-    "give exactly one of declare_table, create_table_version, delete_table_versions and deregister_table",
-  );
+import { operation, batchOperations as ops } from "@/lib/contract/operations/batch";
 
 type Operation = z.output<typeof operation>;
 
@@ -73,27 +51,10 @@ async function authorizedBatch(ctx: RouteContext<unknown, unknown>, operationId:
   return results;
 }
 
-const ALL_OR_NOTHING =
-  "all or nothing: every part is checked before any is applied, and when one fails those applied before it are undone; readers asking this service for versions see the new versions all at once, readers listing the store itself may see some tables changed before the others";
-
 export const batchRoutes = [
   route({
-    operationId: "BatchCreateTableVersions",
-    summary: `Commit staged manifests as versions of several tables, ${ALL_OR_NOTHING}`,
-    group: "Batches",
-    methods: ["POST"],
-    path: "/v1/table/version/batch-create",
+    ...ops.BatchCreateTableVersions,
     access: { need: "editor", on: "tables-in-body" },
-    query: z.object(delimiterQuery),
-    body: {
-      kind: "json",
-      schema: z.object({
-        identity: requestBase.identity,
-        context: requestBase.context,
-        entries: z.array(z.object({ id: part.id, ...tableVersionFields })),
-      }),
-    },
-    response: batchCreatedVersions,
     handler: async (ctx) => {
       const operations = ctx.body.entries.map((e, i): BatchOperation => ({
         kind: "create_table_version",
@@ -105,18 +66,8 @@ export const batchRoutes = [
     },
   }),
   route({
-    operationId: "BatchCommitTables",
-    summary: `Commit declares, versions, version deletions and deregisters of several tables, ${ALL_OR_NOTHING}`,
-    group: "Batches",
-    methods: ["POST"],
-    path: "/v1/table/batch-commit",
+    ...ops.BatchCommitTables,
     access: { need: "editor", on: "tables-in-body" },
-    query: z.object(delimiterQuery),
-    body: {
-      kind: "json",
-      schema: z.object({ identity: requestBase.identity, context: requestBase.context, operations: z.array(operation) }),
-    },
-    response: batchCommitResults,
     handler: async (ctx) => {
       const requested = ctx.body.operations;
       const operations = requested.map((op, i) => batchOperation(op, `body.operations[${i}]`));

@@ -1,7 +1,7 @@
-import { z } from "zod";
 import { route, type RouteDef } from "@/server/http/route";
 import { openApiDocument } from "@/server/http/openapi";
 import { SERVICE_VERSION } from "@/lib/service";
+import { serviceOperations } from "@/lib/contract/operations/service";
 import { namespaceRoutes } from "./namespaces";
 import { tableRoutes } from "./tables";
 import { dataRoutes } from "./data";
@@ -27,13 +27,8 @@ const catalogRoutes: RouteDef[] = [
 ];
 
 const openApiRoute = route({
-  operationId: "GetOpenApi",
-  summary: "This API's OpenAPI 3.1 description",
-  group: "Service",
-  methods: ["GET"],
-  path: "/v1/openapi.json",
+  ...serviceOperations.GetOpenApi,
   access: { need: "authenticated" },
-  response: z.object({ openapi: z.string() }).passthrough(),
   handler: async () => ({ kind: "json", body: openApiDocument(apiRoutes, SERVICE_VERSION) }),
 });
 

@@ -1,24 +1,22 @@
 import { z } from "zod";
 import { QuiverError, invalidInput } from "@/server/errors";
-import { identifierIn, json, pageLimit, pageQuery, route, qBool, qString, parseMode, remoteDialect, type RouteContext } from "@/server/http/route";
+import { identifierIn, json, pageLimit, route, parseMode, remoteDialect, type RouteContext } from "@/server/http/route";
+
 import { tableStats } from "@/server/tables/indices";
-import { branchField, context, delimiterQuery, requestBase, pageToken, properties } from "@/lib/contract/common";
-import { tableStatsAnswer, declaredTable, isManagedVersioning, tableDescription } from "@/lib/contract/catalog";
+
+import { isManagedVersioning } from "@/lib/contract/catalog";
 import { formatIdentifier } from "@/lib/identifiers";
-import { declareFields, deregisteredTable, updatedTableProperties } from "@/lib/contract/table-changes";
+
 import { type ArrowBody } from "@/server/lance/arrow-ipc";
 import { vendedStorageOptions } from "@/server/http/vending";
 import { readableTables } from "./visibility";
 import { forgetAuthors } from "@/server/tables/version-authors";
-const listAll = {
-  query: z.object({ ...delimiterQuery, ...pageQuery, include_declared: qBool("Include declared-only tables (default true)") }),
-  response: z.object({ tables: z.array(z.string()), page_token: pageToken, context }),
-  handler: async (ctx: RouteContext<{ page_token?: string; limit?: number; include_declared?: boolean }, unknown>) => {
-    const { query, delimiter, catalog } = ctx;
-    const page = await catalog.listAllTables(query.page_token, pageLimit(query.limit), query.include_declared ?? true, readableTables(ctx));
-    return json({ tables: page.items.map((id) => formatIdentifier(id, delimiter)), page_token: page.pageToken });
-  },
-};
+import { createTableQuery, tableOperations as ops } from "@/lib/contract/operations/tables";
+async function listAllTables(ctx: RouteContext<{ page_token?: string; limit?: number; include_declared?: boolean }, unknown>) {
+  const { query, delimiter, catalog } = ctx;
+  const page = await catalog.listAllTables(query.page_token, pageLimit(query.limit), query.include_declared ?? true, readableTables(ctx));
+  return json({ tables: page.items.map((id) => formatIdentifier(id, delimiter)), page_token: page.pageToken });
+}
 
 function parseStringMap(raw: string | undefined, name: string): Record<string, string> {
   if (raw === undefined || raw === "") return {};
@@ -33,22 +31,7 @@ function parseStringMap(raw: string | undefined, name: string): Record<string, s
   return parsed.data;
 }
 
-const createQuery = z.object({
-  ...delimiterQuery,
-  mode: qString("Create (default), ExistOk or Overwrite"),
-  properties: qString("Table properties as a JSON object of strings"),
-  storage_options: qString("Only {} is taken: tables are written with the service's own storage settings (QUIVER_STORAGE_OPTIONS)"),
-});
-
-const createResponse = z.object({
-  version: z.number().int(),
-  location: z.string(),
-  storage_options: z.record(z.string(), z.string()),
-  properties,
-  context,
-});
-
-async function createTable(ctx: RouteContext<z.output<typeof createQuery>, ArrowBody>) {
+async function createTable(ctx: RouteContext<z.output<typeof createTableQuery>, ArrowBody>) {
   const { catalog, id, body, query, request } = ctx;
   const mode = parseMode(query.mode, ["create", "exist_ok", "overwrite"] as const, "create", "mode");
   const storageOptions = Object.keys(parseStringMap(query.storage_options, "storage_options"));
@@ -68,20 +51,10 @@ async function createTable(ctx: RouteContext<z.output<typeof createQuery>, Arrow
 }
 
 /** DeclareTable, and CreateEmptyTable: the name spec 0.4.4 gave it, which older clients still call. */
-function declareRoute(operationId: string, path: string, summary: string) {
+function declareRoute(operation: typeof ops.DeclareTable) {
   return route({
-    operationId,
-    summary,
-    group: "Tables",
-    methods: ["POST"],
-    path,
+    ...operation,
     access: { need: "editor", on: "table" },
-    query: z.object(delimiterQuery),
-    body: {
-      kind: "json",
-      schema: z.object({ ...requestBase, ...declareFields }),
-    },
-    response: declaredTable,
     handler: async (ctx) => {
       const { id, body, catalog } = ctx;
       const result = await catalog.declareTable(id, body.location ?? undefined, body.properties ?? {});
@@ -115,56 +88,21 @@ export async function deregisteredAnswer(ctx: RouteContext<unknown, unknown>, id
 
 export const tableRoutes = [
   route({
-    operationId: "ListAllTables",
-    summary: "List every table of every namespace, as full identifiers",
-    group: "Tables",
-    methods: ["GET"],
-    path: "/v1/table",
+    ...ops.ListAllTables,
     access: { need: "authenticated" },
-    ...listAll,
+    handler: listAllTables,
   }),
-  declareRoute("DeclareTable", "/v1/table/{id}/declare", "Declare a table: record it and reserve its location without writing data"),
-  declareRoute("CreateEmptyTable", "/v1/table/{id}/create-empty", "Spec 0.4.4's name for DeclareTable, for older clients"),
+  declareRoute(ops.DeclareTable),
+  declareRoute(ops.CreateEmptyTable),
   route({
-    operationId: "CreateTable",
-    summary: "Create a table from an Arrow IPC stream (modes Create, ExistOk, Overwrite)",
-    group: "Tables",
-    methods: ["POST"],
-    path: "/v1/table/{id}/create",
+    ...ops.CreateTable,
     access: { need: "editor", on: "table" },
-    query: createQuery,
-    body: { kind: "arrow" },
-    response: createResponse,
     commits: true,
     handler: createTable,
   }),
   route({
-    operationId: "DescribeTable",
-    summary: "Describe a table: location, version, schema, properties, state and statistics, at a version or tag",
-    group: "Tables",
-    methods: ["POST", "GET"],
-    path: "/v1/table/{id}/describe",
+    ...ops.DescribeTable,
     access: { need: "viewer", on: "table" },
-    query: z.object({
-      ...delimiterQuery,
-      with_table_uri: qBool("Accepted; the location is always returned"),
-      load_detailed_metadata: qBool("Accepted; details are always returned"),
-      check_declared: qBool("Accepted; is_only_declared is always returned"),
-    }),
-    body: {
-      kind: "json",
-      schema: z.object({
-        ...requestBase,
-        version: z.number().int().min(0).nullish(),
-        tag: z.string().nullish(),
-        branch: z.string().nullish(),
-        with_table_uri: z.boolean().nullish(),
-        load_detailed_metadata: z.boolean().nullish(),
-        check_declared: z.boolean().nullish(),
-        vend_credentials: z.boolean().nullish(),
-      }),
-    },
-    response: tableDescription,
     handler: async (ctx) => {
       const { id, body, catalog, tables } = ctx;
       const d = await tables.describe(id, { version: body.version ?? undefined, tag: body.tag ?? undefined, branch: body.branch ?? undefined });
@@ -191,15 +129,8 @@ export const tableRoutes = [
     },
   }),
   route({
-    operationId: "TableExists",
-    summary: "Check that a table exists (404 when it does not)",
-    group: "Tables",
-    methods: ["POST", "GET"],
-    path: "/v1/table/{id}/exists",
+    ...ops.TableExists,
     access: { need: "viewer", on: "table" },
-    query: z.object(delimiterQuery),
-    body: { kind: "json", schema: z.object({ ...requestBase, version: z.number().int().min(0).nullish() }) },
-    response: z.object({ context }),
     handler: async ({ id, body, tables }) => {
       const entry = await tables.resolve(id);
       if (body.version !== undefined && body.version !== null) await tables.readHandle(entry, { version: body.version });
@@ -207,15 +138,8 @@ export const tableRoutes = [
     },
   }),
   route({
-    operationId: "DropTable",
-    summary: "Drop a table and delete its data (declared-only tables too)",
-    group: "Tables",
-    methods: ["POST"],
-    path: "/v1/table/{id}/drop",
+    ...ops.DropTable,
     access: { need: "admin", on: "table" },
-    query: z.object(delimiterQuery),
-    body: { kind: "json", schema: z.object(requestBase) },
-    response: deregisteredTable,
     handler: async ({ id, catalog, tables, access, database }) => {
       const { entry } = await catalog.dropTable(id);
       await Promise.all([access.forgetTable(database, id), forgetAuthors(tables.records, entry)]);
@@ -223,22 +147,8 @@ export const tableRoutes = [
     },
   }),
   route({
-    operationId: "UpdateTableProperties",
-    summary: 'Quiver: set and remove a table\'s properties; `quiver.managed_versioning` ("true" or "false") switches whether the catalog manages its versions',
-    group: "Tables",
-    methods: ["POST"],
-    path: "/v1/table/{id}/properties/update",
+    ...ops.UpdateTableProperties,
     access: { need: "admin", on: "table" },
-    query: z.object(delimiterQuery),
-    body: {
-      kind: "json",
-      schema: z.object({
-        ...requestBase,
-        updates: properties.nullish().describe("properties to set, by key"),
-        removals: z.array(z.string().min(1)).nullish().describe("keys of properties to remove"),
-      }),
-    },
-    response: updatedTableProperties,
     handler: async ({ id, body, catalog, auditDetail }) => {
       const { entry } = await catalog.updateTableProperties(id, body.updates ?? {}, body.removals ?? []);
       const managed = isManagedVersioning(entry.properties);
@@ -248,18 +158,8 @@ export const tableRoutes = [
     },
   }),
   route({
-    operationId: "RegisterTable",
-    summary: "Catalog an existing Lance dataset under the data root as a table (location relative to the root)",
-    group: "Tables",
-    methods: ["POST"],
-    path: "/v1/table/{id}/register",
+    ...ops.RegisterTable,
     access: { need: "admin", on: "table" },
-    query: z.object(delimiterQuery),
-    body: {
-      kind: "json",
-      schema: z.object({ ...requestBase, location: z.string().min(1), mode: z.string().nullish(), properties: properties.nullish() }),
-    },
-    response: z.object({ location: z.string(), properties, context }),
     handler: async ({ id, body, catalog, access, principal, database }) => {
       const mode = parseMode(body.mode ?? undefined, ["create", "overwrite"] as const, "create", "mode");
       const result = await catalog.registerTable(id, body.location, mode, body.properties ?? {});
@@ -268,66 +168,34 @@ export const tableRoutes = [
     },
   }),
   route({
-    operationId: "DeregisterTable",
-    summary: "Take a table out of the catalog and keep its files, to be registered again later",
-    group: "Tables",
-    methods: ["POST"],
-    path: "/v1/table/{id}/deregister",
+    ...ops.DeregisterTable,
     access: { need: "admin", on: "table" },
-    query: z.object(delimiterQuery),
-    body: { kind: "json", schema: z.object(requestBase) },
-    response: deregisteredTable,
     handler: async (ctx) => {
       const { entry } = await ctx.catalog.deregisterTable(ctx.id);
       return json(await deregisteredAnswer(ctx, ctx.id, ctx.catalog.location(entry), entry.properties));
     },
   }),
   route({
-    operationId: "ListTablesEnterprise",
-    summary: "Enterprise edition: list tables",
-    group: "Tables",
-    methods: ["GET"],
-    path: "/v1/tables",
+    ...ops.ListTablesEnterprise,
     access: { need: "authenticated", apiKeyHeaderOnly: true },
-    ...listAll,
+    handler: listAllTables,
   }),
   route({
-    operationId: "CreateTableEnterprise",
-    summary: "Enterprise edition: create a root-level table from an Arrow IPC stream",
-    group: "Tables",
-    methods: ["POST"],
-    path: "/v1/tables/{table_name}",
+    ...ops.CreateTableEnterprise,
     access: { need: "editor", on: "table", apiKeyHeaderOnly: true },
-    query: createQuery,
-    body: { kind: "arrow" },
-    response: createResponse,
     handler: async (ctx) => {
       if (ctx.id.length !== 1) throw invalidInput("the enterprise create endpoint makes root-level tables; give a plain table name");
       return createTable(ctx);
     },
   }),
   route({
-    operationId: "GetTableStats",
-    summary: "Size, rows, indices and fragment statistics",
-    group: "Tables",
-    methods: ["POST", "GET"],
-    path: "/v1/table/{id}/stats",
+    ...ops.GetTableStats,
     access: { need: "viewer", on: "table" },
-    query: z.object(delimiterQuery),
-    body: { kind: "json", schema: z.object({ ...requestBase, ...branchField }) },
-    response: tableStatsAnswer,
     handler: async ({ id, body, tables }) => json(await tableStats(tables, id, body.branch ?? undefined)),
   }),
   route({
-    operationId: "RenameTable",
-    summary: "Rename a table, or move it to another child namespace",
-    group: "Tables",
-    methods: ["POST"],
-    path: "/v1/table/{id}/rename",
+    ...ops.RenameTable,
     access: { need: "admin", on: "table" },
-    query: z.object(delimiterQuery),
-    body: { kind: "json", schema: z.object({ ...requestBase, new_table_name: z.string().min(1), new_namespace_id: z.array(z.string()).nullish() }) },
-    response: z.object({ context }),
     handler: async ({ id, body, catalog, access, principal, database }) => {
       let namespace: string[] | undefined;
       if (body.new_namespace_id) {

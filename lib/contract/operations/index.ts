@@ -1,0 +1,32 @@
+/**
+ * Every operation of the API by its id: the table app/v1/_routes serves (one route per operation, checked by
+ * test/api-operations.test.ts) and the console's typed client calls.
+ */
+import { adminOperations } from "./admin";
+import { batchOperations } from "./batch";
+import { columnOperations } from "./columns";
+import { dataOperations } from "./data";
+import { indexOperations } from "./indexes";
+import { maintenanceOperations } from "./maintenance";
+import { namespaceOperations } from "./namespaces";
+import { serviceOperations } from "./service";
+import { tableOperations } from "./tables";
+import { transactionOperations } from "./transactions";
+import { versionOperations } from "./versions";
+
+export const operations = {
+  ...serviceOperations,
+  ...namespaceOperations,
+  ...tableOperations,
+  ...dataOperations,
+  ...columnOperations,
+  ...versionOperations,
+  ...indexOperations,
+  ...batchOperations,
+  ...maintenanceOperations,
+  ...transactionOperations,
+  ...adminOperations,
+};
+
+export type Operations = typeof operations;
+export type OperationId = keyof Operations;

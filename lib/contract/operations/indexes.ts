@@ -1,0 +1,107 @@
+/** Indexes on a table's columns: build, list, describe, drop. */
+
+import { z } from "zod";
+import { indexListAnswer, indexStatsAnswer } from "../catalog";
+import { branchField, branchQuery, context, delimiterQuery, pageQuery, requestBase } from "../common";
+import { defineOperation } from "../operation";
+/** CreateTableIndex and CreateTableScalarIndex: one request shape, the second refusing vector index types. */
+const createIndexOperation = (operationId: string, path: string, summary: string) =>
+  defineOperation({
+    operationId,
+    summary,
+    group: "Indexes",
+    methods: ["POST"],
+    path,
+    query: z.object(delimiterQuery),
+    body: {
+      kind: "json",
+      schema: z.object({
+        ...requestBase,
+        ...branchField,
+        column: z.string().min(1),
+        index_type: z.string().min(1),
+        name: z.string().nullish(),
+        replace: z.boolean().nullish(),
+        distance_type: z.string().nullish(),
+        metric_type: z.string().nullish().describe("LanceDB's remote client's name for distance_type"),
+        num_partitions: z.number().int().min(1).nullish(),
+        num_sub_vectors: z.number().int().min(1).nullish(),
+        num_bits: z.number().int().min(1).nullish(),
+        sample_rate: z.number().int().min(1).nullish(),
+        max_iterations: z.number().int().min(1).nullish(),
+        target_partition_size: z.number().int().min(1).nullish(),
+        m: z.number().int().min(1).nullish(),
+        ef_construction: z.number().int().min(1).nullish(),
+        with_position: z.boolean().nullish(),
+        base_tokenizer: z.string().nullish(),
+        language: z.string().nullish(),
+        max_token_length: z.number().int().min(1).nullish(),
+        lower_case: z.boolean().nullish(),
+        stem: z.boolean().nullish(),
+        remove_stop_words: z.boolean().nullish(),
+        custom_stop_words: z.array(z.string()).nullish(),
+        ascii_folding: z.boolean().nullish(),
+        min_ngram_length: z.number().int().min(1).nullish(),
+        max_ngram_length: z.number().int().min(1).nullish(),
+        prefix_only: z.boolean().nullish(),
+        block_size: z.number().int().nullish(),
+        index_operators: z.boolean().nullish(),
+        lance_tokenizer: z.string().nullish(),
+        preserve_original: z.boolean().nullish(),
+        split_identifiers: z.boolean().nullish(),
+        split_on_numerics: z.boolean().nullish(),
+      }),
+    },
+    response: z.object({ context }),
+  });
+
+export const indexOperations = {
+  CreateTableIndex: createIndexOperation(
+    "CreateTableIndex",
+    "/v1/table/{id}/create_index",
+    "Build an index on a column (BTREE, BITMAP, LABEL_LIST, FTS, IVF_PQ, IVF_FLAT, IVF_HNSW_PQ, IVF_HNSW_SQ)",
+  ),
+  CreateTableScalarIndex: createIndexOperation(
+    "CreateTableScalarIndex",
+    "/v1/table/{id}/create_scalar_index",
+    "Build a scalar or full-text index on a column (BTREE, BITMAP, LABEL_LIST, FTS)",
+  ),
+  ListTableIndices: defineOperation({
+    operationId: "ListTableIndices",
+    summary: "List a table's indices",
+    group: "Indexes",
+    methods: ["POST", "GET"],
+    path: "/v1/table/{id}/index/list",
+    query: z.object({ ...delimiterQuery, ...pageQuery }),
+    body: {
+      kind: "json",
+      schema: z.object({
+        ...requestBase,
+        ...branchField,
+        version: z.number().int().min(0).nullish(),
+        page_token: z.string().nullish(),
+        limit: z.number().int().min(1).nullish(),
+      }),
+    },
+    response: indexListAnswer,
+  }),
+  DescribeTableIndexStats: defineOperation({
+    operationId: "DescribeTableIndexStats",
+    summary: "An index's statistics: rows indexed and not yet indexed, type, distance",
+    group: "Indexes",
+    methods: ["POST", "GET"],
+    path: "/v1/table/{id}/index/{index_name}/stats",
+    query: z.object(delimiterQuery),
+    body: { kind: "json", schema: z.object({ ...requestBase, ...branchField, version: z.number().int().min(0).nullish() }) },
+    response: indexStatsAnswer,
+  }),
+  DropTableIndex: defineOperation({
+    operationId: "DropTableIndex",
+    summary: "Drop an index",
+    group: "Indexes",
+    methods: ["POST"],
+    path: "/v1/table/{id}/index/{index_name}/drop",
+    query: z.object({ ...delimiterQuery, ...branchQuery }),
+    response: z.object({ context }),
+  }),
+};

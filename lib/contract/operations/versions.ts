@@ -1,0 +1,198 @@
+/** A table's versions, tags and branches: list, describe, commit, delete, restore, and what changed. */
+
+import { z } from "zod";
+import { tableVersion, tagMap, tagsPage, versionsResponse } from "../catalog";
+import { branchField, branchQuery, context, delimiterQuery, pageQuery, pageToken, qBool, requestBase, versionAnswer, versionResponse } from "../common";
+import { createdVersion, deletedVersions, tableVersionFields, versionRangesFields } from "../table-changes";
+import { defineOperation } from "../operation";
+import { changedRowsRequest, changesRequest, tableChanges } from "../changes";
+export const tagBody = { ...requestBase, tag: z.string().min(1), branch: z.string().nullish() };
+
+export const versionOperations = {
+  ListTableVersions: defineOperation({
+    operationId: "ListTableVersions",
+    summary: "List the versions of a table with their metadata, paged",
+    group: "Versions and tags",
+    methods: ["POST", "GET"],
+    path: "/v1/table/{id}/version/list",
+    query: z.object({
+      ...delimiterQuery,
+      ...branchQuery,
+      ...pageQuery,
+      descending: qBool("Latest first when true"),
+      include_operations: qBool("Quiver: add each version's operation (Append, Overwrite, Update, Project, Restore, ...)"),
+    }),
+    body: { kind: "json", schema: z.object(requestBase) },
+    response: versionsResponse,
+  }),
+  DescribeTableVersion: defineOperation({
+    operationId: "DescribeTableVersion",
+    summary: "Describe one version of a table (its latest when none is named): manifest, size, e-tag, time and metadata",
+    group: "Versions and tags",
+    methods: ["POST"],
+    path: "/v1/table/{id}/version/describe",
+    query: z.object(delimiterQuery),
+    body: { kind: "json", schema: z.object({ ...requestBase, ...branchField, version: z.number().int().min(0).nullish() }) },
+    response: z.object({ version: tableVersion, context }),
+  }),
+  CreateTableVersion: defineOperation({
+    operationId: "CreateTableVersion",
+    summary: "Commit a version from a manifest staged in the table's directory; 409 if that version exists",
+    group: "Versions and tags",
+    methods: ["POST"],
+    path: "/v1/table/{id}/version/create",
+    query: z.object(delimiterQuery),
+    body: {
+      kind: "json",
+      schema: z.object({
+        ...requestBase,
+        ...tableVersionFields,
+      }),
+    },
+    response: createdVersion,
+  }),
+  BatchDeleteTableVersions: defineOperation({
+    operationId: "BatchDeleteTableVersions",
+    summary: "Delete the manifests of versions in ranges (the latest and tagged versions are refused)",
+    group: "Versions and tags",
+    methods: ["POST"],
+    path: "/v1/table/{id}/version/delete",
+    query: z.object(delimiterQuery),
+    body: {
+      kind: "json",
+      schema: z.object({
+        ...requestBase,
+        ...versionRangesFields,
+      }),
+    },
+    response: deletedVersions,
+  }),
+  ListTableTags: defineOperation({
+    operationId: "ListTableTags",
+    summary: "List the tags of a table and the versions they point to",
+    group: "Versions and tags",
+    methods: ["POST", "GET"],
+    path: "/v1/table/{id}/tags/list",
+    query: z.object({ ...delimiterQuery, ...pageQuery }),
+    body: { kind: "json", schema: z.object(requestBase) },
+    response: z.union([tagsPage, tagMap.describe("LanceDB's remote client (a path with a trailing slash) reads the bare map of tags")]),
+  }),
+  GetTableTagVersion: defineOperation({
+    operationId: "GetTableTagVersion",
+    summary: "Get the version a tag points to",
+    group: "Versions and tags",
+    methods: ["POST"],
+    path: "/v1/table/{id}/tags/version",
+    query: z.object(delimiterQuery),
+    body: { kind: "json", schema: z.object(tagBody) },
+    response: z.object({ ...versionResponse, branch: z.string().nullable().describe("The branch the tagged version is on; null for main") }),
+  }),
+  CreateTableTag: defineOperation({
+    operationId: "CreateTableTag",
+    summary: "Create a tag at a version",
+    group: "Versions and tags",
+    methods: ["POST"],
+    path: "/v1/table/{id}/tags/create",
+    query: z.object(delimiterQuery),
+    body: { kind: "json", schema: z.object({ ...tagBody, version: z.number().int().min(0) }) },
+    response: z.object({ context }),
+  }),
+  UpdateTableTag: defineOperation({
+    operationId: "UpdateTableTag",
+    summary: "Move an existing tag to another version",
+    group: "Versions and tags",
+    methods: ["POST"],
+    path: "/v1/table/{id}/tags/update",
+    query: z.object(delimiterQuery),
+    body: { kind: "json", schema: z.object({ ...tagBody, version: z.number().int().min(0) }) },
+    response: z.object({ context }),
+  }),
+  DeleteTableTag: defineOperation({
+    operationId: "DeleteTableTag",
+    summary: "Delete a tag",
+    group: "Versions and tags",
+    methods: ["POST"],
+    path: "/v1/table/{id}/tags/delete",
+    query: z.object(delimiterQuery),
+    body: { kind: "json", schema: z.object(tagBody) },
+    response: z.object({ context }),
+  }),
+  ListTableBranches: defineOperation({
+    operationId: "ListTableBranches",
+    summary: "List the branches of a table",
+    group: "Versions and tags",
+    methods: ["POST", "GET"],
+    path: "/v1/table/{id}/branches/list",
+    query: z.object({ ...delimiterQuery, ...pageQuery }),
+    body: { kind: "json", schema: z.object({ ...requestBase, page_token: z.string().nullish(), limit: z.number().int().min(1).nullish() }) },
+    response: z.object({
+      branches: z.record(
+        z.string(),
+        z.object({
+          parentBranch: z.string().nullable(),
+          parentVersion: z.number().int(),
+          createAt: z.number().int().describe("Seconds since the epoch"),
+          manifestSize: z.number().int(),
+          metadata: z.record(z.string(), z.string()),
+        }),
+      ),
+      page_token: pageToken,
+      context,
+    }),
+  }),
+  CreateTableBranch: defineOperation({
+    operationId: "CreateTableBranch",
+    summary: "Create a branch from main or another branch, at its latest or a given version",
+    group: "Versions and tags",
+    methods: ["POST"],
+    path: "/v1/table/{id}/branches/create",
+    query: z.object(delimiterQuery),
+    body: {
+      kind: "json",
+      schema: z.object({ ...requestBase, name: z.string().min(1), from_branch: z.string().nullish(), from_version: z.number().int().min(0).nullish() }),
+    },
+    response: versionAnswer,
+  }),
+  DeleteTableBranch: defineOperation({
+    operationId: "DeleteTableBranch",
+    summary: "Delete a branch",
+    group: "Versions and tags",
+    methods: ["POST"],
+    path: "/v1/table/{id}/branches/delete",
+    query: z.object(delimiterQuery),
+    body: { kind: "json", schema: z.object({ ...requestBase, name: z.string().min(1) }) },
+    response: z.object({ context }),
+  }),
+  RestoreTable: defineOperation({
+    operationId: "RestoreTable",
+    summary: "Restore a table to an earlier version, as a new version",
+    group: "Versions and tags",
+    methods: ["POST"],
+    path: "/v1/table/{id}/restore",
+    query: z.object(delimiterQuery),
+    body: { kind: "json", schema: z.object({ ...requestBase, version: z.number().int().min(0), branch: z.string().nullish() }) },
+    response: versionAnswer,
+  }),
+  DescribeTableChanges: defineOperation({
+    operationId: "DescribeTableChanges",
+    summary:
+      "What changed between two versions or tags of a table: schema changes, row counts from the manifests, and for a table with stable row ids how many rows were inserted, updated and deleted",
+    group: "Versions and tags",
+    methods: ["POST"],
+    path: "/v1/table/{id}/changes",
+    query: z.object(delimiterQuery),
+    body: { kind: "json", schema: changesRequest },
+    response: tableChanges,
+  }),
+  ListTableChangedRows: defineOperation({
+    operationId: "ListTableChangedRows",
+    summary:
+      "A page of the rows two versions of a table with stable row ids inserted or updated (at the later version, with _rowid), or rows as they were at the earlier version; answers an Arrow IPC file",
+    group: "Versions and tags",
+    methods: ["POST"],
+    path: "/v1/table/{id}/changes/rows",
+    query: z.object(delimiterQuery),
+    body: { kind: "json", schema: changedRowsRequest },
+    response: "arrow-file",
+  }),
+};
