@@ -3,6 +3,7 @@
  * the console offers them. The server checks every request again; this is what the form explains up front.
  */
 import type { JsonField } from "./arrow-schema";
+import type { IndexTypeName } from "./contract/operations/indexes";
 
 export type ColumnKind = "vector" | "text" | "scalar" | "list" | "other";
 
@@ -104,7 +105,7 @@ const FTS: IndexParam[] = [
 ];
 
 export interface IndexType {
-  type: string;
+  type: IndexTypeName;
   label: string;
   columns: ColumnKind[];
   params: IndexParam[];

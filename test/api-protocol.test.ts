@@ -130,4 +130,35 @@ describe("protocol", () => {
       expect.arrayContaining(["id", "on", "when_matched_update_all", "when_not_matched_by_source_delete_filt", "timeout", "use_index"]),
     );
   });
+
+  it("names the choices of modes, index types and distances as enums, and groups each operation by its resource", async () => {
+    type Operation = {
+      tags: string[];
+      parameters?: Array<{ name: string; schema: { enum?: unknown[] } }>;
+      requestBody?: { content: Record<string, { schema: Schema }> };
+    };
+    type Schema = { properties: Record<string, { enum?: unknown[] }> };
+    const doc = await api.get<{ paths: Record<string, Record<string, Operation>> }>("/v1/openapi.json");
+    const bodyOf = (path: string) => doc.body.paths[path].post.requestBody!.content["application/json"].schema.properties;
+    const queryOf = (path: string, name: string) => doc.body.paths[path].post.parameters!.find((p) => p.name === name)!.schema;
+    expect(bodyOf("/v1/namespace/{id}/create").mode.enum).toEqual(["Create", "ExistOk", "Overwrite"]);
+    expect(bodyOf("/v1/namespace/{id}/drop").behavior.enum).toEqual(["Restrict", "Cascade"]);
+    expect(queryOf("/v1/table/{id}/create", "mode").enum).toEqual(["Create", "ExistOk", "Overwrite"]);
+    expect(queryOf("/v1/table/{id}/insert", "mode").enum).toEqual(["Append", "Overwrite"]);
+    expect(bodyOf("/v1/table/{id}/create_index").index_type.enum).toEqual(expect.arrayContaining(["BTREE", "FTS", "IVF_PQ", "IVF_HNSW_SQ"]));
+    expect(bodyOf("/v1/table/{id}/query").distance_type.enum).toEqual(["l2", "cosine", "dot", "hamming", null]);
+    expect(bodyOf("/v1/admin/grants/create").role.enum).toEqual(["viewer", "editor", "admin"]);
+    expect(doc.body.paths["/v1/table/{id}/alter_columns"].post.tags).toEqual(["Columns"]);
+    expect(doc.body.paths["/v1/table/{id}/create_index"].post.tags).toEqual(["Indexes"]);
+    expect(doc.body.paths["/v1/table/{id}/restore"].post.tags).toEqual(["Versions and tags"]);
+  });
+
+  it("takes a mode in any case, PascalCase or snake_case, and refuses another naming the choices", async () => {
+    expect((await api.post("/v1/namespace/modes/create", { mode: "CREATE" })).status).toBe(200);
+    expect((await api.post("/v1/namespace/modes/create", { mode: "existOk" })).status).toBe(200);
+    const refused = await api.post<{ detail: string }>("/v1/namespace/modes2/create", { mode: "upsert" });
+    expectError(refused, 400, ErrorCode.InvalidInput);
+    expect(refused.body.detail).toContain("'upsert' is not one of Create, ExistOk, Overwrite");
+    expectError(await api.post("/v1/namespace/modes2/describe", {}), 404, ErrorCode.NamespaceNotFound);
+  });
 });

@@ -7,6 +7,7 @@
 import { useEffect, useState } from "react";
 import type { JsonField } from "@/lib/arrow-schema";
 import { buildParameters, columnKind, indexTypeLabel, typesFor, type IndexParam, type IndexType } from "@/lib/index-types";
+import { createIndexBody } from "@/lib/contract/operations/indexes";
 import { useTable } from "@/lib/queries/catalog";
 import { useCreateIndex, useDropIndex, useIndexes, useIndexStats, type IndexDescription } from "@/lib/queries/indexes";
 import { useCompact, useRunningJob } from "@/lib/queries/maintenance";
@@ -143,7 +144,7 @@ function CreateIndexForm({ database, table, fields, rows }: { database: string; 
   const [column, setColumn] = useState(indexable[0]?.name ?? "");
   const field = fields.find((f) => f.name === column);
   const types = field ? typesFor(field) : [];
-  const [typeName, setTypeName] = useState(types[0]?.type ?? "");
+  const [typeName, setTypeName] = useState<string>(types[0]?.type ?? "");
   const type = types.find((t) => t.type === typeName);
   const [values, setValues] = useState<Record<string, string>>({});
   const [name, setName] = useState("");
@@ -170,7 +171,8 @@ function CreateIndexForm({ database, table, fields, rows }: { database: string; 
       request[param.name] = param.input === "number" ? Number(value) : param.input === "boolean" ? value === "on" : value;
     }
     setElapsed(0);
-    create.mutate(request);
+    // The request's fields come from the index type's parameters: the contract's schema checks what they make.
+    create.mutate(createIndexBody.parse(request));
   };
   if (indexable.length === 0) return <p className="text-sm text-slate-500">No column of this table can take an index.</p>;
   return (

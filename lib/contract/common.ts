@@ -85,3 +85,36 @@ export const pageQuery = {
   page_token: qString("Token from the previous response's page_token"),
   limit: qInt("Inclusive upper bound on the number of items returned", 1),
 };
+
+/**
+ * One of `values` (snake_case), described in OpenAPI as an enum of their PascalCase forms. Taken case-insensitively,
+ * in PascalCase or snake_case (as the seed says of `mode`), and handed to the handler as the snake_case value;
+ * absent or null is undefined, anything else is refused naming what is allowed.
+ */
+export function choice<const T extends string>(values: readonly T[], description: string, { nullable = false } = {}) {
+  const pascal = values.map((v) =>
+    v
+      .split("_")
+      .map((word) => word[0].toUpperCase() + word.slice(1))
+      .join(""),
+  );
+  return z
+    .string()
+    .nullish()
+    .meta({ enum: nullable ? [...pascal, null] : pascal, description: `${description} (case-insensitive; PascalCase or snake_case)` })
+    .transform((value, ctx): T | undefined => {
+      if (value === undefined || value === null || value === "") return undefined;
+      const found = values.find((v) => v === value.replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase());
+      if (found !== undefined) return found;
+      ctx.addIssue({ code: "custom", message: `'${value}' is not one of ${pascal.join(", ")}` });
+      return z.NEVER;
+    });
+}
+
+/** The distance metrics of vector search and vector indexes. */
+export const DISTANCE_TYPES = ["l2", "cosine", "dot", "hamming"] as const;
+export const distanceType = (description: string) =>
+  z
+    .string()
+    .nullish()
+    .meta({ enum: [...DISTANCE_TYPES, null], description: `${description} (case-insensitive)` });

@@ -4,6 +4,7 @@
  * `{alias: expression}` map of columns, a full-text query as `{query, columns}`).
  */
 import { z } from "zod";
+import { distanceType } from "./common";
 
 export const stringQuery = z.object({ query: z.string(), columns: z.array(z.string()).nullish() });
 
@@ -28,7 +29,7 @@ export const queryFields = {
     .union([z.array(z.number()), z.object({ single_vector: z.array(z.number()).nullish(), multi_vector: z.array(z.array(z.number())).nullish() })])
     .nullish(),
   vector_column: z.string().nullish(),
-  distance_type: z.string().nullish(),
+  distance_type: distanceType("The distance metric of a vector search"),
   nprobes: z.number().int().min(0).nullish(),
   minimum_nprobes: z.number().int().min(0).nullish(),
   maximum_nprobes: z.number().int().min(0).nullish(),

@@ -1,40 +1,20 @@
 "use client";
 /** Queries and mutations for API keys, grants, the audit log and databases. */
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { apiCall } from "../api-client";
+import { call, type BodyOf } from "../api-client";
 import { queryKeys } from "./keys";
-import type { Answer } from "../contract/common";
-import type {
-  ApiKey,
-  apiKeyResponse,
-  apiKeysResponse,
-  AuditEntry,
-  auditPageResponse,
-  createdApiKeyResponse,
-  createdDatabaseResponse,
-  databasesResponse,
-  Grant,
-  grantResponse,
-  grantsResponse,
-  KeyRole,
-  Role,
-  Scope,
-  WhoAmI,
-  whoAmIResponse,
-} from "../contract/access";
+import type { ApiKey, AuditEntry, Grant, KeyRole, Role, Scope, WhoAmI } from "../contract/access";
 
 export type { ApiKey, AuditEntry, Grant, KeyRole, Role, Scope, WhoAmI };
 
-export const useWhoAmI = (database: string) =>
-  useQuery({ queryKey: queryKeys.whoami(database), queryFn: () => apiCall<Answer<typeof whoAmIResponse>>("/v1/whoami", { database }) });
+export const useWhoAmI = (database: string) => useQuery({ queryKey: queryKeys.whoami(database), queryFn: () => call("WhoAmI", { database }) });
 
-export const useApiKeys = () => useQuery({ queryKey: queryKeys.admin.apiKeys(), queryFn: () => apiCall<Answer<typeof apiKeysResponse>>("/v1/admin/keys") });
+export const useApiKeys = () => useQuery({ queryKey: queryKeys.admin.apiKeys(), queryFn: () => call("ListApiKeys") });
 
 export function useCreateApiKey() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (input: { name: string; role: KeyRole; scope: Scope; expires_at: string | null }) =>
-      apiCall<Answer<typeof createdApiKeyResponse>>("/v1/admin/keys/create", { json: input }),
+    mutationFn: (input: BodyOf<"CreateApiKey">) => call("CreateApiKey", { body: input }),
     onSuccess: () => client.invalidateQueries({ queryKey: queryKeys.admin.apiKeys() }),
   });
 }
@@ -42,18 +22,17 @@ export function useCreateApiKey() {
 export function useRevokeApiKey() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (id: string) => apiCall<Answer<typeof apiKeyResponse>>(`/v1/admin/keys/${id}/revoke`, { json: {} }),
+    mutationFn: (id: string) => call("RevokeApiKey", { params: { key_id: id }, body: {} }),
     onSuccess: () => client.invalidateQueries({ queryKey: queryKeys.admin.apiKeys() }),
   });
 }
 
-export const useGrants = () => useQuery({ queryKey: queryKeys.admin.grants(), queryFn: () => apiCall<Answer<typeof grantsResponse>>("/v1/admin/grants") });
+export const useGrants = () => useQuery({ queryKey: queryKeys.admin.grants(), queryFn: () => call("ListGrants") });
 
 export function useCreateGrant() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (input: { principal: Grant["principal"]; role: Role; scope: Scope }) =>
-      apiCall<Answer<typeof grantResponse>>("/v1/admin/grants/create", { json: input }),
+    mutationFn: (input: BodyOf<"CreateGrant">) => call("CreateGrant", { body: input }),
     onSuccess: () => client.invalidateQueries({ queryKey: queryKeys.admin.grants() }),
   });
 }
@@ -61,7 +40,7 @@ export function useCreateGrant() {
 export function useDeleteGrant() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (id: string) => apiCall(`/v1/admin/grants/${id}/delete`, { json: {} }),
+    mutationFn: (id: string) => call("DeleteGrant", { params: { grant_id: id }, body: {} }),
     onSuccess: () => client.invalidateQueries({ queryKey: queryKeys.admin.grants() }),
   });
 }
@@ -70,22 +49,18 @@ export function useAuditLog(filter: Record<string, string>) {
   return useInfiniteQuery({
     queryKey: queryKeys.admin.audit(filter),
     initialPageParam: undefined as string | undefined,
-    queryFn: ({ pageParam }) => {
-      const params = new URLSearchParams({ ...Object.fromEntries(Object.entries(filter).filter(([, v]) => v)), limit: "50" });
-      if (pageParam) params.set("page_token", pageParam);
-      return apiCall<Answer<typeof auditPageResponse>>(`/v1/admin/audit?${params}`);
-    },
+    queryFn: ({ pageParam }) =>
+      call("ListAuditLog", { query: { ...Object.fromEntries(Object.entries(filter).filter(([, v]) => v)), limit: "50", page_token: pageParam } }),
     getNextPageParam: (last) => last.page_token,
   });
 }
 
-export const useDatabases = (enabled: boolean) =>
-  useQuery({ queryKey: queryKeys.admin.databases(), queryFn: () => apiCall<Answer<typeof databasesResponse>>("/v1/admin/databases"), enabled });
+export const useDatabases = (enabled: boolean) => useQuery({ queryKey: queryKeys.admin.databases(), queryFn: () => call("ListDatabases"), enabled });
 
 export function useCreateDatabase() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (name: string) => apiCall<Answer<typeof createdDatabaseResponse>>("/v1/admin/databases/create", { json: { name } }),
+    mutationFn: (name: string) => call("CreateDatabase", { body: { name } }),
     onSuccess: () => client.invalidateQueries({ queryKey: queryKeys.admin.databases() }),
   });
 }

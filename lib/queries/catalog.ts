@@ -2,23 +2,8 @@
 /** Queries and mutations for namespaces, tables, data, versions and tags, keyed per resource. */
 import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
 import { tableFromIPC, type Table as ArrowTable } from "apache-arrow";
-import { apiCall } from "../api-client";
-import { encodeIdentifier } from "../identifiers";
-import type { Answer, versionAnswer } from "../contract/common";
-import type { updatedTableProperties } from "../contract/table-changes";
-import type {
-  CatalogEntry,
-  declaredTable,
-  describeNamespaceResponse,
-  schemaMetadata,
-  entriesResponse,
-  searchResponse,
-  TableDescription,
-  tableDescription,
-  tagsPage,
-  TableVersion,
-  versionsResponse,
-} from "../contract/catalog";
+import { call, type BodyOf } from "../api-client";
+import type { CatalogEntry, TableDescription, TableVersion } from "../contract/catalog";
 import { queryKeys } from "./keys";
 
 export type Id = string[];
@@ -29,17 +14,12 @@ export interface At {
   tag?: string;
 }
 
-const path = (kind: "namespace" | "table", id: Id, action: string) => `/v1/${kind}/${encodeIdentifier(id)}/${action}`;
-
 export function useEntries(database: string, namespace: Id, kind: "namespace" | "table", filter: string) {
   return useInfiniteQuery({
-    queryKey: [...queryKeys.entries(database, namespace), kind, filter],
+    queryKey: queryKeys.entriesPage(database, namespace, kind, filter),
     initialPageParam: undefined as string | undefined,
-    queryFn: ({ pageParam, signal }) => {
-      const params = new URLSearchParams({ kind, filter, limit: "500" });
-      if (pageParam) params.set("page_token", pageParam);
-      return apiCall<Answer<typeof entriesResponse>>(`${path("namespace", namespace, "entries")}?${params}`, { database, signal });
-    },
+    queryFn: ({ pageParam, signal }) =>
+      call("ListNamespaceEntries", { id: namespace, query: { kind, filter, limit: "500", page_token: pageParam }, database, signal }),
     getNextPageParam: (last) => last.page_token,
     placeholderData: keepPreviousData,
   });
@@ -48,32 +28,29 @@ export function useEntries(database: string, namespace: Id, kind: "namespace" | 
 export const useNamespace = (database: string, namespace: Id) =>
   useQuery({
     queryKey: queryKeys.namespace(database, namespace),
-    queryFn: () => apiCall<Answer<typeof describeNamespaceResponse>>(path("namespace", namespace, "describe"), { database, json: {} }),
+    queryFn: () => call("DescribeNamespace", { id: namespace, body: {}, database }),
   });
 
 export const useSearch = (database: string, q: string) =>
   useQuery({
-    queryKey: [...queryKeys.database(database), "search", q],
-    queryFn: ({ signal }) => apiCall<Answer<typeof searchResponse>>(`/v1/search?${new URLSearchParams({ q, limit: "20" })}`, { database, signal }),
+    queryKey: queryKeys.catalogSearch(database, q),
+    queryFn: ({ signal }) => call("SearchCatalog", { query: { q, limit: "20" }, database, signal }),
     enabled: q.trim().length > 0,
     placeholderData: keepPreviousData,
   });
 
 export const useTable = (database: string, id: Id, at: At = {}) =>
   useQuery({
-    queryKey: [...queryKeys.table(database, id), "describe", at.version ?? null, at.tag ?? null],
-    queryFn: () => apiCall<Answer<typeof tableDescription>>(path("table", id, "describe"), { database, json: { version: at.version, tag: at.tag } }),
+    queryKey: queryKeys.tableDescription(database, id, at),
+    queryFn: () => call("DescribeTable", { id, body: { version: at.version, tag: at.tag }, database }),
   });
 
 export function useVersions(database: string, id: Id, enabled = true) {
   return useInfiniteQuery({
-    queryKey: [...queryKeys.table(database, id), "versions"],
+    queryKey: queryKeys.versions(database, id),
     initialPageParam: undefined as string | undefined,
-    queryFn: ({ pageParam }) => {
-      const params = new URLSearchParams({ descending: "true", limit: "100", include_operations: "true" });
-      if (pageParam) params.set("page_token", pageParam);
-      return apiCall<Answer<typeof versionsResponse>>(`${path("table", id, "version/list")}?${params}`, { database, method: "POST" });
-    },
+    queryFn: ({ pageParam }) =>
+      call("ListTableVersions", { id, query: { descending: "true", limit: "100", include_operations: "true", page_token: pageParam }, database }),
     getNextPageParam: (last) => last.page_token,
     enabled,
   });
@@ -81,8 +58,8 @@ export function useVersions(database: string, id: Id, enabled = true) {
 
 export const useTags = (database: string, id: Id, enabled = true) =>
   useQuery({
-    queryKey: [...queryKeys.table(database, id), "tags"],
-    queryFn: () => apiCall<Answer<typeof tagsPage>>(path("table", id, "tags/list"), { database, method: "POST" }),
+    queryKey: queryKeys.tags(database, id),
+    queryFn: () => call("ListTableTags", { id, database }),
     enabled,
   });
 
@@ -96,11 +73,12 @@ export interface RowsQuery extends At {
 
 export const useRows = (database: string, id: Id, q: RowsQuery, enabled = true) =>
   useQuery({
-    queryKey: [...queryKeys.table(database, id), "rows", q],
+    queryKey: queryKeys.rows(database, id, q),
     queryFn: async (): Promise<ArrowTable> => {
-      const buf = await apiCall<ArrayBuffer>(path("table", id, "query"), {
+      const buf = await call("QueryTable", {
+        id,
         database,
-        json: {
+        body: {
           version: q.version,
           tag: q.tag,
           columns: q.columns,
@@ -109,7 +87,6 @@ export const useRows = (database: string, id: Id, q: RowsQuery, enabled = true) 
           offset: q.offset,
           with_row_id: q.withRowId || undefined,
         },
-        accept: "arrow",
       });
       return tableFromIPC(new Uint8Array(buf));
     },
@@ -117,12 +94,14 @@ export const useRows = (database: string, id: Id, q: RowsQuery, enabled = true) 
     enabled,
   });
 
+/** A query as QueryTable takes it. */
+export type TableQuery = BodyOf<"QueryTable">;
+
 /** A vector or full-text search: the query as QueryTable takes it; its rows carry `_distance` or `_score`. */
-export const useTableQuery = (database: string, id: Id, query: Record<string, unknown> | null) =>
+export const useTableQuery = (database: string, id: Id, query: TableQuery | null) =>
   useQuery({
-    queryKey: [...queryKeys.table(database, id), "search", query],
-    queryFn: async (): Promise<ArrowTable> =>
-      tableFromIPC(new Uint8Array(await apiCall<ArrayBuffer>(path("table", id, "query"), { database, json: query, accept: "arrow" }))),
+    queryKey: queryKeys.tableSearch(database, id, query),
+    queryFn: async (): Promise<ArrowTable> => tableFromIPC(new Uint8Array(await call("QueryTable", { id, database, body: query! }))),
     enabled: query !== null,
     retry: false,
   });
@@ -130,13 +109,13 @@ export const useTableQuery = (database: string, id: Id, query: Record<string, un
 /** The engine's plan for a query, without running it. */
 export const useExplainPlan = (database: string, id: Id) =>
   useMutation({
-    mutationFn: (query: Record<string, unknown>) => apiCall<string>(path("table", id, "explain_plan"), { database, json: { query, verbose: true } }),
+    mutationFn: (query: TableQuery) => call("ExplainTableQueryPlan", { id, database, body: { query, verbose: true } }),
   });
 
 export const useCount = (database: string, id: Id, at: At & { filter?: string }, enabled = true) =>
   useQuery({
-    queryKey: [...queryKeys.table(database, id), "count", at],
-    queryFn: () => apiCall<number>(path("table", id, "count_rows"), { database, json: { version: at.version, predicate: at.filter || undefined } }),
+    queryKey: queryKeys.count(database, id, at),
+    queryFn: () => call("CountTableRows", { id, database, body: { version: at.version, predicate: at.filter || undefined } }),
     enabled,
   });
 
@@ -145,7 +124,7 @@ export const useCount = (database: string, id: Id, at: At & { filter?: string },
 function invalidateNamespace(client: QueryClient, database: string, namespace: Id) {
   return Promise.all([
     client.invalidateQueries({ queryKey: queryKeys.entries(database, namespace) }),
-    client.invalidateQueries({ queryKey: [...queryKeys.database(database), "search"] }),
+    client.invalidateQueries({ queryKey: queryKeys.catalogSearches(database) }),
   ]);
 }
 
@@ -155,7 +134,7 @@ export function useCreateNamespace(database: string, parent: Id) {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (input: { name: string; properties: Record<string, string> }) =>
-      apiCall(path("namespace", [...parent, input.name], "create"), { database, json: { properties: input.properties } }),
+      call("CreateNamespace", { id: [...parent, input.name], database, body: { properties: input.properties } }),
     onSuccess: () => invalidateNamespace(client, database, parent),
   });
 }
@@ -163,7 +142,7 @@ export function useCreateNamespace(database: string, parent: Id) {
 export function useDropNamespace(database: string, namespace: Id) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (cascade: boolean) => apiCall(path("namespace", namespace, "drop"), { database, json: { behavior: cascade ? "Cascade" : "Restrict" } }),
+    mutationFn: (cascade: boolean) => call("DropNamespace", { id: namespace, database, body: { behavior: cascade ? "Cascade" : "Restrict" } }),
     onSuccess: () => invalidateNamespace(client, database, namespace.slice(0, -1)),
   });
 }
@@ -172,7 +151,7 @@ export function useDeclareTable(database: string, namespace: Id) {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (input: { name: string; properties: Record<string, string> }) =>
-      apiCall<Answer<typeof declaredTable>>(path("table", [...namespace, input.name], "declare"), { database, json: { properties: input.properties } }),
+      call("DeclareTable", { id: [...namespace, input.name], database, body: { properties: input.properties } }),
     onSuccess: () => invalidateNamespace(client, database, namespace),
   });
 }
@@ -180,7 +159,7 @@ export function useDeclareTable(database: string, namespace: Id) {
 export function useDropTable(database: string, id: Id) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: () => apiCall(path("table", id, "drop"), { database, method: "POST" }),
+    mutationFn: () => call("DropTable", { id, database, body: {} }),
     onSuccess: async () => {
       client.removeQueries({ queryKey: queryKeys.table(database, id) });
       await invalidateNamespace(client, database, id.slice(0, -1));
@@ -197,26 +176,22 @@ function useTableMutation<I, O>(database: string, id: Id, fn: (input: I) => Prom
 }
 
 export const useCreateTag = (database: string, id: Id) =>
-  useTableMutation(database, id, (input: { tag: string; version: number }) => apiCall(path("table", id, "tags/create"), { database, json: input }));
+  useTableMutation(database, id, (input: BodyOf<"CreateTableTag">) => call("CreateTableTag", { id, database, body: input }));
 export const useUpdateTag = (database: string, id: Id) =>
-  useTableMutation(database, id, (input: { tag: string; version: number }) => apiCall(path("table", id, "tags/update"), { database, json: input }));
+  useTableMutation(database, id, (input: BodyOf<"UpdateTableTag">) => call("UpdateTableTag", { id, database, body: input }));
 export const useDeleteTag = (database: string, id: Id) =>
-  useTableMutation(database, id, (tag: string) => apiCall(path("table", id, "tags/delete"), { database, json: { tag } }));
+  useTableMutation(database, id, (tag: string) => call("DeleteTableTag", { id, database, body: { tag } }));
 export const useRestore = (database: string, id: Id) =>
-  useTableMutation(database, id, (version: number) => apiCall<Answer<typeof versionAnswer>>(path("table", id, "restore"), { database, json: { version } }));
+  useTableMutation(database, id, (version: number) => call("RestoreTable", { id, database, body: { version } }));
 /** Sets and removes the table's properties, among them whether the catalog manages its versions. */
 export const useUpdateTableProperties = (database: string, id: Id) =>
-  useTableMutation(database, id, (input: { updates?: Record<string, string>; removals?: string[] }) =>
-    apiCall<Answer<typeof updatedTableProperties>>(path("table", id, "properties/update"), { database, json: input }),
-  );
+  useTableMutation(database, id, (input: BodyOf<"UpdateTableProperties">) => call("UpdateTableProperties", { id, database, body: input }));
 /** Sets keys of the schema's metadata; the answer is the whole metadata of the new version. */
 export const useUpdateSchemaMetadata = (database: string, id: Id) =>
-  useTableMutation(database, id, (changes: Record<string, string>) =>
-    apiCall<Answer<typeof schemaMetadata>>(path("table", id, "schema_metadata/update"), { database, json: changes }),
-  );
+  useTableMutation(database, id, (changes: BodyOf<"UpdateTableSchemaMetadata">) => call("UpdateTableSchemaMetadata", { id, database, body: changes }));
 export const useAlterColumns = (database: string, id: Id) =>
-  useTableMutation(database, id, (alterations: unknown[]) =>
-    apiCall<Answer<typeof versionAnswer>>(path("table", id, "alter_columns"), { database, json: { alterations } }),
+  useTableMutation(database, id, (alterations: BodyOf<"AlterTableAlterColumns">["alterations"]) =>
+    call("AlterTableAlterColumns", { id, database, body: { alterations } }),
   );
 
 /** After an upload the table, its versions and (for a first write) the namespace's table states change. */
@@ -224,5 +199,3 @@ export function useInvalidateAfterWrite(database: string, id: Id) {
   const client = useQueryClient();
   return () => Promise.all([invalidateTable(client, database, id), invalidateNamespace(client, database, id.slice(0, -1))]);
 }
-
-export { path as apiPath };

@@ -1,13 +1,10 @@
 /** What changed between two versions of a table: the summary, and pages of the rows inserted and updated. */
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { tableFromIPC, type Table as ArrowTable } from "apache-arrow";
-import type { z } from "zod";
-import { apiCall } from "../api-client";
-import { encodeIdentifier } from "../identifiers";
-import type { tableChanges } from "../contract/changes";
+import { call, type AnswerOf } from "../api-client";
 import { queryKeys } from "./keys";
 
-export type TableChanges = z.output<typeof tableChanges>;
+export type TableChanges = AnswerOf<"DescribeTableChanges">;
 
 /** An end of the range: a version or a tag; the latest (`to`) or the version before `to` (`from`) when neither. */
 export interface ChangeEnd {
@@ -19,8 +16,8 @@ const endsBody = (from: ChangeEnd, to: ChangeEnd) => ({ from_version: from.versi
 
 export const useTableChanges = (database: string, table: string[], from: ChangeEnd, to: ChangeEnd) =>
   useQuery({
-    queryKey: [...queryKeys.table(database, table), "changes", from, to],
-    queryFn: () => apiCall<TableChanges>(`/v1/table/${encodeIdentifier(table)}/changes`, { database, json: endsBody(from, to) }),
+    queryKey: queryKeys.changes(database, table, from, to),
+    queryFn: () => call("DescribeTableChanges", { id: table, database, body: endsBody(from, to) }),
     retry: false,
   });
 
@@ -34,14 +31,14 @@ export const useChangedRows = (
   enabled: boolean,
 ) =>
   useQuery({
-    queryKey: [...queryKeys.table(database, table), "changed-rows", ends, kind, page],
+    queryKey: queryKeys.changedRows(database, table, ends, kind, page),
     queryFn: async (): Promise<ArrowTable> =>
       tableFromIPC(
         new Uint8Array(
-          await apiCall<ArrayBuffer>(`/v1/table/${encodeIdentifier(table)}/changes/rows`, {
+          await call("ListTableChangedRows", {
+            id: table,
             database,
-            json: { from_version: ends.from ?? 0, to_version: ends.to, kind, limit: page.limit, offset: page.offset, row_ids: page.rowIds },
-            accept: "arrow",
+            body: { from_version: ends.from ?? 0, to_version: ends.to, kind, limit: page.limit, offset: page.offset, row_ids: page.rowIds },
           }),
         ),
       ),

@@ -1,27 +1,23 @@
 "use client";
 /** A table's indices: listed with their statistics, built, dropped. */
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { apiCall } from "../api-client";
-import type { Answer } from "../contract/common";
-import type { indexListAnswer, indexStatsAnswer } from "../contract/catalog";
-import { apiPath, type Id } from "./catalog";
+import { call, type AnswerOf, type BodyOf } from "../api-client";
+import type { Id } from "./catalog";
 import { queryKeys } from "./keys";
 
-export type IndexDescription = Answer<typeof indexListAnswer>["indexes"][number];
-export type IndexStats = Answer<typeof indexStatsAnswer>;
-
-const indexesKey = (database: string, id: Id) => [...queryKeys.table(database, id), "indexes"] as const;
+export type IndexDescription = AnswerOf<"ListTableIndices">["indexes"][number];
+export type IndexStats = AnswerOf<"DescribeTableIndexStats">;
 
 export const useIndexes = (database: string, id: Id) =>
   useQuery({
-    queryKey: indexesKey(database, id),
-    queryFn: () => apiCall<Answer<typeof indexListAnswer>>(apiPath("table", id, "index/list"), { database, json: {} }),
+    queryKey: queryKeys.indexes(database, id),
+    queryFn: () => call("ListTableIndices", { id, database, body: {} }),
   });
 
 export const useIndexStats = (database: string, id: Id, name: string) =>
   useQuery({
-    queryKey: [...indexesKey(database, id), "stats", name],
-    queryFn: () => apiCall<IndexStats>(apiPath("table", id, `index/${encodeURIComponent(name)}/stats`), { database, json: {} }),
+    queryKey: queryKeys.indexStats(database, id, name),
+    queryFn: () => call("DescribeTableIndexStats", { id, params: { index_name: name }, database, body: {} }),
   });
 
 /** Building or dropping an index changes the table's version and its description too. */
@@ -31,7 +27,7 @@ function useIndexMutation<I>(database: string, id: Id, fn: (input: I) => Promise
 }
 
 export const useCreateIndex = (database: string, id: Id) =>
-  useIndexMutation(database, id, (request: Record<string, unknown>) => apiCall(apiPath("table", id, "create_index"), { database, json: request }));
+  useIndexMutation(database, id, (request: BodyOf<"CreateTableIndex">) => call("CreateTableIndex", { id, database, body: request }));
 
 export const useDropIndex = (database: string, id: Id) =>
-  useIndexMutation(database, id, (name: string) => apiCall(apiPath("table", id, `index/${encodeURIComponent(name)}/drop`), { database, method: "POST" }));
+  useIndexMutation(database, id, (name: string) => call("DropTableIndex", { id, params: { index_name: name }, database, body: {} }));

@@ -3,23 +3,22 @@
 import { useEffect, useRef } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { z } from "zod";
-import { apiCall } from "../api-client";
+import { call, type AnswerOf } from "../api-client";
+import type { cleanupPlanAnswer, maintenanceJob } from "../contract/maintenance";
 import type { Answer } from "../contract/common";
-import type { cleanupPlanAnswer, maintenanceJob, maintenanceJobAnswer, maintenanceJobsAnswer, tableHealthAnswer } from "../contract/maintenance";
-import { apiPath, type Id } from "./catalog";
+import type { Id } from "./catalog";
 import { queryKeys } from "./keys";
 
 export type MaintenanceJob = z.output<typeof maintenanceJob>;
-export type TableHealth = Answer<typeof tableHealthAnswer>;
+export type TableHealth = AnswerOf<"DescribeTableHealth">;
 export type CleanupPlan = Answer<typeof cleanupPlanAnswer>;
 
 const POLL_MS = 1000;
-const maintenanceKey = (database: string, id: Id) => [...queryKeys.table(database, id), "maintenance"] as const;
 
 export const useTableHealth = (database: string, id: Id, enabled = true) =>
   useQuery({
-    queryKey: [...maintenanceKey(database, id), "health"],
-    queryFn: () => apiCall<TableHealth>(apiPath("table", id, "maintenance/health"), { database, json: {} }),
+    queryKey: queryKeys.tableHealth(database, id),
+    queryFn: () => call("DescribeTableHealth", { id, database, body: {} }),
     // While a job runs, its progress and then its outcome show without a reload.
     refetchInterval: (query) => (query.state.data?.running_job ? POLL_MS : false),
     enabled,
@@ -40,14 +39,14 @@ export function useRunningJob(database: string, id: Id): string | null {
 
 export const useMaintenanceJobs = (database: string, id: Id, enabled = true) =>
   useQuery({
-    queryKey: [...maintenanceKey(database, id), "jobs"],
-    queryFn: () => apiCall<Answer<typeof maintenanceJobsAnswer>>(`${apiPath("table", id, "maintenance/jobs/list")}?limit=20`, { database, json: {} }),
+    queryKey: queryKeys.maintenanceJobs(database, id),
+    queryFn: () => call("ListMaintenanceJobs", { id, query: { limit: "20" }, database, body: {} }),
     refetchInterval: (query) => (query.state.data?.jobs.some((j) => j.status === "running") ? POLL_MS : false),
     enabled,
   });
 
 /** Starting a job: the health and job list then poll until it has finished, and the table's other views refresh. */
-function useStartJob<I>(database: string, id: Id, start: (input: I) => Promise<Answer<typeof maintenanceJobAnswer>>) {
+function useStartJob<I>(database: string, id: Id, start: (input: I) => Promise<AnswerOf<"CompactTable">>) {
   const client = useQueryClient();
   return useMutation({
     mutationFn: start,
@@ -55,16 +54,23 @@ function useStartJob<I>(database: string, id: Id, start: (input: I) => Promise<A
   });
 }
 
-export const useCompact = (database: string, id: Id) =>
-  useStartJob(database, id, () => apiCall(apiPath("table", id, "maintenance/compact"), { database, json: {} }));
+export const useCompact = (database: string, id: Id) => useStartJob(database, id, () => call("CompactTable", { id, database, body: {} }));
+
+/** CleanupTableVersions answers the plan for a dry run, and the job it started otherwise. */
+const isPlan = (answer: AnswerOf<"CleanupTableVersions">): answer is CleanupPlan => "versions" in answer;
 
 export const useCleanup = (database: string, id: Id) =>
-  useStartJob(database, id, (olderThanSeconds: number) =>
-    apiCall(apiPath("table", id, "maintenance/cleanup"), { database, json: { older_than_seconds: olderThanSeconds } }),
-  );
+  useStartJob(database, id, async (olderThanSeconds: number) => {
+    const answer = await call("CleanupTableVersions", { id, database, body: { older_than_seconds: olderThanSeconds } });
+    if (isPlan(answer)) throw new Error("the cleanup answered a plan where it was asked to start a job");
+    return answer;
+  });
 
 export const useCleanupPreview = (database: string, id: Id) =>
   useMutation({
-    mutationFn: (olderThanSeconds: number) =>
-      apiCall<CleanupPlan>(apiPath("table", id, "maintenance/cleanup"), { database, json: { older_than_seconds: olderThanSeconds, dry_run: true } }),
+    mutationFn: async (olderThanSeconds: number) => {
+      const answer = await call("CleanupTableVersions", { id, database, body: { older_than_seconds: olderThanSeconds, dry_run: true } });
+      if (!isPlan(answer)) throw new Error("the cleanup preview started a job where it was asked for a plan");
+      return answer;
+    },
   });

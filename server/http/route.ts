@@ -142,14 +142,6 @@ export function identifierIn(raw: unknown, field: string): string[] {
   }
 }
 
-export function parseMode<T extends string>(value: string | undefined, allowed: readonly T[], fallback: T, what: string): T {
-  if (value === undefined || value === "") return fallback;
-  const normalized = value.replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase();
-  const found = allowed.find((a) => a === normalized);
-  if (!found) throw invalidInput(`${what} '${value}' is not one of ${allowed.join(", ")}`);
-  return found;
-}
-
 export function pageLimit(limit: number | undefined): number {
   if (limit === undefined) return config.maxPageSize;
   if (limit > config.maxPageSize) throw invalidInput(`limit ${limit} is above the maximum page size ${config.maxPageSize}`);

@@ -7,6 +7,7 @@
 import "server-only";
 import * as lancedb from "@lancedb/lancedb";
 import { invalidInput, unsupported } from "@/server/errors";
+import { INDEX_TYPE_NAMES, isIndexTypeName, type IndexTypeName } from "@/lib/contract/operations/indexes";
 
 export interface IndexOptions {
   distanceType?: string;
@@ -65,7 +66,7 @@ const FTS: Option[] = [
 ];
 
 /** What each index type takes, and how the engine builds it from those options. */
-const TYPES: Record<string, { takes: Option[]; make: (o: IndexOptions) => lancedb.Index }> = {
+const TYPES: Record<IndexTypeName, { takes: Option[]; make: (o: IndexOptions) => lancedb.Index }> = {
   BTREE: { takes: [], make: () => lancedb.Index.btree() },
   BITMAP: { takes: [], make: () => lancedb.Index.bitmap() },
   LABEL_LIST: { takes: [], make: () => lancedb.Index.labelList() },
@@ -133,8 +134,8 @@ export const indexTypeName = (type: string) => ALIASES[type.toUpperCase()] ?? ty
 /** The engine's configuration of an index of `type` with `options`; refuses what it cannot build as asked. */
 export function indexConfig(type: string, options: IndexOptions, scalarOnly = false): unknown {
   const name = indexTypeName(type);
+  if (!isIndexTypeName(name)) throw unsupported(`index type '${type}' is not supported; use ${INDEX_TYPE_NAMES.join(", ")}`);
   const kind = TYPES[name];
-  if (!kind) throw unsupported(`index type '${type}' is not supported; use ${Object.keys(TYPES).join(", ")}`);
   if (scalarOnly && name.startsWith("IVF_"))
     throw invalidInput(`${name} is a vector index: CreateTableScalarIndex builds scalar and full-text indices; use create_index`);
   const given = (Object.keys(options) as Option[]).filter((option) => options[option] !== undefined);

@@ -1,5 +1,5 @@
 import { invalidInput } from "@/server/errors";
-import { json, route, parseMode, remoteDialect } from "@/server/http/route";
+import { json, route, remoteDialect } from "@/server/http/route";
 import { deleteRows, updateRows, insertRecords, mergeInsert } from "@/server/tables/writes";
 
 import { cellSummaries, readCell } from "@/server/tables/media";
@@ -27,9 +27,9 @@ export const dataRoutes = [
     ...ops.InsertIntoTable,
     access: { need: "editor", on: "table" },
     // Appending no rows commits nothing; overwriting with none commits an empty version.
-    commits: (answer, query) => answer.num_inserted_rows > 0 || parseMode(query.mode, ["append", "overwrite"] as const, "append", "mode") === "overwrite",
+    commits: (answer, query) => answer.num_inserted_rows > 0 || query.mode === "overwrite",
     handler: async ({ id, query, body, tables }) => {
-      const mode = parseMode(query.mode, ["append", "overwrite"] as const, "append", "mode");
+      const mode = query.mode ?? "append";
       return json(await insertRecords(tables, id, body, mode, query.branch || undefined));
     },
   }),

@@ -1,4 +1,4 @@
-import { json, pageLimit, parseMode, route } from "@/server/http/route";
+import { json, pageLimit, route } from "@/server/http/route";
 
 import { readableTables, visibleNamespaces } from "./visibility";
 import { namespaceOperations as ops } from "@/lib/contract/operations/namespaces";
@@ -8,7 +8,7 @@ export const namespaceRoutes = [
     ...ops.CreateNamespace,
     access: { need: "admin", on: "parent" },
     handler: async ({ id, body, catalog }) => {
-      const mode = parseMode(body.mode ?? undefined, ["create", "exist_ok", "overwrite"] as const, "create", "mode");
+      const mode = body.mode ?? "create";
       return json(await catalog.createNamespace(id, mode, body.properties ?? {}));
     },
   }),
@@ -38,8 +38,8 @@ export const namespaceRoutes = [
     ...ops.DropNamespace,
     access: { need: "admin", on: "namespace" },
     handler: async ({ id, body, catalog }) => {
-      const mode = parseMode(body.mode, ["fail", "skip"] as const, "fail", "mode");
-      const behavior = parseMode(body.behavior, ["restrict", "cascade"] as const, "restrict", "behavior");
+      const mode = body.mode ?? "fail";
+      const behavior = body.behavior ?? "restrict";
       return json(await catalog.dropNamespace(id, mode, behavior));
     },
   }),

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { QuiverError, invalidInput } from "@/server/errors";
-import { identifierIn, json, pageLimit, route, parseMode, remoteDialect, type RouteContext } from "@/server/http/route";
+import { identifierIn, json, pageLimit, route, remoteDialect, type RouteContext } from "@/server/http/route";
 
 import { tableStats } from "@/server/tables/indices";
 
@@ -33,7 +33,7 @@ function parseStringMap(raw: string | undefined, name: string): Record<string, s
 
 async function createTable(ctx: RouteContext<z.output<typeof createTableQuery>, ArrowBody>) {
   const { catalog, id, body, query, request } = ctx;
-  const mode = parseMode(query.mode, ["create", "exist_ok", "overwrite"] as const, "create", "mode");
+  const mode = query.mode ?? "create";
   const storageOptions = Object.keys(parseStringMap(query.storage_options, "storage_options"));
   if (storageOptions.length) {
     throw invalidInput(
@@ -161,7 +161,7 @@ export const tableRoutes = [
     ...ops.RegisterTable,
     access: { need: "admin", on: "table" },
     handler: async ({ id, body, catalog, access, principal, database }) => {
-      const mode = parseMode(body.mode ?? undefined, ["create", "overwrite"] as const, "create", "mode");
+      const mode = body.mode ?? "create";
       const result = await catalog.registerTable(id, body.location, mode, body.properties ?? {});
       await access.grantDeclarer(principal, database, id);
       return json(result);

@@ -2,7 +2,19 @@
 
 import { z } from "zod";
 import { queryFields } from "../query";
-import { branchField, branchQuery, delimiterQuery, insertAnswer, mergeInsertAnswer, qBool, qInt, qString, requestBase, versionResponse } from "../common";
+import {
+  branchField,
+  branchQuery,
+  choice,
+  delimiterQuery,
+  insertAnswer,
+  mergeInsertAnswer,
+  qBool,
+  qInt,
+  qString,
+  requestBase,
+  versionResponse,
+} from "../common";
 import { cellsRequest, cellsResponse, ROW_ID, THUMBNAIL_SIZES } from "../media";
 import { defineOperation } from "../operation";
 export const dataOperations = {
@@ -12,7 +24,7 @@ export const dataOperations = {
     group: "Data",
     methods: ["POST"],
     path: "/v1/table/{id}/insert",
-    query: z.object({ ...delimiterQuery, ...branchQuery, mode: qString("Append (default) or Overwrite, case-insensitive") }),
+    query: z.object({ ...delimiterQuery, ...branchQuery, mode: choice(["append", "overwrite"], "Append (default) or Overwrite") }),
     body: { kind: "arrow" },
     response: insertAnswer,
   }),

@@ -2,8 +2,54 @@
 
 import { z } from "zod";
 import { indexListAnswer, indexStatsAnswer } from "../catalog";
-import { branchField, branchQuery, context, delimiterQuery, pageQuery, requestBase } from "../common";
+import { branchField, branchQuery, context, delimiterQuery, distanceType, pageQuery, requestBase } from "../common";
 import { defineOperation } from "../operation";
+/** The index types the engine builds, by the names Lance gives them. */
+export const INDEX_TYPE_NAMES = ["BTREE", "BITMAP", "LABEL_LIST", "FTS", "IVF_PQ", "IVF_RQ", "IVF_FLAT", "IVF_HNSW_PQ", "IVF_HNSW_SQ"] as const;
+export type IndexTypeName = (typeof INDEX_TYPE_NAMES)[number];
+export const isIndexTypeName = (name: string): name is IndexTypeName => (INDEX_TYPE_NAMES as readonly string[]).includes(name);
+
+/** What CreateTableIndex and CreateTableScalarIndex take: the column, the index type and its parameters. */
+export const createIndexBody = z.object({
+  ...requestBase,
+  ...branchField,
+  column: z.string().min(1),
+  index_type: z
+    .string()
+    .min(1)
+    .meta({ enum: INDEX_TYPE_NAMES, description: "The index type (case-insensitive; LanceDB's SCALAR, LABELLIST, INVERTED and VECTOR are taken too)" }),
+  name: z.string().nullish(),
+  replace: z.boolean().nullish(),
+  distance_type: distanceType("The vector index's distance metric"),
+  metric_type: distanceType("LanceDB's remote client's name for distance_type"),
+  num_partitions: z.number().int().min(1).nullish(),
+  num_sub_vectors: z.number().int().min(1).nullish(),
+  num_bits: z.number().int().min(1).nullish(),
+  sample_rate: z.number().int().min(1).nullish(),
+  max_iterations: z.number().int().min(1).nullish(),
+  target_partition_size: z.number().int().min(1).nullish(),
+  m: z.number().int().min(1).nullish(),
+  ef_construction: z.number().int().min(1).nullish(),
+  with_position: z.boolean().nullish(),
+  base_tokenizer: z.string().nullish(),
+  language: z.string().nullish(),
+  max_token_length: z.number().int().min(1).nullish(),
+  lower_case: z.boolean().nullish(),
+  stem: z.boolean().nullish(),
+  remove_stop_words: z.boolean().nullish(),
+  custom_stop_words: z.array(z.string()).nullish(),
+  ascii_folding: z.boolean().nullish(),
+  min_ngram_length: z.number().int().min(1).nullish(),
+  max_ngram_length: z.number().int().min(1).nullish(),
+  prefix_only: z.boolean().nullish(),
+  block_size: z.number().int().nullish(),
+  index_operators: z.boolean().nullish(),
+  lance_tokenizer: z.string().nullish(),
+  preserve_original: z.boolean().nullish(),
+  split_identifiers: z.boolean().nullish(),
+  split_on_numerics: z.boolean().nullish(),
+});
+
 /** CreateTableIndex and CreateTableScalarIndex: one request shape, the second refusing vector index types. */
 const createIndexOperation = (operationId: string, path: string, summary: string) =>
   defineOperation({
@@ -13,45 +59,7 @@ const createIndexOperation = (operationId: string, path: string, summary: string
     methods: ["POST"],
     path,
     query: z.object(delimiterQuery),
-    body: {
-      kind: "json",
-      schema: z.object({
-        ...requestBase,
-        ...branchField,
-        column: z.string().min(1),
-        index_type: z.string().min(1),
-        name: z.string().nullish(),
-        replace: z.boolean().nullish(),
-        distance_type: z.string().nullish(),
-        metric_type: z.string().nullish().describe("LanceDB's remote client's name for distance_type"),
-        num_partitions: z.number().int().min(1).nullish(),
-        num_sub_vectors: z.number().int().min(1).nullish(),
-        num_bits: z.number().int().min(1).nullish(),
-        sample_rate: z.number().int().min(1).nullish(),
-        max_iterations: z.number().int().min(1).nullish(),
-        target_partition_size: z.number().int().min(1).nullish(),
-        m: z.number().int().min(1).nullish(),
-        ef_construction: z.number().int().min(1).nullish(),
-        with_position: z.boolean().nullish(),
-        base_tokenizer: z.string().nullish(),
-        language: z.string().nullish(),
-        max_token_length: z.number().int().min(1).nullish(),
-        lower_case: z.boolean().nullish(),
-        stem: z.boolean().nullish(),
-        remove_stop_words: z.boolean().nullish(),
-        custom_stop_words: z.array(z.string()).nullish(),
-        ascii_folding: z.boolean().nullish(),
-        min_ngram_length: z.number().int().min(1).nullish(),
-        max_ngram_length: z.number().int().min(1).nullish(),
-        prefix_only: z.boolean().nullish(),
-        block_size: z.number().int().nullish(),
-        index_operators: z.boolean().nullish(),
-        lance_tokenizer: z.string().nullish(),
-        preserve_original: z.boolean().nullish(),
-        split_identifiers: z.boolean().nullish(),
-        split_on_numerics: z.boolean().nullish(),
-      }),
-    },
+    body: { kind: "json", schema: createIndexBody },
     response: z.object({ context }),
   });
 

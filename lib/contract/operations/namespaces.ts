@@ -2,7 +2,7 @@
 
 import { z } from "zod";
 import { describeNamespaceResponse, entriesResponse, searchResponse } from "../catalog";
-import { context, delimiterQuery, pageQuery, pageToken, properties, qBool, requestBase } from "../common";
+import { choice, context, delimiterQuery, pageQuery, pageToken, properties, qBool, requestBase } from "../common";
 import { defineOperation } from "../operation";
 export const namespaceOperations = {
   CreateNamespace: defineOperation({
@@ -12,7 +12,14 @@ export const namespaceOperations = {
     methods: ["POST"],
     path: "/v1/namespace/{id}/create",
     query: z.object(delimiterQuery),
-    body: { kind: "json", schema: z.object({ ...requestBase, mode: z.string().optional(), properties: properties.nullish() }) },
+    body: {
+      kind: "json",
+      schema: z.object({
+        ...requestBase,
+        mode: choice(["create", "exist_ok", "overwrite"], "Create (default), ExistOk or Overwrite"),
+        properties: properties.nullish(),
+      }),
+    },
     response: describeNamespaceResponse,
   }),
   ListNamespaces: defineOperation({
@@ -51,7 +58,14 @@ export const namespaceOperations = {
     methods: ["POST"],
     path: "/v1/namespace/{id}/drop",
     query: z.object(delimiterQuery),
-    body: { kind: "json", schema: z.object({ ...requestBase, mode: z.string().optional(), behavior: z.string().optional() }) },
+    body: {
+      kind: "json",
+      schema: z.object({
+        ...requestBase,
+        mode: choice(["fail", "skip"], "Fail (default) or Skip when the namespace does not exist"),
+        behavior: choice(["restrict", "cascade"], "Restrict (default) or Cascade to what the namespace holds"),
+      }),
+    },
     response: z.object({ properties: properties.nullable(), context }),
   }),
   ListTables: defineOperation({

@@ -2,7 +2,7 @@
 
 import { z } from "zod";
 import { declaredTable, tableDescription, tableStatsAnswer } from "../catalog";
-import { branchField, context, delimiterQuery, pageQuery, pageToken, properties, qBool, qString, requestBase } from "../common";
+import { branchField, choice, context, delimiterQuery, pageQuery, pageToken, properties, qBool, qString, requestBase } from "../common";
 import { declareFields, deregisteredTable, updatedTableProperties } from "../table-changes";
 import { defineOperation } from "../operation";
 const listAllQuery = z.object({ ...delimiterQuery, ...pageQuery, include_declared: qBool("Include declared-only tables (default true)") });
@@ -10,7 +10,7 @@ const listAllAnswer = z.object({ tables: z.array(z.string()), page_token: pageTo
 
 export const createTableQuery = z.object({
   ...delimiterQuery,
-  mode: qString("Create (default), ExistOk or Overwrite"),
+  mode: choice(["create", "exist_ok", "overwrite"], "Create (default), ExistOk or Overwrite"),
   properties: qString("Table properties as a JSON object of strings"),
   storage_options: qString("Only {} is taken: tables are written with the service's own storage settings (QUIVER_STORAGE_OPTIONS)"),
 });
@@ -131,7 +131,12 @@ export const tableOperations = {
     query: z.object(delimiterQuery),
     body: {
       kind: "json",
-      schema: z.object({ ...requestBase, location: z.string().min(1), mode: z.string().nullish(), properties: properties.nullish() }),
+      schema: z.object({
+        ...requestBase,
+        location: z.string().min(1),
+        mode: choice(["create", "overwrite"], "Create (default) or Overwrite", { nullable: true }),
+        properties: properties.nullish(),
+      }),
     },
     response: z.object({ location: z.string(), properties, context }),
   }),
