@@ -43,12 +43,20 @@ describe("the upload tab's state machine", () => {
       { type: "sendProgress", key: "c", sent: 2, total: 5 },
       { type: "written", key: "c", result: { version: 2, num_inserted_rows: 1, context: {} } },
     ];
+    const seen: Staged[] = [];
     for (const event of events) {
       files = uploadReducer(files, event);
       phases.push(files[0].phase);
+      seen.push(files[0]);
     }
     expect(phases).toEqual(["analyzing", "review", "review", "preparing", "preparing", "ready", "uploading", "uploading", "done"]);
-    expect(files[0]).toMatchObject({ columns: [column("id", "int32"), column("name", "string")], rows: 1, sent: 2, total: 5, result: { version: 2 } });
+    expect(seen[2]).toMatchObject({ csv: { columns: [column("id", "int32"), column("name", "string")] } });
+    expect(seen[4]).toMatchObject({ parsed: 10, rows: 1 });
+    expect(seen[7]).toMatchObject({ sent: 2, total: 5 });
+    expect(files[0]).toMatchObject({ csv: { columns: [column("id", "int32"), column("name", "string")] }, rows: 1, result: { version: 2 } });
+    // Each phase holds what it has: no progress figures after the send, no result before it.
+    expect(files[0]).not.toHaveProperty("sent");
+    expect(seen[5]).not.toHaveProperty("result");
     expect(files[1].phase).toBe("analyzing");
   });
 
@@ -91,8 +99,8 @@ describe("the upload tab's state machine", () => {
       { type: "sendProgress", key: "c", sent: 5, total: 5 },
       { type: "written", key: "c", result: { version: 9, num_inserted_rows: 1, context: {} } },
     ]);
-    expect(files[0]).toMatchObject({ phase: "ready", error: cancelled, sent: 0 });
-    expect(files[0].result).toBeUndefined();
+    expect(files[0]).toMatchObject({ phase: "ready", error: cancelled, rows: 1 });
+    expect(files[0]).not.toHaveProperty("result");
     expect(uploadable(files[0])).toBe(true);
   });
 

@@ -15,6 +15,7 @@ import type { NativeTable } from "@/server/lance/native";
 import { existingColumn, requestedFieldPath, resolveField } from "./fields";
 import { schemaMetadataCommit, schemaMetadataOf } from "@/server/lance/schema-metadata-commit";
 import type { Tables } from "./tables";
+import { deletesBySource, mergeProblem, updatesMatched, type MergeChoices } from "@/lib/merge-insert";
 
 /**
  * Where a write to the main branch goes: the table, and the handle to commit through at the latest version that
@@ -60,28 +61,18 @@ async function insertIntoBranch(tables: Tables, id: Id, body: ArrowBody, mode: "
   return { version, num_inserted_rows: body.rows };
 }
 
-export interface MergeOptions {
-  on: string[];
-  whenMatchedUpdateAll: boolean;
-  whenMatchedUpdateAllFilt?: string;
-  whenNotMatchedInsertAll: boolean;
-  whenNotMatchedBySourceDelete: boolean;
-  whenNotMatchedBySourceDeleteFilt?: string;
+export interface MergeOptions extends MergeChoices {
   timeoutMs?: number;
   useIndex?: boolean;
   branch?: string;
 }
 
 export async function mergeInsert(tables: Tables, id: Id, body: ArrowBody, options: MergeOptions) {
-  if (options.on.length === 0) throw invalidInput("merge_insert needs at least one 'on' column");
+  const problem = mergeProblem(options);
+  if (problem) throw invalidInput(problem);
+  const matched = updatesMatched(options);
+  const bySource = deletesBySource(options);
   const keyPaths = options.on.map((p) => ({ text: p, segments: requestedFieldPath(p, "invalid 'on' field path") }));
-  const matched = options.whenMatchedUpdateAll || options.whenMatchedUpdateAllFilt !== undefined;
-  const bySource = options.whenNotMatchedBySourceDelete || options.whenNotMatchedBySourceDeleteFilt !== undefined;
-  if (!matched && !options.whenNotMatchedInsertAll && !bySource) {
-    throw invalidInput(
-      "merge_insert would change nothing: set when_matched_update_all, when_not_matched_insert_all or when_not_matched_by_source_delete (or a _filt expression)",
-    );
-  }
   let entry: TableEntry;
   let table: NativeTable;
   if (options.branch) {

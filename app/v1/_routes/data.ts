@@ -40,7 +40,6 @@ export const dataRoutes = [
     commits: (answer) => answer.num_attempts !== 0,
     handler: async ({ id, query, body, tables }) => {
       const on = query.on === undefined ? [] : Array.isArray(query.on) ? query.on : [query.on];
-      if (on.length === 0 || on.some((o) => o.length === 0)) throw invalidInput("'on' is required: name the key column(s) to match rows on");
       let timeoutMs: number | undefined;
       if (query.timeout !== undefined) {
         timeoutMs = parseDuration(query.timeout) ?? undefined;
