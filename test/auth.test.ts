@@ -259,6 +259,34 @@ describe("OAuth access tokens", () => {
   });
 });
 
+describe("grants follow the catalog's changes", () => {
+  it("a renamed table keeps its grants under its new name; a dropped namespace's grants, and those of all it held, go with it", async () => {
+    const token = await oidc.sign({ sub: "grantee-1", email: "grantee-1@example.com", exp: Math.floor(Date.now() / 1000) + 3600 });
+    const user = client(server.url, { authorization: `Bearer ${token}` });
+    const grant = (role: string, kind: string, id: string[]) =>
+      admin.post("/v1/admin/grants/create", { principal: { type: "user", name: "grantee-1@example.com" }, role, scope: { kind, id, database: "default" } });
+    for (const ns of ["g", "g$sub"]) expect((await admin.post(`/v1/namespace/${ns}/create`, {})).status).toBe(200);
+    for (const t of ["g$t", "g$sub$u"]) expect((await admin.arrow(`/v1/table/${t}/create`, rows(0, 2))).status).toBe(200);
+    await grant("editor", "table", ["g", "t"]);
+    await grant("viewer", "namespace", ["g", "sub"]);
+    await grant("editor", "table", ["g", "sub", "u"]);
+    expect((await user.post("/v1/table/g$sub$u/count_rows", {})).body).toBe(2);
+
+    expect((await admin.post("/v1/table/g$t/rename", { new_table_name: "t2" })).status).toBe(200);
+    expect((await user.arrow("/v1/table/g$t2/insert", rows(2, 3))).status).toBe(200);
+    expect((await admin.arrow("/v1/table/g$t/create", rows(0, 1))).status).toBe(200);
+    expectError(await user.post("/v1/table/g$t/count_rows", {}), 403, ErrorCode.PermissionDenied);
+
+    expect((await admin.post("/v1/namespace/g$sub/drop", { behavior: "Cascade" })).status).toBe(200);
+    const scopes = (await admin.get<{ grants: Array<{ scope: { id: string[] } }> }>("/v1/admin/grants")).body.grants.map((g) => g.scope.id.join("$"));
+    expect(scopes).toContain("g$t2");
+    expect(scopes.filter((id) => id.startsWith("g$sub"))).toEqual([]);
+    expect((await admin.post("/v1/namespace/g$sub/create", {})).status).toBe(200);
+    expect((await admin.arrow("/v1/table/g$sub$u/create", rows(0, 1))).status).toBe(200);
+    expectError(await user.post("/v1/table/g$sub$u/count_rows", {}), 403, ErrorCode.PermissionDenied);
+  });
+});
+
 describe("databases", () => {
   it("keeps databases apart, selected by header; an unknown one is 404", async () => {
     const other = client(server.url, { ...server.auth, "x-quiver-database": "other" });

@@ -11,6 +11,7 @@ import { GrantStore } from "./grants";
 import { covers, maxRole, reachesInto, roleRank, type GrantRecord, type Principal, type Role, type Scope } from "./model";
 import { oidcConfigFromEnv, TokenVerifier, type TokenSubject } from "./tokens";
 import { joinIdentifier } from "@/lib/identifiers";
+import { sameIdentifier } from "@/lib/identifiers";
 
 export type Authenticated = { principal: Principal } | { refused: string };
 
@@ -163,9 +164,29 @@ export class Access {
 
   /** A dropped table's own grants go with it, so a later table of the same name starts with none. */
   async forgetTable(database: string, table: string[]): Promise<void> {
-    const key = table.join("\u0000");
     for (const g of await this.grants.list()) {
-      if (g.scope.kind === "table" && g.scope.database === database && g.scope.id.join("\u0000") === key) await this.grants.remove(g.id);
+      if (g.scope.kind === "table" && g.scope.database === database && sameIdentifier(g.scope.id, table)) await this.grants.remove(g.id);
+    }
+  }
+
+  /**
+   * A dropped namespace's grants go with it, and those of every namespace and table it held, so a later namespace or
+   * table of the same name starts with none.
+   */
+  async forgetNamespace(database: string, namespace: string[]): Promise<void> {
+    for (const g of await this.grants.list()) {
+      if (g.scope.database === database && g.scope.id.length >= namespace.length && sameIdentifier(g.scope.id.slice(0, namespace.length), namespace)) {
+        await this.grants.remove(g.id);
+      }
+    }
+  }
+
+  /** A renamed or moved table keeps its own grants under its new name, and none is left under the old one. */
+  async moveTable(database: string, from: string[], to: string[]): Promise<void> {
+    for (const g of await this.grants.list()) {
+      if (g.scope.kind !== "table" || g.scope.database !== database || !sameIdentifier(g.scope.id, from)) continue;
+      await this.grants.create({ principal: g.principal, role: g.role, scope: { ...g.scope, id: to }, createdBy: g.createdBy });
+      await this.grants.remove(g.id);
     }
   }
 

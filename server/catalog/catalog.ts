@@ -127,7 +127,7 @@ export class Catalog {
       const objectId = joinIdentifier(id);
       const entry = index.namespaces.get(objectId);
       if (!entry) {
-        if (mode === "skip") return { properties: null };
+        if (mode === "skip") return { properties: null, dropped: false };
         throw new QuiverError("NamespaceNotFound", `Namespace '${objectId}' was not found`);
       }
       const prefix = objectId + DELIMITER;
@@ -142,7 +142,7 @@ export class Catalog {
       await this.catalogTable.remove([...childTables.map((t) => t.objectId), ...childNamespaces, objectId]);
       for (const t of childTables) await this.turns.run(t.location, () => this.datasets.remove(t.location));
       // As Lance's directory namespace answers a drop: the namespace is gone, and so are its properties.
-      return { properties: null };
+      return { properties: null, dropped: true };
     });
   }
 

@@ -2,6 +2,7 @@ import { json, pageLimit, route } from "@/server/http/route";
 
 import { readableTables, visibleNamespaces } from "./visibility";
 import { namespaceOperations as ops } from "@/lib/contract/operations/namespaces";
+import { namespaceDropped } from "./table-access";
 
 export const namespaceRoutes = [
   route({
@@ -37,10 +38,11 @@ export const namespaceRoutes = [
   route({
     ...ops.DropNamespace,
     access: { need: "admin", on: "namespace" },
-    handler: async ({ id, body, catalog }) => {
-      const mode = body.mode ?? "fail";
-      const behavior = body.behavior ?? "restrict";
-      return json(await catalog.dropNamespace(id, mode, behavior));
+    handler: async (ctx) => {
+      const { id, body, catalog } = ctx;
+      const { properties, dropped } = await catalog.dropNamespace(id, body.mode ?? "fail", body.behavior ?? "restrict");
+      if (dropped) await namespaceDropped(ctx, id);
+      return json({ properties });
     },
   }),
   route({

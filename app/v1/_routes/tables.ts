@@ -10,8 +10,9 @@ import { formatIdentifier } from "@/lib/identifiers";
 import { type ArrowBody } from "@/server/lance/arrow-ipc";
 import { vendedStorageOptions } from "@/server/http/vending";
 import { readableTables } from "./visibility";
-import { forgetAuthors } from "@/server/tables/version-authors";
+
 import { createTableQuery, tableOperations as ops } from "@/lib/contract/operations/tables";
+import { tableDeregistered, tableDropped, tableMade, tableRenamed } from "./table-access";
 async function listAllTables(ctx: RouteContext<{ page_token?: string; limit?: number; include_declared?: boolean }, unknown>) {
   const { query, delimiter, catalog } = ctx;
   const page = await catalog.listAllTables(query.page_token, pageLimit(query.limit), query.include_declared ?? true, readableTables(ctx));
@@ -70,7 +71,7 @@ export async function declaredAnswer(
   declared: { location: string; properties: Record<string, string> },
   vendCredentials: boolean | null | undefined,
 ) {
-  await ctx.access.grantDeclarer(ctx.principal, ctx.database, id);
+  await tableMade(ctx, id);
   const storageOptions = await vendedStorageOptions(ctx, id, declared.location, vendCredentials);
   return {
     location: declared.location,
@@ -82,7 +83,7 @@ export async function declaredAnswer(
 
 /** The answer to a deregister, alone or in a batch: grants on the table go with it. */
 export async function deregisteredAnswer(ctx: RouteContext<unknown, unknown>, id: string[], location: string, properties: Record<string, string>) {
-  await ctx.access.forgetTable(ctx.database, id);
+  await tableDeregistered(ctx, id);
   return { id, location, properties };
 }
 
@@ -140,9 +141,10 @@ export const tableRoutes = [
   route({
     ...ops.DropTable,
     access: { need: "admin", on: "table" },
-    handler: async ({ id, catalog, tables, access, database }) => {
+    handler: async (ctx) => {
+      const { id, catalog } = ctx;
       const { entry } = await catalog.dropTable(id);
-      await Promise.all([access.forgetTable(database, id), forgetAuthors(tables.records, entry)]);
+      await tableDropped(ctx, id, entry);
       return json({ id, location: catalog.location(entry), properties: entry.properties });
     },
   }),
@@ -160,10 +162,11 @@ export const tableRoutes = [
   route({
     ...ops.RegisterTable,
     access: { need: "admin", on: "table" },
-    handler: async ({ id, body, catalog, access, principal, database }) => {
+    handler: async (ctx) => {
+      const { id, body, catalog } = ctx;
       const mode = body.mode ?? "create";
       const result = await catalog.registerTable(id, body.location, mode, body.properties ?? {});
-      await access.grantDeclarer(principal, database, id);
+      await tableMade(ctx, id);
       return json(result);
     },
   }),
@@ -196,7 +199,8 @@ export const tableRoutes = [
   route({
     ...ops.RenameTable,
     access: { need: "admin", on: "table" },
-    handler: async ({ id, body, catalog, access, principal, database }) => {
+    handler: async (ctx) => {
+      const { id, body, catalog, access, principal, database } = ctx;
       let namespace: string[] | undefined;
       if (body.new_namespace_id) {
         namespace = identifierIn(body.new_namespace_id, "new_namespace_id");
@@ -204,7 +208,8 @@ export const tableRoutes = [
           throw new QuiverError("PermissionDenied", "moving a table needs the admin role on the target namespace too");
         }
       }
-      await catalog.renameTable(id, body.new_table_name, namespace);
+      const { id: renamed } = await catalog.renameTable(id, body.new_table_name, namespace);
+      await tableRenamed(ctx, id, renamed);
       return json({});
     },
   }),
