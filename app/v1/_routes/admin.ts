@@ -1,10 +1,10 @@
+/** The service's administration routes: who is calling, API keys, grants, the audit log, databases. */
 import { z } from "zod";
 import { createDatabase, checkDatabaseName, listDatabases } from "@/server/databases";
 import { QuiverError, invalidInput } from "@/server/errors";
 import { identifierIn, json, route } from "@/server/http/route";
 import { publicKey } from "@/server/auth/api-keys";
 import type { Principal, Scope } from "@/server/auth/model";
-
 import { decodePageToken, encodePageToken } from "@/server/catalog/paging";
 
 import { scopeInput, adminOperations as ops } from "@/lib/contract/operations/admin";

@@ -1,8 +1,8 @@
+/** The batch routes: changes to several tables applied together, all or nothing. */
 import { z } from "zod";
 import { identifierIn, json, route, type RouteContext } from "@/server/http/route";
 import type { Role } from "@/server/auth/model";
 import { commitBatch, type BatchOperation, type BatchResult } from "@/server/tables/batch-commit";
-
 import { newTableVersion, versionRanges } from "./versions";
 import { declaredAnswer, deregisteredAnswer } from "./tables";
 import { operation, batchOperations as ops } from "@/lib/contract/operations/batch";

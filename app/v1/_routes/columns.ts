@@ -1,9 +1,8 @@
 /** Schema evolution: add, alter and drop columns, field metadata and the schema's metadata. */
-
 import { json, route } from "@/server/http/route";
 import { addColumns, dropColumns, alterColumns, updateFieldMetadata, updateSchemaMetadata } from "@/server/tables/writes";
-
 import { columnOperations as ops } from "@/lib/contract/operations/columns";
+
 export const columnRoutes = [
   route({
     ...ops.AlterTableAddColumns,

@@ -1,16 +1,16 @@
+/** The routes of a table's rows: insert, merge-insert, update, delete, count, query and its plans, binary cells. */
 import { invalidInput } from "@/server/errors";
 import { json, route, remoteDialect } from "@/server/http/route";
 import { deleteRows, updateRows, insertRecords, mergeInsert } from "@/server/tables/writes";
-
 import { cellSummaries, readCell } from "@/server/tables/media";
 import { thumbnail } from "@/server/tables/thumbnails";
 import { THUMBNAIL_SIZES } from "@/lib/contract/media";
-
 import { joinIdentifier } from "@/lib/identifiers";
 import { parseDuration } from "@/lib/durations";
 import { analyzeQuery, countRows, explainQuery, queryTable } from "@/server/tables/queries";
 import { queryOptions } from "./query-request";
 import { dataOperations as ops } from "@/lib/contract/operations/data";
+
 /** One byte range (`bytes=a-b` or `bytes=a-`), as media players ask; anything else is answered whole. */
 function rangeOf(header: string | null): { start: number; end?: number } | null {
   const match = /^bytes=(\d+)-(\d*)$/.exec(header?.trim() ?? "");

@@ -1,3 +1,4 @@
+/** The route table: every route of the API, by resource, and the OpenAPI document made from it. */
 import { route, type RouteDef } from "@/server/http/route";
 import { openApiDocument } from "@/server/http/openapi";
 import { SERVICE_VERSION } from "@/lib/service";

@@ -1,11 +1,10 @@
 /** Indexes on a table's columns: build, list, describe, drop. */
-
 import { invalidInput } from "@/server/errors";
 import { json, pageLimit, route } from "@/server/http/route";
 import { pageOf } from "@/server/catalog/paging";
 import { createIndex, dropIndex, indexStats, listIndices } from "@/server/tables/indices";
-
 import { indexOperations as ops } from "@/lib/contract/operations/indexes";
+
 /** CreateTableIndex and CreateTableScalarIndex: one request shape, the second refusing vector index types. */
 function createIndexRoute(operation: typeof ops.CreateTableIndex, scalarOnly: boolean) {
   return route({

@@ -1,5 +1,5 @@
+/** The maintenance routes: a table's health, compaction and version cleanup as jobs, and the jobs. */
 import { json, pageLimit, route } from "@/server/http/route";
-
 import { cleanupPreview, maintenanceOverview, startMaintenance, tableJob, tableJobs } from "@/server/maintenance/table-maintenance";
 
 import { maintenanceOperations as ops } from "@/lib/contract/operations/maintenance";

@@ -1,5 +1,5 @@
+/** The namespace routes: create, list, describe, drop, and the listings of their tables. */
 import { json, pageLimit, route } from "@/server/http/route";
-
 import { readableTables, visibleNamespaces } from "./visibility";
 import { namespaceOperations as ops } from "@/lib/contract/operations/namespaces";
 import { namespaceDropped } from "./table-access";

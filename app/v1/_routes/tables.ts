@@ -1,18 +1,17 @@
+/** The table routes: declare, create, describe, register, deregister, rename, drop, properties and stats. */
 import { z } from "zod";
 import { QuiverError, invalidInput } from "@/server/errors";
 import { identifierIn, json, pageLimit, route, remoteDialect, type RouteContext } from "@/server/http/route";
-
 import { tableStats } from "@/server/tables/indices";
 
 import { isManagedVersioning } from "@/lib/contract/catalog";
 import { formatIdentifier } from "@/lib/identifiers";
-
 import { type ArrowBody } from "@/server/lance/arrow-ipc";
 import { vendedStorageOptions } from "@/server/http/vending";
 import { readableTables } from "./visibility";
-
 import { createTableQuery, tableOperations as ops } from "@/lib/contract/operations/tables";
 import { tableDeregistered, tableDropped, tableMade, tableRenamed } from "./table-access";
+
 async function listAllTables(ctx: RouteContext<{ page_token?: string; limit?: number; include_declared?: boolean }, unknown>) {
   const { query, delimiter, catalog } = ctx;
   const page = await catalog.listAllTables(query.page_token, pageLimit(query.limit), query.include_declared ?? true, readableTables(ctx));

@@ -1,6 +1,6 @@
+/** The transaction and job routes, for clients that follow up on operations: there is never anything to follow. */
 import { QuiverError } from "@/server/errors";
 import { route } from "@/server/http/route";
-
 import { joinIdentifier } from "@/lib/identifiers";
 import { transactionOperations as ops } from "@/lib/contract/operations/transactions";
 

@@ -1,14 +1,15 @@
+/** The routes of a table's versions, tags and branches: list, describe, commit, delete, restore, and what changed. */
 import { z } from "zod";
 import { invalidInput } from "@/server/errors";
 import { json, pageLimit, route, remoteDialect } from "@/server/http/route";
 import { restoreVersion } from "@/server/tables/writes";
-
 import { changedRows, tableChanges, type ChangeEnds } from "@/server/tables/changes";
 import { changesRequest } from "@/lib/contract/changes";
 import { createBranch, createTag, deleteBranch, deleteTag, listBranches, listTags, tagVersion, updateTag } from "@/server/tables/refs";
 import { createTableVersion, deleteTableVersions, describeTableVersion, listVersions, type NewTableVersion } from "@/server/tables/versions";
 import { tableVersionFields } from "@/lib/contract/table-changes";
 import { versionOperations as ops } from "@/lib/contract/operations/versions";
+
 /** A CreateTableVersion request, alone or as an entry of a batch, as the version operations take it. */
 export function newTableVersion(body: z.output<z.ZodObject<typeof tableVersionFields>>): NewTableVersion {
   return {

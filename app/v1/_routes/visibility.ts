@@ -1,3 +1,4 @@
+/** What a listing shows its caller: the namespaces and tables it may see. */
 import type { Visible } from "@/server/catalog/catalog";
 import type { RouteContext } from "@/server/http/route";
 

@@ -1,5 +1,4 @@
 /** The service's administration: who is calling, API keys, grants, the audit log, databases. */
-
 import { z } from "zod";
 import { context, pageQuery, qString, requestBase } from "../common";
 import { defineOperation } from "../operation";

@@ -1,14 +1,14 @@
 /** Changes to several tables applied together, all or nothing. */
-
 import { z } from "zod";
 import { delimiterQuery, requestBase } from "../common";
 import { batchCommitResults, batchCreatedVersions, declareFields, tableVersionFields, versionRangesFields } from "../table-changes";
 import { defineOperation } from "../operation";
+
 /** A part of a batch names its table; who is calling is said once, for the whole batch. */
-export const ALL_OR_NOTHING =
+const ALL_OR_NOTHING =
   "all or nothing: every part is checked before any is applied, and when one fails those applied before it are undone; readers asking this service for versions see the new versions all at once, readers listing the store itself may see some tables changed before the others";
 
-export const part = {
+const part = {
   id: z.array(z.string()).min(1).describe("The table"),
   context: requestBase.context,
   identity: z

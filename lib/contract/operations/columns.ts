@@ -1,9 +1,9 @@
 /** A table's schema: add, alter and drop columns, field metadata and the schema's metadata. */
-
 import { z } from "zod";
 import { schemaMetadata } from "../catalog";
 import { branchField, branchQuery, delimiterQuery, requestBase, versionAnswer, versionResponse } from "../common";
 import { defineOperation } from "../operation";
+
 export const columnOperations = {
   AlterTableAddColumns: defineOperation({
     operationId: "AlterTableAddColumns",

@@ -1,5 +1,4 @@
 /** A table's rows: insert, merge-insert, update, delete, count, query and its plans, and binary cells. */
-
 import { z } from "zod";
 import { queryFields } from "../query";
 import {
@@ -17,6 +16,7 @@ import {
 } from "../common";
 import { cellsRequest, cellsResponse, ROW_ID, THUMBNAIL_SIZES } from "../media";
 import { defineOperation } from "../operation";
+
 export const dataOperations = {
   InsertIntoTable: defineOperation({
     operationId: "InsertIntoTable",

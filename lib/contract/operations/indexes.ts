@@ -1,9 +1,9 @@
 /** Indexes on a table's columns: build, list, describe, drop. */
-
 import { z } from "zod";
 import { indexListAnswer, indexStatsAnswer } from "../catalog";
 import { branchField, branchQuery, context, delimiterQuery, distanceType, pageQuery, requestBase } from "../common";
 import { defineOperation } from "../operation";
+
 /** The index types the engine builds, by the names Lance gives them. */
 export const INDEX_TYPE_NAMES = ["BTREE", "BITMAP", "LABEL_LIST", "FTS", "IVF_PQ", "IVF_RQ", "IVF_FLAT", "IVF_HNSW_PQ", "IVF_HNSW_SQ"] as const;
 export type IndexTypeName = (typeof INDEX_TYPE_NAMES)[number];

@@ -1,10 +1,10 @@
 /** Keeping a table fast: its health, compaction and version cleanup, as jobs. */
-
 import { z } from "zod";
 import { delimiterQuery, qBool, qInt, requestBase } from "../common";
 import { defineOperation } from "../operation";
 import { cleanupPlanAnswer, maintenanceJobAnswer, maintenanceJobsAnswer, tableHealthAnswer } from "../maintenance";
-export const waitQuery = { wait: qBool("Answer when the job has finished, instead of as soon as it started") };
+
+const waitQuery = { wait: qBool("Answer when the job has finished, instead of as soon as it started") };
 
 export const maintenanceOperations = {
   DescribeTableHealth: defineOperation({

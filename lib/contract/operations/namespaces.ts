@@ -1,9 +1,9 @@
 /** Namespaces: create, list, describe, drop, and the listings of their tables. */
-
 import { z } from "zod";
 import { describeNamespaceResponse, entriesResponse, searchResponse } from "../catalog";
 import { choice, context, delimiterQuery, pageQuery, pageToken, properties, qBool, requestBase } from "../common";
 import { defineOperation } from "../operation";
+
 export const namespaceOperations = {
   CreateNamespace: defineOperation({
     operationId: "CreateNamespace",

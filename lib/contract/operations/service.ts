@@ -1,7 +1,7 @@
 /** The service itself: its own description. */
-
 import { z } from "zod";
 import { defineOperation } from "../operation";
+
 export const serviceOperations = {
   GetOpenApi: defineOperation({
     operationId: "GetOpenApi",

@@ -1,10 +1,10 @@
 /** Tables: declare, create, describe, register, deregister, rename, drop, their properties and stats. */
-
 import { z } from "zod";
 import { declaredTable, tableDescription, tableStatsAnswer } from "../catalog";
 import { branchField, choice, context, delimiterQuery, pageQuery, pageToken, properties, qBool, qString, requestBase } from "../common";
 import { declareFields, deregisteredTable, updatedTableProperties } from "../table-changes";
 import { defineOperation } from "../operation";
+
 const listAllQuery = z.object({ ...delimiterQuery, ...pageQuery, include_declared: qBool("Include declared-only tables (default true)") });
 const listAllAnswer = z.object({ tables: z.array(z.string()), page_token: pageToken, context });
 

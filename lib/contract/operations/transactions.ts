@@ -1,10 +1,10 @@
 /** Transactions and jobs: every operation finishes before it answers, so there are none to follow. */
-
 import { z } from "zod";
 import { context, delimiterQuery, requestBase } from "../common";
 import { defineOperation } from "../operation";
-export const status = z.enum(["Queued", "Running", "Succeeded", "Failed", "Canceled"]);
-export const mode = z.enum(["Overwrite", "Fail", "Skip"]);
+
+const status = z.enum(["Queued", "Running", "Succeeded", "Failed", "Canceled"]);
+const mode = z.enum(["Overwrite", "Fail", "Skip"]);
 
 /** DescribeJob and CancelJob: LanceDB's remote API for background jobs, of which this service runs none. */
 const missingJobOperation = (operationId: string, action: "describe" | "cancel") =>

@@ -1,12 +1,12 @@
 /** A table's versions, tags and branches: list, describe, commit, delete, restore, and what changed. */
-
 import { z } from "zod";
 import { tableVersion, tagMap, tagsPage, versionsResponse } from "../catalog";
 import { branchField, branchQuery, context, delimiterQuery, pageQuery, pageToken, qBool, requestBase, versionAnswer, versionResponse } from "../common";
 import { createdVersion, deletedVersions, tableVersionFields, versionRangesFields } from "../table-changes";
 import { defineOperation } from "../operation";
 import { changedRowsRequest, changesRequest, tableChanges } from "../changes";
-export const tagBody = { ...requestBase, tag: z.string().min(1), branch: z.string().nullish() };
+
+const tagBody = { ...requestBase, tag: z.string().min(1), branch: z.string().nullish() };
 
 export const versionOperations = {
   ListTableVersions: defineOperation({
