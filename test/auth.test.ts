@@ -315,7 +315,7 @@ describe("audit log", () => {
       action: "InsertIntoTable",
       target: "m$t",
       status: 403,
-      code: 15,
+      code: ErrorCode.PermissionDenied,
       outcome: "refused",
       principal: { kind: "key", name: "viewer" },
       database: "default",

@@ -28,6 +28,8 @@ import { joinIdentifier, DELIMITER } from "@/lib/identifiers";
 export const DEREGISTERED = "deregistered_table";
 const MANIFEST_DIR = "__manifest";
 const COMPACT_EVERY_WRITES = 100;
+/** How long a removal of a root-level directory is remembered: longer than any listing of the root takes. */
+const REMOVAL_MEMORY_MS = 60_000;
 /** How often a request that lists no tables starts a listing of the root beside it, when the root's stamp moved. */
 const ROOT_RELIST_MS = 2_000;
 /**
@@ -243,6 +245,8 @@ export class CatalogTable {
   private catchingUp?: { version: number; foreign: string[]; index: Promise<CatalogIndex> };
   private schema?: Schema;
   private root?: { stamp: string; foreign: string[] };
+  /** Root-level directories this process removed, by name, and when (performance.now()). */
+  private readonly removedAtRoot = new Map<string, number>();
   private rootReading?: Promise<void>;
   private rootListedAt = -Infinity;
   private writes = 0;
@@ -471,11 +475,28 @@ export class CatalogTable {
     return this.root!.foreign;
   }
 
+  /**
+   * A root-level `<name>.lance` directory this process removed (a drop, a move, a claim let go): neither the last
+   * listing of the root nor one that began before now shows it again. Without this, a table dropped right after a
+   * listing saw its directory would be listed again as a table another tool made, until the root was listed anew.
+   */
+  rootDirectoryRemoved(location: string) {
+    const name = /^([^/]+)\.lance$/.exec(location)?.[1];
+    if (name === undefined) return;
+    this.removedAtRoot.set(name, performance.now());
+    if (this.root?.foreign.includes(name)) this.root = { ...this.root, foreign: this.root.foreign.filter((n) => n !== name) };
+  }
+
   private async readRootDatasets(stamp: string): Promise<void> {
+    const began = performance.now();
     const entries = await this.store.listDirectories("");
+    for (const [name, at] of this.removedAtRoot) if (at < began - REMOVAL_MEMORY_MS) this.removedAtRoot.delete(name);
+    // A directory removed while this listing ran may be in it or not: it is gone.
+    const removedSince = (name: string) => (this.removedAtRoot.get(name) ?? -Infinity) >= began;
     const names = entries
       .filter((name) => name.endsWith(".lance"))
       .map((name) => name.slice(0, -".lance".length))
+      .filter((name) => !removedSince(name))
       .sort(compare);
     const previous = this.root?.foreign;
     const same = previous !== undefined && previous.length === names.length && previous.every((name, i) => name === names[i]);

@@ -17,6 +17,7 @@ import * as lancedb from "@lancedb/lancedb";
 import type { NativeConnection } from "./native";
 import { childUri, type DataRoot } from "@/server/storage/root";
 import { DELIMITER } from "@/lib/identifiers";
+import { ErrorCode } from "@/lib/contract/errors";
 
 const LOCATION_SEGMENT = /^[A-Za-z0-9_.$-]+$/;
 
@@ -70,16 +71,19 @@ class DatasetLocator {
         };
         req.resume();
         req.on("end", () => {
-          if (!this.authorized(req.headers.authorization)) return send(401, { error: "not this process's request", code: 16 });
+          if (!this.authorized(req.headers.authorization)) return send(401, { error: "not this process's request", code: ErrorCode.Unauthenticated });
           const url = new URL(req.url ?? "/", "http://locator");
           const match = /^\/v1\/table\/([^/]+)\/(describe|declare|exists)$/.exec(url.pathname);
           if (!match || req.method !== "POST")
-            return send(406, { error: `the dataset locator answers only describe and declare, not ${req.method} ${url.pathname}`, code: 0 });
+            return send(406, {
+              error: `the dataset locator answers only describe and declare, not ${req.method} ${url.pathname}`,
+              code: ErrorCode.Unsupported,
+            });
           const [rootId, ...rest] = decodeURIComponent(match[1]).split(url.searchParams.get("delimiter") ?? DELIMITER);
           const location = rest.join(DELIMITER);
           const registered = this.roots.get(rootId);
           if (!registered || !isPlainLocation(location)) {
-            return send(404, { error: `no dataset location '${location}' in root '${rootId}'`, code: 4 });
+            return send(404, { error: `no dataset location '${location}' in root '${rootId}'`, code: ErrorCode.TableNotFound });
           }
           if (match[2] === "exists") return send(200, {});
           send(200, { location: childUri(registered.root, location), storage_options: registered.storageOptions });

@@ -187,7 +187,10 @@ export class Tables {
     const unlessGone = async () => {
       if (await this.stillCatalogued(entry)) return;
       // A deregistered table's files are kept: what the write added stays with them, unreferenced by the catalog.
-      if (!(await this.datasets.isDeregistered(entry.location))) await this.datasets.remove(entry.location);
+      if (!(await this.datasets.isDeregistered(entry.location))) {
+        await this.datasets.remove(entry.location);
+        this.catalog.directoryRemoved(entry.location);
+      }
       throw gone();
     };
     let result: T;
