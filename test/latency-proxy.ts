@@ -30,6 +30,11 @@ export interface LatencyProxy {
   requests: () => StoreRequest[];
   reset: () => void;
   setLatency: (ms: number) => void;
+  /**
+   * Holds back the answers to the requests `matches` picks (the store has already answered them: what they answer is
+   * the store as it was when they arrived) until the returned function is called.
+   */
+  holdAnswers: (matches: (request: StoreRequest) => boolean) => () => void;
   stop: () => Promise<void>;
 }
 
@@ -49,6 +54,7 @@ export async function startLatencyProxy(upstream: string, latencyMs: number): Pr
   let latency = latencyMs;
   let seen: StoreRequest[] = [];
   let since = performance.now();
+  const holds: Array<{ matches: (request: StoreRequest) => boolean; released: Promise<void> }> = [];
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://proxy");
@@ -67,9 +73,12 @@ export async function startLatencyProxy(upstream: string, latencyMs: number): Pr
       (answer) => {
         record.status = answer.statusCode;
         const wait = Math.max(0, started + latency - Date.now());
+        const held = holds.filter((hold) => hold.matches(record)).map((hold) => hold.released);
         setTimeout(() => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
+          void Promise.all(held).then(() => {
+            res.writeHead(answer.statusCode ?? 502, answer.headers);
+            answer.pipe(res);
+          });
         }, wait);
       },
     );
@@ -92,6 +101,15 @@ export async function startLatencyProxy(upstream: string, latencyMs: number): Pr
     },
     setLatency: (ms) => {
       latency = ms;
+    },
+    holdAnswers: (matches) => {
+      let release = () => {};
+      const hold = { matches, released: new Promise<void>((resolve) => (release = resolve)) };
+      holds.push(hold);
+      return () => {
+        holds.splice(holds.indexOf(hold), 1);
+        release();
+      };
     },
     stop: async () => {
       server.closeAllConnections();
