@@ -76,20 +76,13 @@ export class Catalog {
     return this.datasets.uri(entry.location);
   }
 
-  /** A table's directory is gone (removed here, or by a write's cleanup in server/tables): listings no longer show it. */
-  directoryRemoved(location: string) {
-    this.catalogTable.rootDirectoryRemoved(location);
-  }
-
-  private async removeDirectory(location: string) {
+  /**
+   * Removes a table's directory (a drop, a claim let go, or a write's cleanup in server/tables after a drop elsewhere):
+   * listings of the root no longer show it, even one that began before.
+   */
+  async removeDirectory(location: string) {
     await this.datasets.remove(location);
-    this.directoryRemoved(location);
-  }
-
-  /** Lets go of a location this request claimed and could not fill. */
-  private async releaseDirectory(location: string) {
-    await this.datasets.release(location);
-    this.directoryRemoved(location);
+    this.catalogTable.rootDirectoryRemoved(location);
   }
 
   // ---------------------------------------------------------------- namespaces
@@ -306,7 +299,7 @@ export class Catalog {
       const reserving = fresh && this.datasets.reserve(fresh.location, true);
       reserving?.catch(() => undefined);
       const { objectId, location, generated } = await this.declarable(id, requestedLocation, fresh).catch(async (err: unknown) => {
-        if (reserving && (await reserving.catch(() => false))) await this.releaseDirectory(fresh.location);
+        if (reserving && (await reserving.catch(() => false))) await this.removeDirectory(fresh.location);
         throw err;
       });
       if (!(await (reserving ?? this.datasets.reserve(location, generated)))) {
@@ -345,7 +338,7 @@ export class Catalog {
           throw new QuiverError("ConcurrentModification", `table '${entry.objectId}' was written after it was declared, so it is kept`);
         }
         if (entry.registered) await this.catalogTable.remove([entry.objectId]);
-        await this.releaseDirectory(entry.location);
+        await this.removeDirectory(entry.location);
       });
     });
   }
@@ -356,11 +349,11 @@ export class Catalog {
    */
   private async catalogueClaimed(objectId: string, location: string, properties: Record<string, string>) {
     const inserted = await this.catalogTable.insert({ objectId, objectType: "table", location, properties }).catch(async (err) => {
-      await this.releaseDirectory(location);
+      await this.removeDirectory(location);
       throw err;
     });
     if (!inserted) {
-      await this.releaseDirectory(location);
+      await this.removeDirectory(location);
       throw new QuiverError("TableAlreadyExists", `Table '${objectId}' already exists`);
     }
   }
@@ -414,7 +407,7 @@ export class Catalog {
       const table = await this.datasets.create(location, body, "create", { stableRowIds: wantsStableRowIds(chosen) }).catch(async (err) => {
         // A root-level location is listed as a table as soon as it exists, so a create in another process may have
         // written its first version here as into a declared table: the table then exists, and is not ours to undo.
-        if (!(err instanceof QuiverError && err.codeName === "TableAlreadyExists")) await this.releaseDirectory(location);
+        if (!(err instanceof QuiverError && err.codeName === "TableAlreadyExists")) await this.removeDirectory(location);
         throw err;
       });
       await this.catalogueClaimed(objectId, location, chosen);
@@ -544,7 +537,7 @@ export class Catalog {
         if (await this.datasets.directoryExists(location))
           throw new QuiverError("TableAlreadyExists", `the location of table '${newName}' holds the files of a deregistered table`);
         await this.turns.run(entry.location, () => this.datasets.move(entry.location, location));
-        this.directoryRemoved(entry.location);
+        this.catalogTable.rootDirectoryRemoved(entry.location);
       }
       if (entry.registered || target.length > 1) {
         await this.catalogTable.insert({ objectId: joinIdentifier(target), objectType: "table", location, properties: entry.properties });

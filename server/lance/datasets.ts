@@ -342,14 +342,6 @@ export class Datasets {
     await this.inside(from, () => this.store.movePrefix(`${this.checkLocation(from)}/`, `${this.checkLocation(to)}/`));
   }
 
-  /**
-   * Undoes a location this request claimed and could not fill: nobody has used it, so everything under it goes, and
-   * the root is as it was.
-   */
-  async release(location: string): Promise<void> {
-    await this.remove(location);
-  }
-
   /** A fresh directory name for a table below the root namespace, as Lance's directory namespace makes them. */
   static locationFor(objectId: string, nested: boolean): string {
     return nested ? `${randomBytes(4).toString("hex")}_${objectId}` : `${objectId}.lance`;

@@ -30,7 +30,7 @@ interface TableVersionDescription {
   deletedRows: number;
 }
 
-export type TableDescription = { entry: TableEntry; declaredOnly: boolean } & Partial<TableVersionDescription>;
+type TableDescription = { entry: TableEntry; declaredOnly: boolean } & Partial<TableVersionDescription>;
 
 export class Tables {
   /** Appends waiting for a table's write turn, committed together. */
@@ -187,10 +187,7 @@ export class Tables {
     const unlessGone = async () => {
       if (await this.stillCatalogued(entry)) return;
       // A deregistered table's files are kept: what the write added stays with them, unreferenced by the catalog.
-      if (!(await this.datasets.isDeregistered(entry.location))) {
-        await this.datasets.remove(entry.location);
-        this.catalog.directoryRemoved(entry.location);
-      }
+      if (!(await this.datasets.isDeregistered(entry.location))) await this.catalog.removeDirectory(entry.location);
       throw gone();
     };
     let result: T;
@@ -277,16 +274,16 @@ export class Tables {
   }
 
   async requireData(entry: TableEntry, what: string) {
-    if (await this.catalog.isDeclaredOnly(entry)) {
+    if (await this.isDeclaredOnly(entry)) {
       throw new QuiverError("TableNotFound", `Table '${entry.objectId}' is declared but has no data yet, so it cannot ${what}`);
     }
   }
 
-  async describe(id: Id, at: ReadAt): Promise<{ entry: TableEntry; declaredOnly: boolean } & Partial<TableVersionDescription>> {
+  async describe(id: Id, at: ReadAt): Promise<TableDescription> {
     return (await this.catalog.resolveWith(id, (entry) => this.describeEntry(entry, at))).value;
   }
 
-  private async describeEntry(entry: TableEntry, at: ReadAt): Promise<{ entry: TableEntry; declaredOnly: boolean } & Partial<TableVersionDescription>> {
+  private async describeEntry(entry: TableEntry, at: ReadAt): Promise<TableDescription> {
     const latestOfMain = at.version === undefined && at.tag === undefined && (!at.branch || at.branch === "main");
     // Everything described is fixed by the version's manifest: its etag says whether a description still holds.
     const latest = latestOfMain ? await this.datasets.latestManifest(entry.location) : null;
@@ -301,7 +298,7 @@ export class Tables {
     const cached = cacheKey === null ? undefined : this.descriptions.get(cacheKey);
     if (cacheKey !== null) countLookup("table_description", cached !== undefined);
     if (cached) return { entry, declaredOnly: false, ...cached };
-    const declaredOnly = latest === null && (await this.catalog.isDeclaredOnly(entry));
+    const declaredOnly = latest === null && (await this.isDeclaredOnly(entry));
     if (declaredOnly) {
       if (at.version !== undefined || at.tag !== undefined) {
         throw new QuiverError("TableVersionNotFound", `Table '${entry.objectId}' is declared only and has no versions`);
