@@ -9,7 +9,8 @@
  * With --azurite, Quiver's root and the engine's both live on one Azurite (a real Azure Blob server, in memory); with
  * --latency, also behind a proxy that answers each store request that many milliseconds late and counts them.
  * Prints a table of medians (min-max) and ratios, and writes bench/results/latest[-azurite|-latency].{json,md}, or
- * bench/results/$BENCH_RESULTS.{json,md}. BENCH_CATALOG_DIR_TABLES caps the dir namespace's run of the catalog case
+ * bench/results/$BENCH_RESULTS.{json,md}. BENCH_TRACE prints the store requests of one add on each side of the managed case.
+ * BENCH_CATALOG_DIR_TABLES caps the dir namespace's run of the catalog case
  * (its rate falls as its catalog grows: a 50,000-table run of it alone takes most of an hour).
  */
 import { spawn, spawnSync } from "node:child_process";

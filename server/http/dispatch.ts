@@ -149,6 +149,7 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
   let ownDetail: string | undefined;
   /** The versions the call committed, recorded with who made them once it succeeded. */
   const commits: Commit[] = [];
+  const alongsides: Array<(recorded: Promise<unknown>) => Promise<void>> = [];
   let opened: Database | undefined;
   const releases: Array<() => void> = [];
   const timing = new PhaseTimer();
@@ -242,6 +243,7 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
       audit,
       auditDetail,
       committed,
+      alongside: (work) => alongsides.push(work),
     });
     // The work owns the admission from here: it is given back when the work ends, even if a timeout answered first.
     const owned = releases.splice(0);
@@ -281,6 +283,9 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
           log.error({ request_id: requestId, err }, "recording who committed a version failed"),
         )
       : undefined;
+  const besides = alongsides.map((work) =>
+    work(recorded ?? Promise.resolve()).catch((err: unknown) => log.error({ request_id: requestId, err }, "finishing the request's work failed")),
+  );
   if (entries.length) {
     // One store write for the request's entries: a declare that vends credentials records both at once.
     await access()
@@ -302,7 +307,7 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
         }
       });
   }
-  await recorded;
+  await Promise.all([recorded, ...besides]);
   const durationMs = performance.now() - started;
   countRequest(matched?.operationId ?? "unmatched", response.status, errorCode, durationMs / 1000, arrowRows);
   const who = principal ? describePrincipal(principal) : null;

@@ -89,6 +89,12 @@ export interface RouteContext<Q, B> {
   auditDetail: (detail: string) => void;
   /** Says that the call committed a version of a table (for the record of who made each version of a managed table). */
   committed: (commit: Commit) => void;
+  /**
+   * Work that must end before the answer leaves but does not change it, run beside the writes of the request's audit
+   * entry and version records (on a store 10-50 ms away, a round trip fewer in a row); it is given the records'
+   * write, to wait for where it must follow it.
+   */
+  alongside: (work: (recorded: Promise<unknown>) => Promise<void>) => void;
 }
 
 /** An operation of the contract (lib/contract/operations) as this service serves it: who may call, and the handler. */

@@ -32,6 +32,11 @@ interface TableVersionDescription {
 
 type TableDescription = { entry: TableEntry; declaredOnly: boolean } & Partial<TableVersionDescription>;
 
+/** Where a table stands after a write to it: still in the catalog, or dropped (its files gone) or deregistered under it. */
+export type WriteOutcome = "catalogued" | "dropped" | "deregistered";
+
+const gone = (entry: TableEntry) => new QuiverError("TableNotFound", `Table '${entry.objectId}' was dropped or moved`);
+
 export class Tables {
   /** Appends waiting for a table's write turn, committed together. */
   private readonly appends = new AppendGroups();
@@ -181,24 +186,47 @@ export class Tables {
    * the stamp nor the look at the directory it costs.
    */
   async unlessDropped<T>(entry: TableEntry, write: (stamp: string) => Promise<T>, { directorySeen = false } = {}): Promise<T> {
-    const gone = () => new QuiverError("TableNotFound", `Table '${entry.objectId}' was dropped or moved`);
     const stamp = directorySeen ? "" : await this.datasets.directoryStamp(entry.location);
-    if (stamp === null) throw gone();
-    const unlessGone = async () => {
-      if (await this.stillCatalogued(entry)) return;
-      // A deregistered table's files are kept: what the write added stays with them, unreferenced by the catalog.
-      if (!(await this.datasets.isDeregistered(entry.location))) await this.catalog.removeDirectory(entry.location);
-      throw gone();
-    };
+    if (stamp === null) throw gone(entry);
     let result: T;
     try {
       result = await write(stamp);
     } catch (err) {
-      await unlessGone();
+      if ((await this.droppedUnder(entry)) !== "catalogued") throw gone(entry);
       throw err;
     }
-    await unlessGone();
+    if ((await this.droppedUnder(entry)) !== "catalogued") throw gone(entry);
     return result;
+  }
+
+  /**
+   * Runs one write of a manifest written whole in the table's turn, as commitTo, for a write answered as made even
+   * when the table is dropped under it: the catalog held the table when the write began, so the write is ordered
+   * before the drop, and what it left where the table was goes as the drop's other files went. The look at the
+   * catalog after the write then need not come before the answer: `settle` makes it (and removes what the write
+   * left, if the table was dropped) beside the caller's last round trip, and says what it found.
+   */
+  async commitBeforeDrops<T>(entry: TableEntry, write: () => Promise<T>): Promise<{ result: T; settle: () => Promise<WriteOutcome> }> {
+    const result = await this.turnOf(entry, async () => {
+      try {
+        return await write();
+      } catch (err) {
+        if ((await this.droppedUnder(entry)) !== "catalogued") throw gone(entry);
+        throw err;
+      }
+    });
+    return { result, settle: () => this.droppedUnder(entry) };
+  }
+
+  /**
+   * Whether the table is still in the catalog after a write; if it was dropped meanwhile, what the write left where
+   * it was goes (a deregistered table's files are kept: what the write added stays with them, unreferenced).
+   */
+  private async droppedUnder(entry: TableEntry): Promise<WriteOutcome> {
+    if (await this.stillCatalogued(entry)) return "catalogued";
+    if (await this.datasets.isDeregistered(entry.location)) return "deregistered";
+    await this.catalog.removeDirectory(entry.location);
+    return "dropped";
   }
 
   /** Whether the catalog still holds this table at this location (a root-level dataset without a row: its directory). */

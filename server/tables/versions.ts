@@ -13,7 +13,7 @@ import { decodePageToken, encodePageToken } from "@/server/catalog/paging";
 import { engineCall } from "@/server/lance/native";
 import { manifestKey, parseManifest, type VersionSummary } from "@/server/lance/version-manifest";
 import type { ManifestSource, TableFiles } from "@/server/lance/table-files";
-import { authorsOf, pruneAuthors } from "./version-authors";
+import { authorsOf, forgetAuthors, pruneAuthors } from "./version-authors";
 import { heldBack, type HeldVersion } from "@/server/catalog/batch-holds";
 import { branchNameProblem } from "./refs";
 import type { Tables } from "./tables";
@@ -142,33 +142,35 @@ export interface Step<R> {
 /**
  * Commits a version whose manifest a writer staged inside the table's directory: the staged file becomes the
  * version's manifest only where no manifest of that version exists (a concurrent commit of the same version loses
- * with ConcurrentModification), and the staged file is then removed.
+ * with ConcurrentModification). What is left to do once the version is published (removing the staged file, and
+ * the catalog's look at whether the table was dropped under the commit) is `tidy`, which the caller runs beside
+ * writing the audit entry and the version's record, a round trip fewer before the answer.
  */
 export async function createTableVersion(tables: Tables, id: Id, request: NewTableVersion) {
-  const step = await tableVersionStep(tables, id, request, { removeStagedOnCommit: true });
-  const created = await step.apply();
-  // The version is committed: a staged file left behind costs space, not a wrong answer.
-  const tidied = step.finish().catch((err: unknown) => log.warn({ err, table: id }, "removing a committed version's staged manifest failed"));
-  const [, what] = await Promise.all([tidied, step.committed()]);
-  return { created, what };
+  const step = await tableVersionStep(tables, id, request);
+  const { created, tidy } = await step.applyBeforeDrops();
+  return { created, what: await step.committed(), tidy };
 }
 
 /**
  * Checks a staged manifest as CreateTableVersion takes it. Applying publishes it as its version; undoing takes that
- * version back while it is still the latest (nothing committed on it), and finishing removes the staged file, which
- * a lone commit (`removeStagedOnCommit`) removes as soon as the version is published. `committed` says what the
- * version did, for the audit log.
+ * version back while it is still the latest (nothing committed on it), and finishing removes the staged file.
+ * `committed` says what the version did, for the audit log. A lone commit applies before drops (Tables.
+ * commitBeforeDrops): answered once published, and tidied beside what follows.
  *
- * On a store 10-50 ms away each round trip in a row counts: the tables's check and the reads of the staged manifest
- * and the versions overlap, the transaction is read while the version is published, and the staged file is removed
- * while the tables is asked again whether the table is still there.
+ * On a store 10-50 ms away each round trip in a row counts: the catalog's check and the reads of the staged manifest
+ * and the versions overlap, and the transaction is read while the version is published.
  */
 export async function tableVersionStep(
   tables: Tables,
   id: Id,
   request: NewTableVersion,
-  { removeStagedOnCommit = false } = {},
-): Promise<Step<{ version: TableVersionRecord }> & { committed: () => Promise<string> }> {
+): Promise<
+  Step<{ version: TableVersionRecord }> & {
+    committed: () => Promise<string>;
+    applyBeforeDrops: () => Promise<{ created: { version: TableVersionRecord }; tidy: (recorded: Promise<unknown>) => Promise<void> }>;
+  }
+> {
   if (request.metadata && Object.keys(request.metadata).length) {
     throw unsupported("metadata: a version's metadata is written in its manifest; it cannot be attached when committing one");
   }
@@ -226,24 +228,32 @@ export async function tableVersionStep(
     .catch(() => at);
   let removal: Promise<void> | undefined;
   const removeStaged = () => (removal ??= files.remove(staged));
+  const publish = async () => {
+    const commit = await files.commitManifest(directory, request.version, isV2, content);
+    if (!commit.written) throw taken();
+    return commit;
+  };
+  const answer = async ({ key, written }: Awaited<ReturnType<typeof publish>>) => {
+    const info = written!.etag ? written! : await files.head(key);
+    if (!info) throw new QuiverError("ConcurrentModification", `version ${request.version} of table '${entry.objectId}' was deleted as it was committed`);
+    // The version's manifest is the staged one, already read: its record needs no second read of it.
+    files.knownManifest(key, info.etag, content);
+    return { version: await versionRecord(files, entry, request.version, { directory, v2: isV2, info }, false) };
+  };
   return {
-    apply: async () => {
-      // Reading the staged manifest showed the table's directory there: the write needs no other look at it.
-      const { key, written } = await tables.commitTo(
-        entry,
-        async () => {
-          const commit = await files.commitManifest(directory, request.version, isV2, content);
-          if (!commit.written) throw taken();
-          if (removeStagedOnCommit) removeStaged().catch(() => undefined);
-          return commit;
-        },
-        { directorySeen: true },
-      );
-      const info = written!.etag ? written! : await files.head(key);
-      if (!info) throw new QuiverError("ConcurrentModification", `version ${request.version} of table '${entry.objectId}' was deleted as it was committed`);
-      // The version's manifest is the staged one, already read: its record needs no second read of it.
-      files.knownManifest(key, info.etag, content);
-      return { version: await versionRecord(files, entry, request.version, { directory, v2: isV2, info }, false) };
+    // Reading the staged manifest showed the table's directory there: the write needs no other look at it.
+    apply: async () => answer(await tables.commitTo(entry, publish, { directorySeen: true })),
+    applyBeforeDrops: async () => {
+      const { result, settle } = await tables.commitBeforeDrops(entry, publish);
+      const created = await answer(result);
+      const tidy = async (recorded: Promise<unknown>) => {
+        // The version is committed: a staged file left behind costs space, not a wrong answer.
+        const tidied = removeStaged().catch((err: unknown) => log.warn({ err, table: id }, "removing a committed version's staged manifest failed"));
+        const [, outcome] = await Promise.all([tidied, settle()]);
+        // A dropped table's records went with it; the one written about this version meanwhile goes too.
+        if (outcome === "dropped") await recorded.then(() => forgetAuthors(tables.records, entry));
+      };
+      return { created, tidy };
     },
     undo: () =>
       tables.commitTo(entry, async () => {

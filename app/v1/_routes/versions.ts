@@ -57,10 +57,11 @@ export const versionRoutes = [
   route({
     ...ops.CreateTableVersion,
     access: { need: "editor", on: "table" },
-    handler: async ({ id, body, tables, auditDetail, committed }) => {
-      const { created, what } = await createTableVersion(tables, id, newTableVersion(body));
+    handler: async ({ id, body, tables, auditDetail, committed, alongside }) => {
+      const { created, what, tidy } = await createTableVersion(tables, id, newTableVersion(body));
       auditDetail(what);
       committed({ table: id, version: created.version.version, branch: body.branch ?? undefined, detail: what });
+      alongside(tidy);
       return json(created);
     },
   }),

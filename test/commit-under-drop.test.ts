@@ -1,0 +1,71 @@
+/**
+ * A managed commit (CreateTableVersion) that a drop overtakes: the catalog held the table when the commit began, so
+ * the commit is answered as made (ordered before the drop), and what it wrote where the table was (its manifest, the
+ * record of who made it) goes as the drop's other files went. The catalog's look after the write runs beside the
+ * audit entry and the record rather than before them, so this is what guards it. The drop is made on another
+ * instance (this one's catalog still names the table when it records the commit). A proxy in front of Azurite holds
+ * the answer to the commit's read of the staged manifest until the drop is done: the commit then publishes into the
+ * dropped table's directory.
+ */
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { ErrorCode } from "@/lib/contract/errors";
+import { parseRoot } from "@/server/storage/root";
+import { openStore } from "@/server/storage/stores";
+import type { ObjectStore } from "@/server/storage/object-store";
+import { azuriteStorageOptions, newAzuriteRoot, startAzurite, type Azurite } from "./azurite";
+import { client, expectError, rows } from "./client";
+import { startLatencyProxy, type LatencyProxy, type StoreRequest } from "./latency-proxy";
+import { startServer, type TestServer } from "./server";
+
+let azurite: Azurite;
+let proxy: LatencyProxy;
+let store: ObjectStore;
+let server: TestServer;
+let other: TestServer;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+beforeAll(async () => {
+  azurite = await startAzurite();
+  proxy = await startLatencyProxy(azurite.endpoint, 0);
+  const root = (await newAzuriteRoot(azurite.endpoint)).uri;
+  // The test's own reads and writes go to Azurite directly, not through the proxy.
+  store = openStore(parseRoot(root), azuriteStorageOptions(azurite.endpoint));
+  const env = { QUIVER_ROOT: root, QUIVER_STORAGE_OPTIONS: JSON.stringify(azuriteStorageOptions(proxy.endpoint)), QUIVER_MANAGED_VERSIONING: "on" };
+  [server, other] = await Promise.all([startServer(env), startServer(env)]);
+});
+
+afterAll(async () => {
+  await Promise.all([server?.stop(), other?.stop()]);
+  await proxy?.stop();
+  await azurite?.stop();
+});
+
+it("answers a managed commit overtaken by a drop as made, and leaves nothing of the dropped table behind", async () => {
+  const api = client(server.url, server.auth);
+  expect((await api.arrow("/v1/table/late/create", rows(0, 3))).status).toBe(200);
+  expect((await api.arrow("/v1/table/late/insert", rows(3, 5))).status).toBe(200);
+  // A writer that staged version 2's manifest and has not committed it yet, as Lance's client names a staged file.
+  const final = "late.lance/_versions/18446744073709551613.manifest";
+  const staged = `${final}-6f1d2c3b-0000-4000-8000-000000000000`;
+  await store.put(staged, (await store.get(final))!);
+  await store.delete(final);
+
+  const stagedRead = (r: StoreRequest) => r.kind === "read" && r.path.endsWith(staged);
+  const release = proxy.holdAnswers(stagedRead);
+  proxy.reset();
+  const commit = api.post<{ version: { version: number } }>("/v1/table/late/version/create", { version: 2, manifest_path: staged });
+  for (let i = 0; i < 250 && !proxy.requests().some(stagedRead); i++) await sleep(20);
+  expect(proxy.requests().some(stagedRead)).toBe(true);
+  expect((await client(other.url, other.auth).post("/v1/table/late/drop", {})).status).toBe(200);
+  release();
+
+  const answered = await commit;
+  expect(answered.status, JSON.stringify(answered.body)).toBe(200);
+  expect(answered.body.version.version).toBe(2);
+  // The commit's manifest and its record went with the table.
+  expect(await store.list("late.lance/")).toEqual([]);
+  expect(await store.list(".quiver/versions/late.lance/")).toEqual([]);
+  expectError(await api.post("/v1/table/late/describe", {}), 404, ErrorCode.TableNotFound);
+  expect((await api.get<{ tables: string[] }>("/v1/table")).body.tables).toEqual([]);
+});
