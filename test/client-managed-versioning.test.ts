@@ -243,7 +243,13 @@ describe("managed versioning", () => {
     const by = new Map(listed.body.versions.map((v) => [v.version, v.committed_by]));
     for (const v of [1, 2, 3, 4, 5]) expect(by.get(v)).toMatchObject({ principal: { name: "QUIVER_ADMIN_API_KEY" }, operation: "CreateTableVersion" });
     expect(by.get(2)?.detail).toBe("version 2 of main: Append, Insert 5 rows");
-    expect(by.get(6)).toMatchObject({ principal: { name: "loader" }, operation: "InsertIntoTable" });
+    expect(by.get(6)).toMatchObject({ principal: { name: "loader" }, operation: "InsertIntoTable", detail: "version 6 of main: 1 row inserted" });
+    // Its audit entry says the same; the empty append, which committed nothing, names no version.
+    const inserts = (await api.get<AuditPage>("/v1/admin/audit?action=InsertIntoTable&target=lake$events")).body.entries;
+    expect(inserts.map((e) => [e.principal?.name, e.detail]).sort()).toEqual([
+      ["QUIVER_ADMIN_API_KEY", undefined],
+      ["loader", "version 6 of main: 1 row inserted"],
+    ]);
     // Without include_operations the answer is the spec's record, nothing more.
     const plain = await api.post<{ versions: Array<Record<string, unknown>> }>("/v1/table/lake$events/version/list", {});
     expect(plain.body.versions.every((v) => !("committed_by" in v))).toBe(true);

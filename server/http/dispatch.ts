@@ -27,7 +27,7 @@ import { findRoute } from "./router";
 import { identifierIn, type RouteDef } from "./route";
 import type { JsonBody } from "@/lib/contract/operation";
 import { log, logRequest } from "@/server/log";
-import { recordCommits, type Commit } from "@/server/tables/version-authors";
+import { recordCommits, rowsChanged, versionAt, type Commit } from "@/server/tables/version-authors";
 
 function queryObject(url: URL): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
@@ -121,14 +121,19 @@ function withinTimeout<T>(route: RouteDef, work: Promise<T>): Promise<T> {
   return Promise.race([work, late.expired]).finally(late.clear);
 }
 
-/** The version a route that `commits` answered, when its answer is of a commit. */
+/**
+ * The version a route that `commits` answered, when its answer is of a commit, with what it did as its audit entry
+ * and record say it: the version and branch, and the rows the answer counts.
+ */
 function commitAnswered(route: RouteDef, result: { kind: string; body?: unknown }, id: string[], query: unknown, body: unknown): Commit | null {
   if (!route.commits || result.kind !== "json") return null;
   const answer = result.body as { version?: unknown };
   if (typeof answer.version !== "number") return null;
   if (route.commits !== true && !route.commits(answer, query)) return null;
   const branch = (body as { branch?: string | null } | undefined)?.branch ?? (query as { branch?: string }).branch;
-  return { table: id, version: answer.version, branch: branch || undefined };
+  const rows = rowsChanged(answer);
+  const detail = `${versionAt(answer.version, branch || undefined)}${rows ? `: ${rows}` : ""}`;
+  return { table: id, version: answer.version, branch: branch || undefined, detail };
 }
 
 export async function dispatch(routes: RouteDef[], request: Request): Promise<Response> {
@@ -250,7 +255,10 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
     const done = work.finally(() => owned.forEach((release) => release()));
     const result = await timing.time("work", withinTimeout(route, done));
     const made = commitAnswered(route, result, id, query, body);
-    if (made) commits.push({ ...made, detail: ownDetail });
+    if (made) {
+      ownDetail ??= made.detail;
+      commits.push({ ...made, detail: ownDetail });
+    }
     response = reply(result, requestId);
   } catch (err) {
     errorCode = err instanceof QuiverError ? err.code : ErrorCode.Internal;

@@ -22,6 +22,19 @@ const tablePrefix = (location: string) => `.quiver/versions/${location}/`;
 const branchPrefix = (location: string, branch?: string) => `${tablePrefix(location)}${encodeURIComponent(branch || "main")}/`;
 const recordKey = (location: string, branch: string | undefined, version: number) => `${branchPrefix(location, branch)}${version}.json`;
 
+/** Which version a commit made, as its audit entry and record say it: "version 7 of main", "version 3 of branch 'dev'". */
+export const versionAt = (version: number, branch?: string) => `version ${version} of ${!branch || branch === "main" ? "main" : `branch '${branch}'`}`;
+
+/** What a write's answer says it did to rows ("2 rows inserted, 1 updated"), for its commit's detail; "" when it says nothing. */
+export function rowsChanged(answer: Record<string, unknown>): string {
+  const counts = [
+    ["inserted", answer.num_inserted_rows],
+    ["updated", answer.num_updated_rows ?? answer.updated_rows],
+    ["deleted", answer.num_deleted_rows],
+  ].filter((c): c is [string, number] => typeof c[1] === "number" && c[1] > 0);
+  return counts.map(([what, n], i) => (i === 0 ? `${n} ${n === 1 ? "row" : "rows"} ${what}` : `${n} ${what}`)).join(", ");
+}
+
 /** A version a call committed, on a table it names. */
 export interface Commit {
   table: string[];

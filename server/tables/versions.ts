@@ -13,7 +13,7 @@ import { decodePageToken, encodePageToken } from "@/server/catalog/paging";
 import { engineCall } from "@/server/lance/native";
 import { manifestKey, parseManifest, type VersionSummary } from "@/server/lance/version-manifest";
 import type { ManifestSource, TableFiles } from "@/server/lance/table-files";
-import { authorsOf, forgetAuthors, pruneAuthors } from "./version-authors";
+import { authorsOf, forgetAuthors, pruneAuthors, versionAt } from "./version-authors";
 import { heldBack, type HeldVersion } from "@/server/catalog/batch-holds";
 import { branchNameProblem } from "./refs";
 import type { Tables } from "./tables";
@@ -216,7 +216,7 @@ export async function tableVersionStep(
   const isV2 = scheme === "V2";
   const finalKey = manifestKey(directory, request.version, isV2);
   // What the version did, read from its transaction (which the writer wrote before staging) while it is published.
-  const at = `version ${request.version} of ${isMain(request.branch) ? "main" : `branch '${request.branch}'`}`;
+  const at = versionAt(request.version, request.branch);
   const what = files
     .operation(
       request.version,
