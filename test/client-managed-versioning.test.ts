@@ -228,6 +228,52 @@ describe("managed versioning", () => {
     }
   });
 
+  it("shows a batch's versions to the client reading through the catalog all at once, never the first tables before the last", async () => {
+    const store = storeOf(server);
+    const torn: string[] = [];
+    let reads = 0;
+    for (let round = 0; round < 4; round++) {
+      const names = ["a", "b", "c", "d"].map((t) => `batch${round}${t}`);
+      const staged: string[] = [];
+      for (const name of names) {
+        // Version 2 committed by the client, then taken back to the staged file a writer leaves before it commits.
+        await (await ns.createTable(name, data(0, 3), ["lake"])).add(data(3, 5));
+        const location = keyOf(server, (await api.post<{ location: string }>(`/v1/table/lake$${name}/describe`, {})).body.location);
+        const final = `${location}/_versions/18446744073709551613.manifest`;
+        staged.push(`${final}-staged`);
+        await store.put(staged.at(-1)!, (await store.get(final))!);
+        await store.delete(final);
+      }
+      const readers = await Promise.all(names.map((name) => ns.openTable(name, ["lake"])));
+      let committing = true;
+      // The reader asks for the tables in the batch's order: a later table older than an earlier one is a torn view.
+      const reading = (async () => {
+        while (committing) {
+          const seen: number[] = [];
+          for (const reader of readers) {
+            await reader.checkoutLatest();
+            seen.push(await reader.version());
+          }
+          reads++;
+          if (seen.some((v, i) => i > 0 && v < seen[i - 1])) torn.push(seen.join(","));
+        }
+      })();
+      const reply = await api.post("/v1/table/version/batch-create", {
+        entries: names.map((name, i) => ({ id: ["lake", name], version: 2, manifest_path: staged[i] })),
+      });
+      committing = false;
+      await reading;
+      expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+      for (const reader of readers) {
+        await reader.checkoutLatest();
+        expect(await reader.version()).toBe(2);
+        expect(await reader.countRows()).toBe(5);
+      }
+    }
+    expect(reads).toBeGreaterThan(0);
+    expect(torn).toEqual([]);
+  });
+
   it("records who made each version, whichever API made it, and counts the commits", async () => {
     const writerKey = (await api.post<{ key: string }>("/v1/admin/keys/create", { name: "loader", role: "editor" })).body.key;
     const loader = client(server.url, { "x-api-key": writerKey });
