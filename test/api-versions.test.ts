@@ -75,6 +75,8 @@ describe("CreateTableVersion", () => {
       [{ version: 5, manifest_path: "t.lance/_versions/missing.manifest" }, 400, ErrorCode.InvalidInput],
       [{ version: 5, manifest_path: staged, naming_scheme: "V1" }, 400, ErrorCode.InvalidInput],
       [{ version: 5, manifest_path: staged, manifest_size: 1 }, 400, ErrorCode.InvalidInput],
+      // Not the e-tag of what is staged: replaced since, by another writer.
+      [{ version: 5, manifest_path: staged, e_tag: '"0x8DD000000000000"' }, 400, ErrorCode.InvalidInput],
       [{ version: 5, manifest_path: staged, metadata: { a: "b" } }, 406, ErrorCode.Unsupported],
     ] as const) {
       const reply = await api.post("/v1/table/t/version/create", body);

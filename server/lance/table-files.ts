@@ -150,6 +150,11 @@ export class TableFiles {
     return this.store.get(this.own(key));
   }
 
+  /** A file's content if its etag is `etag`: "changed" when it holds something else. */
+  readIfMatch(key: string, etag: string): Promise<Buffer | "changed" | null> {
+    return this.store.getIfMatch(this.own(key), etag);
+  }
+
   head(key: string): Promise<ObjectInfo | null> {
     return this.store.head(this.own(key));
   }

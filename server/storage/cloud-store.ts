@@ -11,7 +11,7 @@ import { ConfigError } from "../config-error";
 import { unsupported } from "../errors";
 import { ensureAzureContainer } from "./azure-container";
 import { withDeadline } from "./deadline";
-import { checkKey, isPlainKey, storeUnavailable, type ObjectInfo, type ObjectStore } from "./object-store";
+import { bareEtag, checkKey, isPlainKey, storeUnavailable, type ObjectInfo, type ObjectStore } from "./object-store";
 import type { Cloud, ObjectRoot } from "./root";
 
 /** A listed object, not a "directory" entry or a name that is no plain key. */
@@ -156,6 +156,16 @@ export class ObjectStoreClient implements ObjectStore {
       return await this.operator.read(checkKey(key));
     } catch (err) {
       if (isNotFound(err)) return null;
+      throw err;
+    }
+  }
+
+  async getIfMatch(key: string, etag: string): Promise<Buffer | "changed" | null> {
+    try {
+      return await this.operator.read(checkKey(key), { ifMatch: `"${bareEtag(etag)}"` });
+    } catch (err) {
+      if (isNotFound(err)) return null;
+      if (isConditionFailed(err)) return "changed";
       throw err;
     }
   }

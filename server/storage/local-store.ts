@@ -8,7 +8,7 @@ import { log } from "@/server/log";
 import { randomBytes } from "node:crypto";
 import { lstatSync, statSync, promises as fs, type BigIntStats, type Dirent, type Stats } from "node:fs";
 import path from "node:path";
-import { checkKey, isPlainKey, OutsideRootError, type ObjectInfo, type ObjectStore } from "./object-store";
+import { bareEtag, checkKey, isPlainKey, OutsideRootError, type ObjectInfo, type ObjectStore } from "./object-store";
 import type { DataRoot } from "./root";
 
 const TEMPORARY = /^\..*\.tmp$/;
@@ -67,7 +67,16 @@ export class LocalStore implements ObjectStore {
     return path.join(this.root.uri, ...segments);
   }
 
-  async get(key: string): Promise<Buffer | null> {
+  get(key: string): Promise<Buffer | null> {
+    return this.readFile(key, () => true) as Promise<Buffer | null>;
+  }
+
+  getIfMatch(key: string, etag: string): Promise<Buffer | "changed" | null> {
+    return this.readFile(key, (stat) => localEtag(stat) === bareEtag(etag));
+  }
+
+  /** A file's content, read only if `wanted` says so of what the open file is ("changed" if not). */
+  private async readFile(key: string, wanted: (stat: BigIntStats) => boolean): Promise<Buffer | "changed" | null> {
     const file = await this.file(key);
     let handle: fs.FileHandle;
     try {
@@ -77,8 +86,9 @@ export class LocalStore implements ObjectStore {
       throw err;
     }
     try {
-      if (!(await handle.stat()).isFile()) return null;
-      return await handle.readFile();
+      const stat = await handle.stat({ bigint: true });
+      if (!stat.isFile()) return null;
+      return wanted(stat) ? await handle.readFile() : "changed";
     } finally {
       await handle.close();
     }

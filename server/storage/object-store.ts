@@ -15,6 +15,9 @@ export interface ObjectInfo {
   size: number;
 }
 
+/** An etag without the quotes (and weak mark) HTTP puts around it: clients send it quoted, stores differ. */
+export const bareEtag = (etag: string) => etag.replace(/^W\//, "").replace(/^"(.*)"$/, "$1");
+
 export interface ObjectStore {
   readonly root: DataRoot;
   /**
@@ -23,6 +26,11 @@ export interface ObjectStore {
    */
   readonly listingHasInfo: boolean;
   get(key: string): Promise<Buffer | null>;
+  /**
+   * The object's content if its etag is `etag` (HTTP's quotes aside), in one request: "changed" when the object holds
+   * something else, null when there is none.
+   */
+  getIfMatch(key: string, etag: string): Promise<Buffer | "changed" | null>;
   head(key: string): Promise<ObjectInfo | null>;
   /** Replaces the object whole: a reader sees the old content or the new, never a part. */
   put(key: string, data: Buffer | string): Promise<void>;

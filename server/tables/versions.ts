@@ -20,9 +20,6 @@ import type { Tables } from "./tables";
 
 const isMain = (branch?: string) => !branch || branch === "main";
 
-/** An e-tag without the quotes (and weak mark) that HTTP puts around it: Lance's clients send it quoted, stores differ. */
-const bareETag = (eTag: string) => eTag.replace(/^W\//, "").replace(/^"(.*)"$/, "$1");
-
 /** The directory whose `_versions/` holds a branch's own manifests (main's: the table's directory); the branch must exist. */
 async function branchDirectory(tables: Tables, entry: TableEntry, files: TableFiles, branch?: string): Promise<string> {
   if (!isMain(branch)) await tables.writeHandle(entry, branch);
@@ -185,19 +182,20 @@ export async function tableVersionStep(
     if (staged === null) {
       throw invalidInput(`manifest_path '${request.manifestPath}' is not a staged manifest inside the table's directory`);
     }
-    const [{ sources, v2 }, content, stagedInfo] = await Promise.all([
+    // With an e-tag, the staged manifest is read only if it is still the one the writer staged.
+    const [{ sources, v2 }, content] = await Promise.all([
       files.versions(directory),
-      files.read(staged),
-      request.eTag === undefined ? undefined : files.head(staged),
+      request.eTag === undefined ? files.read(staged) : files.readIfMatch(staged, request.eTag),
     ]);
-    return { files, directory, staged, sources, v2, content, stagedInfo };
+    return { files, directory, staged, sources, v2, content };
   });
-  const { files, directory, staged, sources, v2, content, stagedInfo } = look;
+  const { files, directory, staged, sources, v2, content } = look;
   const scheme = request.namingScheme ?? (sources.size === 0 || v2 ? "V2" : "V1");
   if (sources.size > 0 && (scheme === "V2") !== v2) {
     throw invalidInput(`naming_scheme ${scheme} differs from the ${v2 ? "V2" : "V1"} manifest names this table already uses`);
   }
   if (!content) throw invalidInput(`manifest_path '${request.manifestPath}' does not exist`);
+  if (content === "changed") throw invalidInput(`e_tag '${request.eTag}' is not the staged manifest's: it was replaced after it was staged`);
   if (request.manifestSize !== undefined && request.manifestSize !== content.length) {
     throw invalidInput(`manifest_size ${request.manifestSize} differs from the staged manifest's ${content.length} bytes`);
   }
@@ -208,9 +206,6 @@ export async function tableVersionStep(
     throw invalidInput(`manifest_path '${request.manifestPath}' is not a Lance manifest`);
   }
   if (summary.version !== request.version) throw invalidInput(`the staged manifest is of version ${summary.version}, not ${request.version}`);
-  if (request.eTag !== undefined && stagedInfo && bareETag(stagedInfo.etag) !== bareETag(request.eTag)) {
-    throw invalidInput(`e_tag '${request.eTag}' differs from the staged manifest's '${stagedInfo.etag}'`);
-  }
   const taken = () => new QuiverError("ConcurrentModification", `version ${request.version} of table '${entry.objectId}' already exists`);
   if (sources.has(request.version)) throw taken();
   const isV2 = scheme === "V2";
