@@ -168,7 +168,7 @@ describe("API keys", () => {
     expect((await scoped.get<{ tables: string[] }>("/v1/tables")).body.tables).toEqual(["m$t"]);
   });
 
-  it("makes the declaring principal admin of the declared table, visibly", async () => {
+  it("makes the declaring or creating principal admin of the table, visibly", async () => {
     const scoped = client(server.url, { "x-api-key": keys.scoped });
     expect((await scoped.post("/v1/table/m$mine/declare", {})).status).toBe(200);
     const grants = await admin.get<{ grants: Array<{ principal: { type: string; name: string }; role: string; scope: { id: string[]; kind: string } }> }>(
@@ -186,6 +186,9 @@ describe("API keys", () => {
     );
     expectError(await scoped.post("/v1/table/m$t/drop"), 403, ErrorCode.PermissionDenied);
     expect((await scoped.post("/v1/table/m$mine/drop")).status).toBe(200);
+    // A table made with its data (CreateTable, as LanceDB's clients make one) is its maker's too.
+    expect((await scoped.arrow("/v1/table/m$made/create", rows(0, 2))).status).toBe(200);
+    expect((await scoped.post("/v1/table/m$made/drop")).status).toBe(200);
     const after = await admin.get<{ grants: Array<{ scope: { id: string[] } }> }>("/v1/admin/grants");
     expect(after.body.grants.some((g) => g.scope.id.join("$") === "m$mine")).toBe(false);
   });

@@ -392,13 +392,17 @@ export class Catalog {
         if (!declaredOnly && mode === "create") throw new QuiverError("TableAlreadyExists", `Table '${objectId}' already exists`);
         if (!declaredOnly && mode === "exist_ok") {
           const table = await this.datasets.open(existing.location);
-          return { entry: existing, version: await engineCall("read the version", () => table.version()) };
+          return { entry: existing, version: await engineCall("read the version", () => table.version()), made: false };
         }
         const table = await this.datasets.create(existing.location, body, declaredOnly ? "create" : "overwrite", {
           stableRowIds: wantsStableRowIds({ ...existing.properties, ...chosen }),
         });
         if (Object.keys(properties).length && existing.registered) await this.catalogTable.setProperties(objectId, properties);
-        return { entry: { ...existing, properties: Object.keys(properties).length ? properties : existing.properties }, version: await table.version() };
+        return {
+          entry: { ...existing, properties: Object.keys(properties).length ? properties : existing.properties },
+          version: await table.version(),
+          made: false,
+        };
       }
       const location = Datasets.locationFor(objectId, id.length > 1);
       if (!(await this.datasets.claim(location, id.length > 1)))
@@ -412,7 +416,7 @@ export class Catalog {
       });
       await this.catalogueClaimed(objectId, location, chosen);
       const entry: TableEntry = { objectId, id, location, properties: chosen, registered: true };
-      return { entry, version: await table.version() };
+      return { entry, version: await table.version(), made: true };
     });
   }
 

@@ -1,6 +1,6 @@
 /**
  * The access bookkeeping of the catalog's changes, in one place for the single routes and the batch alike, each
- * done once the change has succeeded: a declared or registered table's declarer becomes its admin (before
+ * done once the change has succeeded: whoever declared, registered or created a table becomes its admin (before
  * credentials are vended, which follow the caller's role); a deregistered or dropped table's own grants go, and a
  * dropped namespace's with everything under it, so a later one of the same name starts with none; a renamed table
  * keeps its grants under its new name. A grant that names no database holds for that name in every database, so a

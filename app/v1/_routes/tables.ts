@@ -40,12 +40,14 @@ async function createTable(ctx: RouteContext<z.output<typeof createTableQuery>, 
       `storage_options (${storageOptions.join(", ")}) are not taken: tables are written with the service's own storage settings (QUIVER_STORAGE_OPTIONS)`,
     );
   }
-  const { entry, version } = await catalog.createTable(id, body, mode, parseStringMap(query.properties, "properties")).catch((err) => {
+  const { entry, version, made } = await catalog.createTable(id, body, mode, parseStringMap(query.properties, "properties")).catch((err) => {
     // LanceDB's remote client recognizes a duplicate only as a 400 that says "already exists".
     if (remoteDialect(request) && err instanceof QuiverError && err.codeName === "TableAlreadyExists")
       throw new QuiverError("TableAlreadyExists", err.message, { status: 400 });
     throw err;
   });
+  // Its maker becomes its admin, as a declare's does (writing into a declared table made nothing new).
+  if (made) await tableMade(ctx, id);
   const location = catalog.location(entry);
   return json({ version, location, storage_options: await vendedStorageOptions(ctx, id, location, undefined), properties: entry.properties });
 }
