@@ -192,10 +192,10 @@ export class Tables {
     try {
       result = await write(stamp);
     } catch (err) {
-      if ((await this.droppedUnder(entry)) !== "catalogued") throw gone(entry);
+      if ((await this.afterWrite(entry)) !== "catalogued") throw gone(entry);
       throw err;
     }
-    if ((await this.droppedUnder(entry)) !== "catalogued") throw gone(entry);
+    if ((await this.afterWrite(entry)) !== "catalogued") throw gone(entry);
     return result;
   }
 
@@ -211,18 +211,18 @@ export class Tables {
       try {
         return await write();
       } catch (err) {
-        if ((await this.droppedUnder(entry)) !== "catalogued") throw gone(entry);
+        if ((await this.afterWrite(entry)) !== "catalogued") throw gone(entry);
         throw err;
       }
     });
-    return { result, settle: () => this.droppedUnder(entry) };
+    return { result, settle: () => this.afterWrite(entry) };
   }
 
   /**
    * Whether the table is still in the catalog after a write; if it was dropped meanwhile, what the write left where
    * it was goes (a deregistered table's files are kept: what the write added stays with them, unreferenced).
    */
-  private async droppedUnder(entry: TableEntry): Promise<WriteOutcome> {
+  private async afterWrite(entry: TableEntry): Promise<WriteOutcome> {
     if (await this.stillCatalogued(entry)) return "catalogued";
     if (await this.datasets.isDeregistered(entry.location)) return "deregistered";
     await this.catalog.removeDirectory(entry.location);
