@@ -45,12 +45,31 @@ export const useMaintenanceJobs = (database: string, id: Id, enabled = true) =>
     enabled,
   });
 
-/** Starting a job: the health and job list then poll until it has finished, and the table's other views refresh. */
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Waits for a job to end, asking for it by its id. */
+async function jobEnded(database: string, id: Id, jobId: string): Promise<void> {
+  for (;;) {
+    const { job } = await call("DescribeMaintenanceJob", { id, database, body: { job_id: jobId } });
+    if (job.status !== "running") return;
+    await sleep(POLL_MS);
+  }
+}
+
+/**
+ * Starting a job: the health and job list then poll until it has finished, and the table's other views refresh, once
+ * when it starts and once when it has ended. The end is followed by the job's id: a short job can end between two
+ * looks at the table's health, which then never shows it running, and the views would keep what they read before it.
+ */
 function useStartJob<I>(database: string, id: Id, start: (input: I) => Promise<AnswerOf<"CompactTable">>) {
   const client = useQueryClient();
+  const refresh = () => client.invalidateQueries({ queryKey: queryKeys.table(database, id) });
   return useMutation({
     mutationFn: start,
-    onSuccess: () => client.invalidateQueries({ queryKey: queryKeys.table(database, id) }),
+    onSuccess: ({ job }) => {
+      void refresh();
+      if (job.status === "running") void jobEnded(database, id, job.job_id).then(refresh, refresh);
+    },
   });
 }
 
