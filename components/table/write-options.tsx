@@ -1,5 +1,6 @@
 "use client";
 /** How the upload tab writes: insert (append or overwrite) or merge-insert, with its key columns and actions. */
+import { Fragment } from "react";
 import { mergeProblem } from "@/lib/merge-insert";
 import type { WriteOptions } from "@/lib/upload";
 import { TextInput } from "../ui/controls";
@@ -13,6 +14,25 @@ export const DEFAULT_OPTIONS: WriteOptions = {
   whenNotMatchedBySourceDelete: false,
   whenNotMatchedBySourceDeleteFilt: "",
 };
+
+/** A merge's actions, each a checkbox with, where the action takes one, the filter that narrows it. */
+const MERGE_ACTIONS: Array<{
+  flag: "whenMatchedUpdateAll" | "whenNotMatchedInsertAll" | "whenNotMatchedBySourceDelete";
+  label: string;
+  filter?: { field: "whenMatchedUpdateAllFilt" | "whenNotMatchedBySourceDeleteFilt"; label: string; placeholder: string };
+}> = [
+  {
+    flag: "whenMatchedUpdateAll",
+    label: "Update matched rows",
+    filter: { field: "whenMatchedUpdateAllFilt", label: "Update only where", placeholder: "only where… e.g. target.ts < source.ts" },
+  },
+  { flag: "whenNotMatchedInsertAll", label: "Insert unmatched rows" },
+  {
+    flag: "whenNotMatchedBySourceDelete",
+    label: "Delete table rows missing from the file",
+    filter: { field: "whenNotMatchedBySourceDeleteFilt", label: "Delete only where", placeholder: "only where… e.g. day < '2024-01-01'" },
+  },
+];
 
 /** A merge the server would refuse (no key column, or nothing to do) is not offered. */
 export const mergeInvalid = (options: WriteOptions) => options.mode === "merge" && mergeProblem(options) !== null;
@@ -45,43 +65,24 @@ export function WriteOptionsForm({ options, onChange, keyColumns }: { options: W
             ))}
           </div>
           <div className="grid gap-2 sm:grid-cols-2">
-            <label className="flex items-center gap-2">
-              <input
-                type="checkbox"
-                checked={options.whenMatchedUpdateAll}
-                onChange={(e) => onChange({ ...options, whenMatchedUpdateAll: e.target.checked })}
-              />
-              Update matched rows
-            </label>
-            <TextInput
-              aria-label="Update only where"
-              placeholder="only where… e.g. target.ts < source.ts"
-              value={options.whenMatchedUpdateAllFilt}
-              onChange={(e) => onChange({ ...options, whenMatchedUpdateAllFilt: e.target.value })}
-            />
-            <label className="flex items-center gap-2">
-              <input
-                type="checkbox"
-                checked={options.whenNotMatchedInsertAll}
-                onChange={(e) => onChange({ ...options, whenNotMatchedInsertAll: e.target.checked })}
-              />
-              Insert unmatched rows
-            </label>
-            <span />
-            <label className="flex items-center gap-2">
-              <input
-                type="checkbox"
-                checked={options.whenNotMatchedBySourceDelete}
-                onChange={(e) => onChange({ ...options, whenNotMatchedBySourceDelete: e.target.checked })}
-              />
-              Delete table rows missing from the file
-            </label>
-            <TextInput
-              aria-label="Delete only where"
-              placeholder="only where… e.g. day < '2024-01-01'"
-              value={options.whenNotMatchedBySourceDeleteFilt}
-              onChange={(e) => onChange({ ...options, whenNotMatchedBySourceDeleteFilt: e.target.value })}
-            />
+            {MERGE_ACTIONS.map(({ flag, label, filter }) => (
+              <Fragment key={flag}>
+                <label className="flex items-center gap-2">
+                  <input type="checkbox" checked={options[flag]} onChange={(e) => onChange({ ...options, [flag]: e.target.checked })} />
+                  {label}
+                </label>
+                {filter ? (
+                  <TextInput
+                    aria-label={filter.label}
+                    placeholder={filter.placeholder}
+                    value={options[filter.field]}
+                    onChange={(e) => onChange({ ...options, [filter.field]: e.target.value })}
+                  />
+                ) : (
+                  <span />
+                )}
+              </Fragment>
+            ))}
           </div>
           {mergeInvalid(options) && <p className="text-xs text-amber-700 dark:text-amber-300">Choose at least one key column and one action.</p>}
         </div>
