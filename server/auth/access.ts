@@ -10,8 +10,7 @@ import { AuditLog } from "./audit";
 import { GrantStore } from "./grants";
 import { covers, maxRole, reachesInto, roleRank, type GrantRecord, type Principal, type Role, type Scope } from "./model";
 import { oidcConfigFromEnv, TokenVerifier, type TokenSubject } from "./tokens";
-import { joinIdentifier } from "@/lib/identifiers";
-import { sameIdentifier } from "@/lib/identifiers";
+import { joinIdentifier, sameIdentifier } from "@/lib/identifiers";
 
 export type Authenticated = { principal: Principal } | { refused: string };
 

@@ -188,13 +188,7 @@ export class Tables {
   async unlessDropped<T>(entry: TableEntry, write: (stamp: string) => Promise<T>, { directorySeen = false } = {}): Promise<T> {
     const stamp = directorySeen ? "" : await this.datasets.directoryStamp(entry.location);
     if (stamp === null) throw gone(entry);
-    let result: T;
-    try {
-      result = await write(stamp);
-    } catch (err) {
-      if ((await this.afterWrite(entry)) !== "catalogued") throw gone(entry);
-      throw err;
-    }
+    const result = await this.writeOrGone(entry, () => write(stamp));
     if ((await this.afterWrite(entry)) !== "catalogued") throw gone(entry);
     return result;
   }
@@ -207,15 +201,18 @@ export class Tables {
    * left, if the table was dropped) beside the caller's last round trip, and says what it found.
    */
   async commitBeforeDrops<T>(entry: TableEntry, write: () => Promise<T>): Promise<{ result: T; settle: () => Promise<WriteOutcome> }> {
-    const result = await this.turnOf(entry, async () => {
-      try {
-        return await write();
-      } catch (err) {
-        if ((await this.afterWrite(entry)) !== "catalogued") throw gone(entry);
-        throw err;
-      }
-    });
+    const result = await this.turnOf(entry, () => this.writeOrGone(entry, write));
     return { result, settle: () => this.afterWrite(entry) };
+  }
+
+  /** Runs a write; when it fails because the table was dropped or moved under it, the failure says so. */
+  private async writeOrGone<T>(entry: TableEntry, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (err) {
+      if ((await this.afterWrite(entry)) !== "catalogued") throw gone(entry);
+      throw err;
+    }
   }
 
   /**
