@@ -74,4 +74,14 @@ export const config = {
    * whose body has arrived is never abandoned midway: its answer could not say whether it happened.
    */
   requestTimeoutMs: intFromEnv("QUIVER_REQUEST_TIMEOUT_MS", 120_000),
+  /**
+   * How long a write's request id is remembered: a repeat of it within this window answers what the first answered
+   * instead of writing again (server/tables/write-ledger.ts).
+   */
+  idempotencyWindowMs: durationFromEnv("QUIVER_IDEMPOTENCY_WINDOW", 24 * 3_600_000),
+  /**
+   * How long an instance's write may go without a sign of life before a repeat of it, on another instance, takes that
+   * instance for stopped and reads the outcome from the table's history.
+   */
+  writeLeaseMs: durationFromEnv("QUIVER_WRITE_LEASE", 10_000),
 };

@@ -9,6 +9,8 @@ import { KeyedLock } from "@/server/catalog/keyed-lock";
 import { Datasets } from "@/server/lance/datasets";
 import { openStore } from "@/server/storage/stores";
 import { Tables } from "@/server/tables/tables";
+import { WriteLedger } from "@/server/tables/write-ledger";
+import { decideFromHistory } from "@/server/tables/write-history";
 import { config } from "@/server/config";
 import { QuiverError, invalidInput } from "@/server/errors";
 import { OutsideRootError } from "@/server/storage/object-store";
@@ -57,7 +59,10 @@ export async function openDatabase(root: DataRoot, storageOptions: Record<string
   await datasets.init();
   const turns = new KeyedLock();
   const catalog = new Catalog(datasets, store, turns);
-  return { catalog, tables: new Tables(catalog, datasets, store, turns) };
+  // The ledger decides a stopped write's outcome from the table's history, which it reads through the tables.
+  const ledger = new WriteLedger(store, (claim) => decideFromHistory(tables, claim));
+  const tables: Tables = new Tables(catalog, datasets, store, turns, ledger);
+  return { catalog, tables };
 }
 
 export async function databaseFor(name: string = DEFAULT_DATABASE): Promise<Database> {

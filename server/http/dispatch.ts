@@ -24,10 +24,13 @@ import { refusedOperation } from "./refused-operations";
 import { discardBody, parseArrowBody, readBody, readJsonBody, requestDeadline } from "./request-body";
 import { errorResponse, reply } from "./responses";
 import { findRoute } from "./router";
-import { identifierIn, type RouteDef } from "./route";
+import { identifierIn, type Reply, type RouteContext, type RouteDef } from "./route";
 import type { JsonBody } from "@/lib/contract/operation";
 import { log, logRequest } from "@/server/log";
 import { recordCommits, rowsChanged, versionAt, type Commit } from "@/server/tables/version-authors";
+import type { WriteTicket } from "@/server/tables/write-ledger";
+import { createHash } from "node:crypto";
+import { ending, runOnce, writeTicket } from "./exactly-once";
 
 function queryObject(url: URL): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
@@ -140,6 +143,8 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
   const url = new URL(request.url);
   const given = request.headers.get("x-request-id");
   const requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
+  // A write is applied once per key: the caller's Idempotency-Key, or else its request id.
+  const idempotencyKey = request.headers.get("idempotency-key");
   // A `database` query parameter is for elements that cannot send headers (an <img>); only routes that declare it take it.
   const namedDatabase = request.headers.get("x-quiver-database") || request.headers.get("x-lancedb-database");
   const queriedDatabase = url.searchParams.get("database");
@@ -160,6 +165,9 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
   const timing = new PhaseTimer();
   const started = performance.now();
   let arrowRows: number | null = null;
+  let ticket: WriteTicket | undefined;
+  let result: Reply | null = null;
+  let failure: unknown = null;
   try {
     if (namedDatabase && queriedDatabase && namedDatabase !== queriedDatabase)
       throw invalidInput(`the database is named twice, differently: '${namedDatabase}' in the header and '${queriedDatabase}' in the query`);
@@ -208,6 +216,7 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
       query = parsed.data;
     }
     let body: unknown = undefined;
+    let bodyDigest: string | null = null;
     if (json) {
       if ("error" in json) throw json.error;
       refuseUnknown(unknownFields((route.body as JsonBody).schema, json.value, "body"));
@@ -221,6 +230,10 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
     } else if (route.body?.kind === "arrow") {
       const held = await timing.time("body", readBody(request, config.maxArrowBodyBytes, true, FILE_ROOM));
       releases.push(held.release);
+      if (route.once)
+        bodyDigest = createHash("sha256")
+          .update(held.body.whole.subarray(held.body.start, held.body.start + held.body.length))
+          .digest("hex");
       body = parseArrowBody(held.body);
       arrowRows = (body as ArrowBody).rows;
       metrics.bytesReceived.inc((body as ArrowBody).file.byteLength);
@@ -231,7 +244,13 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
     const audit = (entry: AuditEntry) => handlerAudit.push(entry);
     const auditDetail = (detail: string) => (ownDetail = detail);
     const committed = (commit: Commit) => commits.push(commit);
-    const work = route.handler({
+    if (route.once) {
+      if (idempotencyKey !== null && !REQUEST_ID.test(idempotencyKey)) {
+        throw invalidInput("Idempotency-Key must be 1 to 128 letters, digits or '.', '_', ':', '-'");
+      }
+      ticket = writeTicket(route, { principal, database, id, requestId: idempotencyKey ?? requestId, query, body, bodyDigest, rows: arrowRows });
+    }
+    const ctx: RouteContext<unknown, unknown> = {
       request,
       requestId,
       principal,
@@ -249,18 +268,22 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
       auditDetail,
       committed,
       alongside: (work) => alongsides.push(work),
-    });
+    };
+    const work = ticket ? runOnce(route, ctx, ticket, opened.tables.ledger) : route.handler(ctx);
     // The work owns the admission from here: it is given back when the work ends, even if a timeout answered first.
     const owned = releases.splice(0);
     const done = work.finally(() => owned.forEach((release) => release()));
-    const result = await timing.time("work", withinTimeout(route, done));
-    const made = commitAnswered(route, result, id, query, body);
+    result = await timing.time("work", withinTimeout(route, done));
+    const made = ticket?.replayed ? null : commitAnswered(route, result, id, query, body);
     if (made) {
       ownDetail ??= made.detail;
       commits.push({ ...made, detail: ownDetail });
     }
+    if (ticket?.replayed) ownDetail = ticket.replayed;
     response = reply(result, requestId);
+    if (ticket?.replayed) response.headers.set("idempotent-replayed", "true");
   } catch (err) {
+    failure = err;
     errorCode = err instanceof QuiverError ? err.code : ErrorCode.Internal;
     // Whatever refused it, a body still arriving is let go by, so that its client reads the answer.
     await discardBody(request);
@@ -284,12 +307,26 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
       ...(ownDetail !== undefined && response.ok ? { detail: ownDetail } : {}),
     });
   }
+  // The commit the ledger knows this request's by, so that the version's record names it.
+  const commit = ticket?.claimed?.record.shape.commit;
   const recorded =
     response.ok && commits.length && principal && opened
-      ? recordCommits(opened.tables, commits, describePrincipal(principal), matched!.operationId).catch((err: unknown) =>
+      ? recordCommits(
+          opened.tables,
+          commits.map((c) => ({ commit, ...c })),
+          describePrincipal(principal),
+          matched!.operationId,
+        ).catch((err: unknown) =>
           // The versions are committed and the audit log names them: only the console's "by whom" lacks them.
           log.error({ request_id: requestId, err }, "recording who committed a version failed"),
         )
+      : undefined;
+  // How the write's attempt ended, for a repeat of it: recorded before the answer leaves, beside the audit entry.
+  const answered =
+    ticket && opened
+      ? opened.tables.ledger
+          .finish(ticket, ending(ticket, response.ok ? result : null, failure))
+          .catch((err: unknown) => log.error({ request_id: requestId, err }, "recording a write's answer in the ledger failed"))
       : undefined;
   const besides = alongsides.map((work) =>
     work(recorded ?? Promise.resolve()).catch((err: unknown) => log.error({ request_id: requestId, err }, "finishing the request's work failed")),
@@ -315,7 +352,7 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
         }
       });
   }
-  await Promise.all([recorded, ...besides]);
+  await Promise.all([recorded, answered, ...besides]);
   const durationMs = performance.now() - started;
   countRequest(matched?.operationId ?? "unmatched", response.status, errorCode, durationMs / 1000, arrowRows);
   const who = principal ? describePrincipal(principal) : null;

@@ -15,6 +15,7 @@ import type { Access } from "../auth/access";
 import type { AuditEntry } from "../auth/audit";
 import type { Principal, Role } from "../auth/model";
 import type { Commit } from "@/server/tables/version-authors";
+import type { Decided } from "@/server/tables/write-ledger";
 
 export interface JsonReply<T = unknown> {
   kind: "json";
@@ -119,6 +120,21 @@ export interface RouteDef<
    * `version`, when this says the answer is of a commit (a write that changed nothing answers the version it found).
    */
   commits?: true | ((answer: RS extends z.ZodType ? Answered<z.output<RS>> : never, query: z.output<QS>) => boolean);
+  /**
+   * The call writes its table (or, `batch`, the tables its body names) at most once per request id: a repeat is
+   * answered with the first's answer (server/tables/write-ledger.ts). `sameBody`: LanceDB's client retries this
+   * call with a new request id, so a write of the same body whose instance stopped before answering is taken for
+   * it. `decided` answers for a first attempt whose instance stopped after its commit, whose version (and what the
+   * manifests say it counted) the table's history told; a call without it (a batch) is never decided so.
+   */
+  once?: {
+    scope: "table" | "batch";
+    sameBody?: true;
+    decided?: (
+      decided: Decided,
+      ctx: RouteContext<z.output<QS>, BS extends JsonBody ? z.output<BS["schema"]> : BS extends ArrowBodySpec ? ArrowBody : undefined>,
+    ) => Promise<ReplyFor<RS>>;
+  };
   /** Runs under admission control (Arrow bodies always do): queries, rewrites, index builds. */
   heavy?: boolean;
   handler: (

@@ -174,9 +174,13 @@ export class TableFiles {
     return { written, key };
   }
 
-  /** Writes a file of the table that must not exist yet (a transaction, named by its uuid). */
+  /**
+   * Writes a file of the table that must not exist yet (a transaction, named by its uuid); one there with this
+   * content is this write's own, made by a first try whose answer the store client lost.
+   */
   async create(key: string, content: Buffer): Promise<void> {
-    if (!(await this.store.putIfAbsent(this.own(key), content))) throw new Error(`'${key}' already exists`);
+    if (await this.store.putIfAbsent(this.own(key), content)) return;
+    if (!(await this.store.get(key))?.equals(content)) throw new Error(`'${key}' already exists`);
   }
 
   /**

@@ -14,6 +14,8 @@ export interface VersionOperation {
   operation: string;
   /** What the user did, in their words (`Create index id_idx`). */
   action: string;
+  /** The rows an append or an overwrite wrote. */
+  rows?: number;
 }
 
 /** A column of a schema as the version manifests list it. */
@@ -174,7 +176,8 @@ export async function versionOperation(
     const kind = transaction?.operation.case;
     if (!transaction || !kind) return null;
     const before = kind === "merge" || kind === "project" ? await fieldsBefore().catch(() => null) : null;
-    return { operation: lanceName(kind), action: describeTransaction(transaction, manifest.version, manifest.fields, before) };
+    const written = kind === "append" || kind === "overwrite" ? { rows: rowsIn(transaction.operation.value.fragments) } : {};
+    return { operation: lanceName(kind), action: describeTransaction(transaction, manifest.version, manifest.fields, before), ...written };
   } catch {
     return null;
   }

@@ -1,7 +1,9 @@
 /**
  * The automatic policy at work: every instance looks at every table of every database now and then and runs the
  * maintenance a table is due for, one table after another. The lease makes sure only one instance works on a table
- * at a time: an instance that finds the table's maintenance running elsewhere goes on to the next table.
+ * at a time: an instance that finds the table's maintenance running elsewhere goes on to the next table. Apart from
+ * the policy, about once an hour each instance deletes the write ledger's records that have outlived the
+ * idempotency window (server/tables/write-ledger.ts): one listing of them per database when there are none.
  */
 import "server-only";
 import { log } from "@/server/log";
@@ -17,6 +19,14 @@ import type { Tables } from "@/server/tables/tables";
 export const POLICY_PRINCIPAL = "quiver:policy";
 
 const intervalMs = () => (Number(process.env.QUIVER_MAINTENANCE_INTERVAL_S) || 300) * 1000;
+const LEDGER_SWEEP_MS = 3_600_000;
+
+/** Deletes the write ledger's expired records in every database. */
+export async function sweepLedgers(): Promise<number> {
+  let swept = 0;
+  for (const database of await listDatabases()) swept += await (await databaseFor(database)).tables.ledger.sweep();
+  return swept;
+}
 
 /** Checks the service-wide policy (a setting that cannot be read stops the server) and starts the passes. */
 export function startMaintenancePolicy(): void {
@@ -43,6 +53,16 @@ export function startMaintenancePolicy(): void {
     intervalMs() * (0.5 + Math.random() / 2),
   );
   first.unref();
+  const sweep = () =>
+    void sweepLedgers().then(
+      (swept) => swept > 0 && log.info({ swept }, "deleted the write ledger's records older than the idempotency window"),
+      (err: unknown) => log.error({ err }, "sweeping the write ledger failed"),
+    );
+  const firstSweep = setTimeout(() => {
+    sweep();
+    setInterval(sweep, LEDGER_SWEEP_MS).unref();
+  }, LEDGER_SWEEP_MS * Math.random());
+  firstSweep.unref();
 }
 
 async function maintainAll(service: MaintenancePolicy) {

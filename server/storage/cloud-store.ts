@@ -216,7 +216,8 @@ export class ObjectStoreClient implements ObjectStore {
     }
     const infos = entries.filter(isObjectEntry).map((e) => {
       const meta = e.metadata();
-      return [e.path(), { etag: meta.etag ?? "", size: Number(meta.contentLength ?? 0n) }] as const;
+      const modified = meta.lastModified ? Date.parse(meta.lastModified) : NaN;
+      return [e.path(), { etag: meta.etag ?? "", size: Number(meta.contentLength ?? 0n), ...(Number.isNaN(modified) ? {} : { modified }) }] as const;
     });
     return new Map(infos.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   }

@@ -100,7 +100,7 @@ export class LocalStore implements ObjectStore {
 
   private async info(file: string): Promise<ObjectInfo | null> {
     const stat = statOrNull(file, { bigint: true });
-    return stat?.isFile() ? { etag: localEtag(stat), size: Number(stat.size) } : null;
+    return stat?.isFile() ? { etag: localEtag(stat), size: Number(stat.size), modified: Number(stat.mtimeMs) } : null;
   }
 
   /** A temporary file beside the target holding the content on disk, ready to be moved or linked into place. */

@@ -13,6 +13,8 @@ export interface ObjectInfo {
   /** Changes whenever the object's content is replaced. */
   etag: string;
   size: number;
+  /** When it was last written, in milliseconds since the epoch, where the store or listing says. */
+  modified?: number;
 }
 
 /** An etag without the quotes (and weak mark) HTTP puts around it: clients send it quoted, stores differ. */

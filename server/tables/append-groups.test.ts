@@ -1,11 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { Dictionary, Int32, Int64, Table, tableFromIPC, tableToIPC, Utf8, vectorFromArray } from "apache-arrow";
-import { AppendGroups } from "./append-groups";
+import { AppendGroups, type Appending } from "./append-groups";
+import { QuiverError } from "@/server/errors";
 import { received, toIpcFile } from "@/server/lance/arrow-ipc";
 import { KeyedLock } from "@/server/catalog/keyed-lock";
 
-const body = (ids: number[], dictionary = false) =>
-  toIpcFile(
+const body = (ids: number[], dictionary = false): Appending => ({
+  ticket: undefined,
+  body: toIpcFile(
     received(
       Buffer.from(
         tableToIPC(
@@ -17,7 +19,8 @@ const body = (ids: number[], dictionary = false) =>
         ),
       ),
     ),
-  );
+  ),
+});
 
 /** A table's write turn and an append that records each committed file's ids and answers a new version. */
 function table() {
@@ -32,10 +35,12 @@ function table() {
       return () => open();
     },
     inTurn: (run: () => Promise<void>) => turn.run("t", run),
-    append: async (file: Buffer) => {
+    /** Refuses a file holding id -1 as the engine refuses bad data; one holding -2 fails as a store would. */
+    append: async (_members: Appending[], file: () => Buffer) => {
       await gate;
-      const ids = [...tableFromIPC(file).getChild("id")!.toArray()].map(Number);
-      if (ids.includes(-1)) throw new Error("refused");
+      const ids = [...tableFromIPC(file()).getChild("id")!.toArray()].map(Number);
+      if (ids.includes(-1)) throw new QuiverError("InvalidInput", "refused");
+      if (ids.includes(-2)) throw new QuiverError("ServiceUnavailable", "the store is away");
       commits.push(ids);
       return commits.length;
     },
@@ -67,6 +72,19 @@ describe("AppendGroups", () => {
     await first;
     expect(await Promise.all(rest)).toEqual([2, 4, "refused", 3]);
     expect(t.commits).toEqual([[1], [2], [5], [3]]);
+  });
+
+  it("fails a whole group without committing its bodies again when the failure is not the data's: it may have landed", async () => {
+    const groups = new AppendGroups();
+    const t = table();
+    const open = t.hold();
+    const first = groups.append("t", body([1]), t.inTurn, t.append);
+    await new Promise((r) => setTimeout(r, 10));
+    const rest = [body([2]), body([-2]), body([4])].map((b) => groups.append("t", b, t.inTurn, t.append).catch((e: Error) => e.message));
+    open();
+    await first;
+    expect(await Promise.all(rest)).toEqual(["the store is away", "the store is away", "the store is away"]);
+    expect(t.commits).toEqual([[1]]);
   });
 
   it("fails every waiting append when the turn itself fails", async () => {

@@ -5,16 +5,30 @@
  */
 import "server-only";
 import { joinIpcFiles, type ArrowBody } from "@/server/lance/arrow-ipc";
+import { QuiverError } from "@/server/errors";
+import type { WriteTicket } from "./write-ledger";
 
 /** Bodies above this size are committed on their own: joining them would copy more than it saves. */
 const JOINED_BODY_LIMIT = 8 * 1024 * 1024;
 const GROUP_LIMIT = 64 * 1024 * 1024;
 
-interface Waiting {
+/** One append of a group: its body, its request's ticket in the write ledger, and why it was left out, if it was. */
+export interface Appending {
   body: ArrowBody;
+  ticket: WriteTicket | undefined;
+  refused?: unknown;
+}
+
+interface Waiting extends Appending {
   resolve: (version: number) => void;
   reject: (err: unknown) => void;
 }
+
+/**
+ * Commits a group as one version and answers it. It may leave members out (setting their `refused`) before it
+ * commits; `file` joins the bodies of those it keeps.
+ */
+export type GroupCommit = (members: Appending[], file: () => Buffer) => Promise<number>;
 
 /** Bodies can share one IPC file when their schemas are the same and no dictionary ids can clash. */
 function joinKey(body: ArrowBody): string | null {
@@ -40,45 +54,41 @@ function groupsOf(batch: Waiting[]): Waiting[][] {
   return groups;
 }
 
-async function commitOne(waiting: Waiting, append: (file: Buffer) => Promise<number>) {
-  try {
-    waiting.resolve(await append(waiting.body.file));
-  } catch (err) {
-    waiting.reject(err);
-  }
-}
+/** A refusal of the data itself: the engine committed nothing, and one body of a group may be all it refused. */
+const refusedData = (err: unknown) => err instanceof QuiverError && (err.codeName === "InvalidInput" || err.codeName === "TableSchemaValidationError");
 
-async function commitGroups(batch: Waiting[], append: (file: Buffer) => Promise<number>) {
-  for (const group of groupsOf(batch)) {
-    if (group.length === 1) {
-      await commitOne(group[0], append);
-      continue;
-    }
-    try {
-      const version = await append(
-        joinIpcFiles(
-          group[0].body.file,
-          group.map((w) => w.body.file),
-        ),
-      );
-      group.forEach((w) => w.resolve(version));
-    } catch {
-      // One body may be what the engine refused: each then answers for itself.
-      for (const waiting of group) await commitOne(waiting, append);
-    }
+async function commitGroup(group: Waiting[], commit: GroupCommit): Promise<void> {
+  const kept = () => group.filter((w) => w.refused === undefined);
+  const file = () => {
+    const bodies = kept().map((w) => w.body.file);
+    return bodies.length === 1 ? bodies[0] : joinIpcFiles(bodies[0], bodies);
+  };
+  let failure: { err: unknown } | null = null;
+  let version = 0;
+  try {
+    version = await commit(group, file);
+  } catch (err) {
+    failure = { err };
   }
+  for (const w of group) if (w.refused !== undefined) w.reject(w.refused);
+  const members = kept();
+  if (!failure) return members.forEach((w) => w.resolve(version));
+  // Only a refusal of the data is certain to have committed nothing: then each body answers for itself. Any other
+  // failure (the store, a conflict) fails the group whole, its outcome left for the ledger to decide.
+  if (members.length === 1 || !refusedData(failure.err)) return members.forEach((w) => w.reject(failure.err));
+  for (const w of members) await commitGroup([w], commit);
 }
 
 export class AppendGroups {
   private readonly waiting = new Map<string, Waiting[]>();
 
   /**
-   * Appends `body` to the table `key` and answers the version that holds it. `inTurn` runs a function in the
-   * table's write turn; `append` commits one IPC file there and answers its version.
+   * Appends to the table `key` and answers the version that holds the body. `inTurn` runs a function in the table's
+   * write turn; `commit` commits a group there.
    */
-  append(key: string, body: ArrowBody, inTurn: (run: () => Promise<void>) => Promise<void>, append: (file: Buffer) => Promise<number>): Promise<number> {
+  append(key: string, appending: Appending, inTurn: (run: () => Promise<void>) => Promise<void>, commit: GroupCommit): Promise<number> {
     return new Promise((resolve, reject) => {
-      const waiting = { body, resolve, reject };
+      const waiting: Waiting = { ...appending, resolve, reject };
       const batch = this.waiting.get(key);
       if (batch) {
         batch.push(waiting);
@@ -88,7 +98,7 @@ export class AppendGroups {
       this.waiting.set(key, started);
       inTurn(async () => {
         if (this.waiting.get(key) === started) this.waiting.delete(key);
-        await commitGroups(started, append);
+        for (const group of groupsOf(started)) await commitGroup(group, commit);
       }).catch((err) => {
         // The turn failed before the batch was committed (the table is gone, say): every append in it fails so.
         if (this.waiting.get(key) === started) this.waiting.delete(key);

@@ -105,6 +105,7 @@ async function letGo(hold: Awaited<ReturnType<typeof holdVersions>> | null) {
 }
 
 async function applyAll(tables: Tables, operations: BatchOperation[], steps: Array<Step<BatchResult>>): Promise<BatchResult[]> {
+  await tables.claimBatch();
   const published = steps.flatMap((step) => (step.publishes ? [step.publishes] : []));
   const hold = published.length > 1 ? await holdVersions(tables.records, published) : null;
   const results: BatchResult[] = [];

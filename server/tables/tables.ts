@@ -5,6 +5,7 @@
  * the catalog; nothing here changes which tables exist.
  */
 import "server-only";
+import { randomUUID } from "node:crypto";
 import { LRUCache } from "lru-cache";
 import { tableFromIPC } from "apache-arrow";
 import { schemaToJson, type JsonSchema } from "@/lib/arrow-schema";
@@ -18,10 +19,12 @@ import type { ArrowBody } from "@/server/lance/arrow-ipc";
 import type { Datasets } from "@/server/lance/datasets";
 import { engineCall, type NativeTable } from "@/server/lance/native";
 import { TableFiles } from "@/server/lance/table-files";
+import { failpoint } from "@/server/failpoints";
 import type { LatestManifest } from "@/server/lance/version-manifest";
 import { countLookup } from "@/server/metrics";
 import type { ObjectStore } from "@/server/storage/object-store";
-import { AppendGroups } from "./append-groups";
+import { AppendGroups, type Appending } from "./append-groups";
+import { EarlierAttempt, currentWrite, lanceOperationsOf, type CommitShape, type WriteLedger, type WriteTicket } from "./write-ledger";
 
 interface TableVersionDescription {
   version: number;
@@ -53,6 +56,8 @@ export class Tables {
     private readonly datasets: Datasets,
     readonly records: ObjectStore,
     private readonly turns: KeyedLock,
+    /** Each write request applied at most once: its claim is made beside the commit's own look at the store. */
+    readonly ledger: WriteLedger,
   ) {}
 
   // ---------------------------------------------------------------- finding a table
@@ -120,15 +125,75 @@ export class Tables {
 
   /**
    * Appends `body` to a branch of the table with the appends that arrive while a write to it runs: the group shares
-   * one turn, and each commit in it checks on its own whether the table is still there (unlessDropped).
+   * one turn and one commit, which claims each member's request in the ledger beside its look at the directory and
+   * checks on its own whether the table is still there (unlessDropped).
    */
   append(entry: TableEntry, branch: string, body: ArrowBody, commit: (file: Buffer, stamp: string) => Promise<number>): Promise<number> {
     return this.appends.append(
       `${entry.location}@${branch}`,
-      body,
+      { body, ticket: currentWrite.getStore() },
       (run) => this.turnOf(entry, run),
-      (file) => this.unlessDropped(entry, (stamp) => commit(file, stamp)),
+      (members, file) =>
+        this.unlessDropped(entry, async (stamp) => (members.some((m) => m.refused === undefined) ? commit(file(), stamp) : 0), {
+          claim: () => this.claimGroup(entry, branch, members),
+        }),
     );
+  }
+
+  /**
+   * Claims the requests of a group of appends for one commit; a member whose request is already in the ledger is
+   * refused (its `refused` set) and left out of the commit. The rows the commit adds lie between a member's own and
+   * the whole group's.
+   */
+  private async claimGroup(entry: TableEntry, branch: string, members: Appending[]): Promise<WriteTicket[]> {
+    const tickets = members.filter((m) => m.ticket);
+    if (tickets.length === 0) return [];
+    const total = members.reduce((sum, m) => sum + m.body.rows, 0);
+    const seen = tickets.map((m) => m.ticket!.seen);
+    const base = await this.shapeBase(entry, branch, seen.includes(null) ? null : Math.min(...(seen as number[])));
+    const commit = randomUUID();
+    const claims = await Promise.allSettled(
+      tickets.map(async (m) => {
+        const ticket = m.ticket!;
+        // A member of a group whose joined commit the engine refused commits again alone, under a claim of its own.
+        if (ticket.claimed) await this.ledger.release(ticket);
+        await this.ledger.claim(ticket, { ...base, operations: ["Append"], rows: { min: m.body.rows, max: total }, commit });
+      }),
+    );
+    claims.forEach((claim, i) => {
+      if (claim.status === "rejected" && claim.reason instanceof EarlierAttempt) tickets[i].refused = claim.reason;
+    });
+    // A claim the store did not take leaves the group uncommitted: the others' claims name a commit that never comes.
+    const failed = claims.find((c): c is PromiseRejectedResult => c.status === "rejected" && !(c.reason instanceof EarlierAttempt));
+    if (failed) throw failed.reason;
+    return tickets.filter((m) => m.refused === undefined).map((m) => m.ticket!);
+  }
+
+  /**
+   * Where a commit to a branch goes and the version it builds on, as a claim states it: the latest version the write
+   * saw of main before it (`seen`), or else the one a listing finds now.
+   */
+  private async shapeBase(entry: TableEntry, branch: string | null | undefined, seen: number | null) {
+    const files = this.filesOf(entry);
+    const onMain = !branch || branch === "main";
+    const directory = files.directoryOf(onMain ? undefined : branch);
+    const after = onMain && seen !== null ? seen : ((await files.latestManifest(directory))?.version ?? 0);
+    return { location: entry.location, directory, branch: onMain ? null : branch, after };
+  }
+
+  /** Claims the current request's write (where the ledger covers it) for the commit about to run. */
+  private async claimCurrent(entry: TableEntry, extra: Partial<CommitShape> = {}): Promise<WriteTicket[]> {
+    const ticket = currentWrite.getStore();
+    if (!ticket || ticket.claimed) return [];
+    await this.ledger.claim(ticket, await this.shapeOf(entry, ticket, extra));
+    return [ticket];
+  }
+
+  private async shapeOf(entry: TableEntry, ticket: WriteTicket, extra: Partial<CommitShape>): Promise<CommitShape> {
+    const { operation, rows, branch } = ticket.request;
+    // A body's rows are what an overwrite or a first write (which creates the table) writes.
+    const written = rows === null ? {} : { rows: { min: rows, max: rows } };
+    return { ...(await this.shapeBase(entry, branch, ticket.seen)), operations: lanceOperationsOf(operation), ...written, commit: randomUUID(), ...extra };
   }
 
   /** The newest version in the table's `_versions/` listing, with a batch's holds; null for a table without one. */
@@ -185,10 +250,18 @@ export class Tables {
    * has just read a file inside the directory and writes without the engine (a manifest written whole) needs neither
    * the stamp nor the look at the directory it costs.
    */
-  async unlessDropped<T>(entry: TableEntry, write: (stamp: string) => Promise<T>, { directorySeen = false } = {}): Promise<T> {
-    const stamp = directorySeen ? "" : await this.datasets.directoryStamp(entry.location);
+  async unlessDropped<T>(
+    entry: TableEntry,
+    write: (stamp: string) => Promise<T>,
+    { directorySeen = false, claim = () => this.claimCurrent(entry) }: { directorySeen?: boolean; claim?: () => Promise<WriteTicket[]> } = {},
+  ): Promise<T> {
+    // The requests' claims in the ledger are written beside the look at the directory, a round trip the write makes anyway.
+    const [stamp, claimed] = await Promise.all([directorySeen ? "" : this.datasets.directoryStamp(entry.location), claim()]);
     if (stamp === null) throw gone(entry);
+    claimed.forEach((ticket) => (ticket.commitStarted = true));
     const result = await this.writeOrGone(entry, () => write(stamp));
+    failpoint("kill-after-commit", entry.objectId);
+    claimed.forEach((ticket) => (ticket.landed = true));
     if ((await this.afterWrite(entry)) !== "catalogued") throw gone(entry);
     return result;
   }
@@ -200,9 +273,37 @@ export class Tables {
    * catalog after the write then need not come before the answer: `settle` makes it (and removes what the write
    * left, if the table was dropped) beside the caller's last round trip, and says what it found.
    */
-  async commitBeforeDrops<T>(entry: TableEntry, write: () => Promise<T>): Promise<{ result: T; settle: () => Promise<WriteOutcome> }> {
-    const result = await this.turnOf(entry, () => this.writeOrGone(entry, write));
+  async commitBeforeDrops<T>(
+    entry: TableEntry,
+    write: () => Promise<T>,
+    shape: Partial<CommitShape>,
+  ): Promise<{ result: T; settle: () => Promise<WriteOutcome> }> {
+    const claimed: WriteTicket[] = [];
+    const result = await this.turnOf(entry, async () => {
+      claimed.push(...(await this.claimCurrent(entry, shape)));
+      claimed.forEach((ticket) => (ticket.commitStarted = true));
+      return this.writeOrGone(entry, write);
+    });
+    claimed.forEach((ticket) => (ticket.landed = true));
     return { result, settle: () => this.afterWrite(entry) };
+  }
+
+  /** Claims the current request's write as a whole before a batch applies it: its outcome is not one table's to read. */
+  claimBatch(): Promise<void> {
+    const ticket = currentWrite.getStore();
+    if (!ticket || ticket.claimed) return Promise.resolve();
+    const shape: CommitShape = {
+      location: "",
+      directory: "",
+      branch: null,
+      after: 0,
+      operations: null,
+      commit: randomUUID(),
+      undecidable: "a batch changes several tables, and whether an interrupted one was applied is not read from any one table's history",
+    };
+    return this.ledger.claim(ticket, shape).then(() => {
+      ticket.commitStarted = true;
+    });
   }
 
   /** Runs a write; when it fails because the table was dropped or moved under it, the failure says so. */
@@ -295,7 +396,12 @@ export class Tables {
 
   /** The table's own Lance files, for the operations that work on them beside the engine. */
   filesOf(entry: TableEntry): TableFiles {
-    return new TableFiles(this.records, this.datasets.root, entry.location, () => this.datasets.forget(entry.location));
+    return this.filesAt(entry.location);
+  }
+
+  /** The files of the table at a location (a claim in the write ledger names its table so). */
+  filesAt(location: string): TableFiles {
+    return new TableFiles(this.records, this.datasets.root, location, () => this.datasets.forget(location));
   }
 
   async requireData(entry: TableEntry, what: string) {

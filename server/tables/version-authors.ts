@@ -1,8 +1,11 @@
 /**
- * Who made each version of a managed table: the tables's own record of every commit it authorised, one small object
- * per version at `.quiver/versions/<table location>/<branch>/<version>.json`. The store's manifests stay the truth
- * of which versions exist (a writer that bypasses the tables adds versions without a record); a record only says
- * who committed a version, with which operation, and is believed only for a manifest written about when it was.
+ * Who made each version of a table: the tables's own record of every commit it answered, one small object per
+ * version at `.quiver/versions/<table location>/<branch>/<version>.json`, naming the commit (the write ledger's
+ * id for it, shared by a group of appends committed as one version). The store's manifests stay the truth of
+ * which versions exist (a writer that bypasses the tables adds versions without a record); a record says who
+ * committed a version, with which operation, and is believed only for a manifest written about when it was. The
+ * console shows the authors of a managed table's versions; the write ledger reads every table's records to tell
+ * which versions a stopped write could have made (write-history.ts).
  */
 import "server-only";
 import { z } from "zod";
@@ -15,7 +18,7 @@ import type { Tables } from "./tables";
 /** A record and the manifest it names are written by one commit, seconds apart at most; clocks of instances differ a little. */
 const SAME_COMMIT_MS = 10 * 60_000;
 
-const record = versionAuthor.extend({ version: z.number().int(), branch: z.string().nullable() });
+const record = versionAuthor.extend({ version: z.number().int(), branch: z.string().nullable(), commit: z.string().optional() });
 type AuthorRecord = z.output<typeof record>;
 
 const tablePrefix = (location: string) => `.quiver/versions/${location}/`;
@@ -35,18 +38,18 @@ export function rowsChanged(answer: Record<string, unknown>): string {
   return counts.map(([what, n], i) => (i === 0 ? `${n} ${n === 1 ? "row" : "rows"} ${what}` : `${n} ${what}`)).join(", ");
 }
 
-/** A version a call committed, on a table it names. */
+/** A version a call committed, on a table it names; `commit` is the write ledger's id for the commit. */
 export interface Commit {
   table: string[];
   version: number;
   branch?: string;
   detail?: string;
+  commit?: string;
 }
 
 /**
- * Records who committed the versions a call made, for the tables among them whose versions the tables manages
- * (other tables keep no record), and counts every commit in the metrics. A record never replaces another: the
- * first commit of a version is the one that made it.
+ * Records who committed the versions a call made, and counts every commit in the metrics. A record never replaces
+ * another: the first commit of a version is the one that made it.
  */
 export async function recordCommits(tables: Tables, commits: Commit[], principal: VersionAuthor["principal"], operation: string) {
   await Promise.all(
@@ -54,7 +57,6 @@ export async function recordCommits(tables: Tables, commits: Commit[], principal
       const entry = await tables.knownEntry(c.table);
       const managed = isManagedVersioning(entry.properties);
       metrics.commits.inc({ operation, managed: String(managed) });
-      if (!managed) return;
       const body: AuthorRecord = {
         version: c.version,
         branch: c.branch || null,
@@ -62,6 +64,7 @@ export async function recordCommits(tables: Tables, commits: Commit[], principal
         operation,
         detail: c.detail ?? null,
         time: new Date().toISOString(),
+        ...(c.commit ? { commit: c.commit } : {}),
       };
       await tables.records.putIfAbsent(recordKey(entry.location, c.branch, c.version), JSON.stringify(body));
     }),
@@ -76,7 +79,7 @@ const COMPACTION_OPERATIONS = new Set(["ReserveFragments", "Rewrite"]);
  * whose transaction is a compaction's (users' writes committed meanwhile keep their own records).
  */
 export async function recordCompaction(tables: Tables, entry: TableEntry, before: number, after: number, job: { id: string; requestedBy: string }) {
-  if (!isManagedVersioning(entry.properties) || after <= before) return;
+  if (after <= before) return;
   const files = tables.filesOf(entry);
   const { sources } = await files.versions(entry.location);
   const made: Commit[] = [];
@@ -116,9 +119,25 @@ export async function authorsOf(
   return found;
 }
 
+/** The commits recorded for a branch's versions above `after`, by version. */
+export async function commitsRecorded(store: ObjectStore, location: string, branch: string | null, after: number): Promise<Map<number, string | null>> {
+  const prefix = branchPrefix(location, branch ?? undefined);
+  const versions = (await store.list(prefix))
+    .map((key) => Number(/^(\d+)\.json$/.exec(key.slice(prefix.length))?.[1]))
+    .filter((version) => Number.isInteger(version) && version > after);
+  const found = new Map<number, string | null>();
+  await Promise.all(
+    versions.map(async (version) => {
+      const body = await store.get(recordKey(location, branch ?? undefined, version));
+      const parsed = body ? record.safeParse(JSON.parse(body.toString("utf8"))) : null;
+      found.set(version, parsed?.success ? (parsed.data.commit ?? null) : null);
+    }),
+  );
+  return found;
+}
+
 /** Removes the records of a branch's versions that no longer exist (after cleanup or a deletion of versions). */
 export async function pruneAuthors(store: ObjectStore, entry: TableEntry, branch: string | undefined, existing: ReadonlySet<number>) {
-  if (!isManagedVersioning(entry.properties)) return 0;
   const prefix = branchPrefix(entry.location, branch);
   const keys = await store.list(prefix);
   const gone = keys.filter((key) => {
@@ -131,5 +150,5 @@ export async function pruneAuthors(store: ObjectStore, entry: TableEntry, branch
 
 /** Forgets every record of a dropped table. */
 export async function forgetAuthors(store: ObjectStore, entry: TableEntry) {
-  if (isManagedVersioning(entry.properties)) await store.deletePrefix(tablePrefix(entry.location));
+  await store.deletePrefix(tablePrefix(entry.location));
 }

@@ -225,8 +225,12 @@ export async function tableVersionStep(
   const removeStaged = () => (removal ??= files.remove(staged));
   const publish = async () => {
     const commit = await files.commitManifest(directory, request.version, isV2, content);
-    if (!commit.written) throw taken();
-    return commit;
+    if (commit.written) return commit;
+    // The store may have written it on a first try whose answer was lost, and refused the client's second try: then
+    // the manifest there is this one, and the version this commit's.
+    const there = await files.read(commit.key);
+    if (there?.equals(content)) return { ...commit, written: (await files.head(commit.key)) ?? { etag: "", size: content.length } };
+    throw taken();
   };
   const answer = async ({ key, written }: Awaited<ReturnType<typeof publish>>) => {
     const info = written!.etag ? written! : await files.head(key);
@@ -239,7 +243,7 @@ export async function tableVersionStep(
     // Reading the staged manifest showed the table's directory there: the write needs no other look at it.
     apply: async () => answer(await tables.commitTo(entry, publish, { directorySeen: true })),
     applyBeforeDrops: async () => {
-      const { result, settle } = await tables.commitBeforeDrops(entry, publish);
+      const { result, settle } = await tables.commitBeforeDrops(entry, publish, { operations: null, version: { number: request.version, staged } });
       const created = await answer(result);
       const tidy = async (recorded: Promise<unknown>) => {
         // The version is committed: a staged file left behind costs space, not a wrong answer.

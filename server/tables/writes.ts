@@ -3,6 +3,7 @@
  * restore. Each commits one version (or none for an empty batch) and answers it.
  */
 import "server-only";
+import type { Schema } from "apache-arrow";
 import { normalizeDataType } from "@/lib/arrow-schema";
 import { formatFieldPath } from "@/lib/field-path";
 import { QuiverError, fromArrowWriteError, invalidInput, unsupported } from "@/server/errors";
@@ -15,6 +16,7 @@ import type { NativeTable } from "@/server/lance/native";
 import { existingColumn, requestedFieldPath, resolveField } from "./fields";
 import { schemaMetadataCommit, schemaMetadataOf } from "@/server/lance/schema-metadata-commit";
 import type { Tables } from "./tables";
+import { currentWrite } from "./write-ledger";
 import { deletesBySource, mergeProblem, updatesMatched, type MergeChoices } from "@/lib/merge-insert";
 
 /**
@@ -24,6 +26,9 @@ import { deletesBySource, mergeProblem, updatesMatched, type MergeChoices } from
  */
 async function writeTarget(tables: Tables, id: Id, body: ArrowBody): Promise<{ entry: TableEntry } & ({ table: NativeTable } | { created: number })> {
   const { entry, value: latest } = await tables.resolveWith(id, (e) => tables.latestManifest(e));
+  // What the write commits lies above the version it found: its claim in the ledger says so, at no further look.
+  const ticket = currentWrite.getStore();
+  if (ticket) ticket.seen = latest?.version ?? 0;
   if (latest === null) {
     const created = await tables.writeFirstVersion(entry, body);
     if (created !== null) return { entry, created };
@@ -176,9 +181,19 @@ export async function updateFieldMetadata(tables: Tables, id: Id, updates: Field
   const paths = updates.map((u, i) => existingColumn(schema.fields, u.path, `updates[${i}]`, entry.objectId));
   const native = updates.map((u, i) => ({ path: formatFieldPath(paths[i]), metadata: u.metadata, replace: u.replace ?? false }));
   const result = await tables.commitTo(entry, () => engineCall("update field metadata", () => table.updateFieldMetadata(native)));
-  const after = await tables.schemaOf(table);
-  const fields = Object.fromEntries(updates.map((u, i) => [u.path, Object.fromEntries(resolveField(after.fields, paths[i])?.metadata ?? [])]));
-  return { version: result.version, fields };
+  return { version: result.version, fields: metadataOf(await tables.schemaOf(table), updates, paths) };
+}
+
+/** Each updated field's metadata in a schema. */
+const metadataOf = (schema: Schema, updates: Array<{ path: string }>, paths: string[][]) =>
+  Object.fromEntries(updates.map((u, i) => [u.path, Object.fromEntries(resolveField(schema.fields, paths[i])?.metadata ?? [])]));
+
+/** What UpdateFieldMetadata answered for a version it made: each field's metadata at that version. */
+export async function fieldMetadataAt(tables: Tables, id: Id, updates: Array<{ path: string }>, version: number, branch?: string) {
+  const { entry, table } = await tables.dataAt(id, "have field metadata read", { version, branch });
+  const schema = await tables.schemaOf(table);
+  const paths = updates.map((u, i) => existingColumn(schema.fields, u.path, `updates[${i}]`, entry.objectId));
+  return { version, fields: metadataOf(schema, updates, paths) };
 }
 
 /** Tries before a schema metadata change gives up on writers that keep committing first. */
@@ -224,7 +239,9 @@ export async function updateSchemaMetadata(tables: Tables, id: Id, changes: Reco
       if (!manifest) continue;
       const next = parsed(() => schemaMetadataCommit(manifest, changes));
       if (next.transactionFile) await files.create(`${directory}/_transactions/${next.transactionFile}`, next.transaction);
-      if ((await files.commitManifest(directory, next.version, true, next.manifest)).written) {
+      const commit = await files.commitManifest(directory, next.version, true, next.manifest);
+      // A manifest there that is this one was written by a first try whose answer the store client lost.
+      if (commit.written || (await files.read(commit.key))?.equals(next.manifest)) {
         await files.hintLatest(directory, next.version);
         return { metadata: next.metadata, version: next.version };
       }

@@ -55,6 +55,7 @@ export const batchRoutes = [
   route({
     ...ops.BatchCreateTableVersions,
     access: { need: "editor", on: "tables-in-body" },
+    once: { scope: "batch" },
     handler: async (ctx) => {
       const operations = ctx.body.entries.map((e, i): BatchOperation => ({
         kind: "create_table_version",
@@ -68,6 +69,7 @@ export const batchRoutes = [
   route({
     ...ops.BatchCommitTables,
     access: { need: "editor", on: "tables-in-body" },
+    once: { scope: "batch" },
     handler: async (ctx) => {
       const requested = ctx.body.operations;
       const operations = requested.map((op, i) => batchOperation(op, `body.operations[${i}]`));

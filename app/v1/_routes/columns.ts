@@ -1,7 +1,10 @@
 /** Schema evolution: add, alter and drop columns, field metadata and the schema's metadata. */
 import { json, route } from "@/server/http/route";
-import { addColumns, dropColumns, alterColumns, updateFieldMetadata, updateSchemaMetadata } from "@/server/tables/writes";
+import { addColumns, dropColumns, alterColumns, fieldMetadataAt, updateFieldMetadata, updateSchemaMetadata } from "@/server/tables/writes";
 import { columnOperations as ops } from "@/lib/contract/operations/columns";
+
+/** A column change applied once per request; one decided from the table's history answers its version. */
+const once = { scope: "table", decided: async ({ version }: { version: number }) => json({ version }) } as const;
 
 export const columnRoutes = [
   route({
@@ -9,12 +12,14 @@ export const columnRoutes = [
     access: { need: "editor", on: "table" },
     heavy: true,
     commits: true,
+    once,
     handler: async ({ id, body, tables }) => json(await addColumns(tables, id, body.new_columns, body.branch ?? undefined)),
   }),
   route({
     ...ops.AlterTableDropColumns,
     access: { need: "editor", on: "table" },
     commits: true,
+    once,
     handler: async ({ id, body, tables }) => json(await dropColumns(tables, id, body.columns, body.branch ?? undefined)),
   }),
   route({
@@ -22,6 +27,7 @@ export const columnRoutes = [
     access: { need: "editor", on: "table" },
     heavy: true,
     commits: true,
+    once,
     handler: async ({ id, body, tables }) => {
       const alterations = body.alterations.map((a) => ({
         path: a.path,
@@ -37,6 +43,10 @@ export const columnRoutes = [
     ...ops.UpdateFieldMetadata,
     access: { need: "editor", on: "table" },
     commits: true,
+    once: {
+      scope: "table",
+      decided: async ({ version }, { id, body, tables }) => json(await fieldMetadataAt(tables, id, body.updates, version, body.branch ?? undefined)),
+    },
     handler: async ({ id, body, tables }) =>
       json(
         await updateFieldMetadata(

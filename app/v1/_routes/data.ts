@@ -28,6 +28,7 @@ export const dataRoutes = [
     access: { need: "editor", on: "table" },
     // Appending no rows commits nothing; overwriting with none commits an empty version.
     commits: (answer, query) => answer.num_inserted_rows > 0 || query.mode === "overwrite",
+    once: { scope: "table", sameBody: true, decided: async ({ version, counts }) => json({ version, num_inserted_rows: counts.inserted }) },
     handler: async ({ id, query, body, tables }) => {
       const mode = query.mode ?? "append";
       return json(await insertRecords(tables, id, body, mode, query.branch || undefined));
@@ -38,6 +39,12 @@ export const dataRoutes = [
     access: { need: "editor", on: "table" },
     // A merge that could change nothing is not attempted.
     commits: (answer) => answer.num_attempts !== 0,
+    once: {
+      scope: "table",
+      sameBody: true,
+      decided: async ({ version, counts }) =>
+        json({ version, num_inserted_rows: counts.inserted, num_updated_rows: counts.updated, num_deleted_rows: counts.deleted, num_attempts: 1 }),
+    },
     handler: async ({ id, query, body, tables }) => {
       const on = query.on === undefined ? [] : Array.isArray(query.on) ? query.on : [query.on];
       let timeoutMs: number | undefined;
@@ -98,6 +105,7 @@ export const dataRoutes = [
     access: { need: "editor", on: "table" },
     heavy: true,
     commits: true,
+    once: { scope: "table", decided: async ({ version, counts }) => json({ version, updated_rows: counts.updated, rows_updated: counts.updated }) },
     handler: async ({ id, body, tables }) => json(await updateRows(tables, id, body.predicate ?? undefined, body.updates, body.branch ?? undefined)),
   }),
   route({
@@ -105,6 +113,7 @@ export const dataRoutes = [
     access: { need: "editor", on: "table" },
     heavy: true,
     commits: true,
+    once: { scope: "table", decided: async ({ version, counts }) => json({ version, num_deleted_rows: counts.deleted }) },
     handler: async ({ id, body, tables }) => json(await deleteRows(tables, id, body.predicate, body.branch ?? undefined)),
   }),
   route({

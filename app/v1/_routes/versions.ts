@@ -57,6 +57,10 @@ export const versionRoutes = [
   route({
     ...ops.CreateTableVersion,
     access: { need: "editor", on: "table" },
+    once: {
+      scope: "table",
+      decided: async ({ version }, { id, body, tables }) => json(await describeTableVersion(tables, id, { version, branch: body.branch ?? undefined })),
+    },
     handler: async ({ id, body, tables, auditDetail, committed, alongside }) => {
       const { created, what, tidy } = await createTableVersion(tables, id, newTableVersion(body));
       auditDetail(what);
@@ -119,6 +123,7 @@ export const versionRoutes = [
     ...ops.RestoreTable,
     access: { need: "editor", on: "table" },
     commits: true,
+    once: { scope: "table", decided: async ({ version }) => json({ version }) },
     handler: async ({ id, body, tables }) => json(await restoreVersion(tables, id, body.version, body.branch ?? undefined)),
   }),
   route({

@@ -1,0 +1,100 @@
+/**
+ * Whether a write whose instance stopped before answering committed, and at which version, read from the table's
+ * history. Its claim says what the commit would look like: the version it builds on, the Lance operations its
+ * transaction may record and, for appends, how many rows it adds. Every commit Quiver answers leaves a version
+ * record naming the commit (version-authors.ts), so the versions above the claim's that no record names are the
+ * ones to look at: exactly one of them looking like the claimed commit is it, none means it did not land, and more
+ * than one cannot be told apart (the request is then answered so, never committed twice). A version that looks like
+ * it but is younger than a lease may be another instance's commit whose record is still being written: the
+ * decision waits for it.
+ */
+import "server-only";
+import { config } from "@/server/config";
+import { fragmentsIn } from "@/server/lance/version-changes";
+import type { ManifestSource, TableFiles } from "@/server/lance/table-files";
+import type { ObjectStore } from "@/server/storage/object-store";
+import { commitsRecorded } from "./version-authors";
+import type { ClaimRecord, Decided, Verdict } from "./write-ledger";
+
+/** Lance's operations that only Quiver's maintenance and index builds commit, never a write of a request. */
+const NOT_A_WRITE = new Set(["ReserveFragments", "Rewrite", "CreateIndex"]);
+
+/** What the history is read through: the store of the records, and a table's own files by its location. */
+export interface History {
+  records: ObjectStore;
+  filesAt(location: string): TableFiles;
+}
+
+/** Rows a version held, rows written into fragments it added, from its manifest and the previous one's. */
+async function rowCounts(files: TableFiles, sources: Map<number, ManifestSource>, version: number) {
+  const read = async (v: number) => {
+    const source = sources.get(v);
+    if (!source) return null;
+    const { file, summary } = await files.manifest(v, source);
+    const content = await files.read(file.key);
+    return { rows: Number(summary.metadata.total_rows ?? 0), fragments: content ? fragmentsIn(content) : [] };
+  };
+  const [before, after] = await Promise.all([read(version - 1), read(version)]);
+  const old = new Set((before?.fragments ?? []).map((f) => f.id));
+  const written = (after?.fragments ?? []).filter((f) => !old.has(f.id)).reduce((sum, f) => sum + f.liveRows, 0);
+  return { before: before?.rows ?? 0, after: after?.rows ?? 0, written };
+}
+
+/** What a write's answer counts, as the manifests around the version it made tell it. */
+async function countsOf(files: TableFiles, sources: Map<number, ManifestSource>, version: number, claim: ClaimRecord): Promise<Decided["counts"]> {
+  if (claim.operation === "InsertIntoTable" || claim.operation === "CreateTable") return { inserted: claim.rows ?? 0, updated: 0, deleted: 0 };
+  const { before, after, written } = await rowCounts(files, sources, version);
+  if (claim.operation === "DeleteFromTable") return { inserted: 0, updated: 0, deleted: Math.max(0, before - after) };
+  if (claim.operation === "UpdateTable") return { inserted: 0, updated: written, deleted: 0 };
+  if (claim.operation === "MergeInsertIntoTable") {
+    const inserted = Math.max(0, after - before);
+    return { inserted, updated: Math.max(0, written - inserted), deleted: Math.max(0, before + inserted - after) };
+  }
+  return { inserted: 0, updated: 0, deleted: 0 };
+}
+
+export async function decideFromHistory(history: History, claim: ClaimRecord): Promise<Verdict> {
+  const { shape } = claim;
+  if (shape.undecidable) return { undecidable: shape.undecidable };
+  const files = history.filesAt(shape.location);
+  const { sources } = await files.versions(shape.directory);
+  const landed = async (version: number): Promise<Verdict> => ({ landed: { version, counts: await countsOf(files, sources, version, claim) } });
+  const recorded = await commitsRecorded(history.records, shape.location, shape.branch, shape.after);
+  for (const [version, commit] of recorded) if (commit === shape.commit && sources.has(version)) return landed(version);
+
+  if (shape.version) {
+    // A named version: it is this commit's if its manifest is the one the commit published.
+    const source = sources.get(shape.version.number);
+    if (!source) return { landed: null };
+    if (recorded.has(shape.version.number)) return { landed: null };
+    const [published, staged] = await Promise.all([
+      files.read((await files.manifest(shape.version.number, source)).file.key),
+      files.read(shape.version.staged),
+    ]);
+    if (published && staged) return published.equals(staged) ? landed(shape.version.number) : { landed: null };
+    return { undecidable: `version ${shape.version.number} exists, and the manifest the write staged is gone, so whose it is cannot be read` };
+  }
+
+  const unrecorded = [...sources.keys()].filter((v) => v > shape.after && !recorded.has(v)).sort((a, b) => a - b);
+  const alike: Array<{ version: number; time: number }> = [];
+  for (const version of unrecorded) {
+    const source = sources.get(version)!;
+    const made = await files.manifest(version, source);
+    const done = await files.operation(version, source, made, sources.get(version - 1));
+    if (!done) {
+      alike.push({ version, time: made.summary.timestampMillis });
+      continue;
+    }
+    if (NOT_A_WRITE.has(done.operation)) continue;
+    if (shape.operations && !shape.operations.includes(done.operation)) continue;
+    if (shape.rows && done.rows !== undefined && (done.rows < shape.rows.min || done.rows > shape.rows.max)) continue;
+    alike.push({ version, time: made.summary.timestampMillis });
+  }
+  if (alike.length === 0) return { landed: null };
+  const young = alike.filter((v) => v.time > Date.now() - 2 * config.writeLeaseMs);
+  if (young.length) return { wait: `version ${young[0].version} was committed moments ago and its record may still be coming` };
+  if (alike.length === 1) return landed(alike[0].version);
+  return {
+    undecidable: `versions ${alike.map((v) => v.version).join(", ")} each look like the write's commit, and none names it; look at the table's versions before sending the write again under a new request id`,
+  };
+}

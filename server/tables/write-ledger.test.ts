@@ -1,0 +1,146 @@
+/**
+ * The write ledger's records on a real local store: claims, answers, decisions of a stopped attempt, same-body
+ * markers and the sweep. The history a decision reads is the integration tests' (test/client-retries.test.ts); here
+ * it is a function that counts its calls.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ObjectStore } from "@/server/storage/object-store";
+import type { CommitShape, Verdict, WriteLedger, WriteRequest, WriteTicket } from "./write-ledger";
+
+let dir: string;
+let store: ObjectStore;
+let ledger: typeof import("./write-ledger");
+let decisions: Array<{ attempt: string }> = [];
+let verdict: Verdict = { landed: null };
+let subject: WriteLedger;
+
+const shape: CommitShape = { location: "t.lance", directory: "t.lance", branch: null, after: 1, operations: ["Append"], commit: "c" };
+const request = (key: string, more: Partial<WriteRequest> = {}): WriteRequest => ({
+  key,
+  requestId: key,
+  fingerprint: "f",
+  sameBody: null,
+  operation: "InsertIntoTable",
+  rows: 5,
+  branch: null,
+  ...more,
+});
+/** Every ticket made, to end the leases of those still claimed before the sweep. */
+const tickets: WriteTicket[] = [];
+const ticket = (key: string, more: Partial<WriteRequest> = {}): WriteTicket => {
+  const made = new ledger.WriteTicket(request(key, more));
+  tickets.push(made);
+  return made;
+};
+
+beforeAll(async () => {
+  process.env.QUIVER_IDEMPOTENCY_WINDOW = "3s";
+  process.env.QUIVER_WRITE_LEASE = "300ms";
+  dir = mkdtempSync(path.join(os.tmpdir(), "quiver-ledger-"));
+  const { openStore } = await import("@/server/storage/stores");
+  const { parseRoot } = await import("@/server/storage/root");
+  store = openStore(parseRoot(dir), {});
+  ledger = await import("./write-ledger");
+  subject = new ledger.WriteLedger(store, async (claim) => {
+    decisions.push({ attempt: claim.attempt });
+    return verdict;
+  });
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("the write ledger", () => {
+  it("holds a request's key for its first attempt: a repeat is refused at the claim and answered with the first's answer", async () => {
+    const first = ticket("k1");
+    await subject.claim(first, shape);
+    await expect(subject.claim(ticket("k1"), shape)).rejects.toBeInstanceOf(ledger.EarlierAttempt);
+    await subject.finish(first, { outcome: "committed", status: 200, body: { version: 2 } });
+    expect(await subject.settle("k1", "f")).toEqual({ kind: "committed", status: 200, body: { version: 2 } });
+    expect(await subject.settle("k1", "another")).toEqual({ kind: "different-request" });
+  });
+
+  it("gives a key up when its attempt committed nothing: the next attempt claims it", async () => {
+    const first = ticket("k2");
+    await subject.claim(first, shape);
+    await subject.finish(first, { outcome: "not-committed" });
+    expect(await subject.settle("k2", "f")).toEqual({ kind: "free", next: 1 });
+    await subject.claim(ticket("k2"), shape);
+  });
+
+  it("makes a repeat in the same process wait for the attempt under way, then answers with it", async () => {
+    const first = ticket("k3");
+    await subject.claim(first, shape);
+    const settling = subject.settle("k3", "f");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await subject.finish(first, { outcome: "committed", status: 200, body: { version: 7 } });
+    expect(await settling).toMatchObject({ kind: "committed", body: { version: 7 } });
+  });
+
+  it("decides once, from the history, an attempt whose instance went quiet, and keeps the decision", async () => {
+    // Another process's attempt: a claim written and never answered.
+    const claim = {
+      attempt: "a-stopped",
+      n: 1,
+      instance: "gone",
+      time: new Date().toISOString(),
+      fingerprint: "f",
+      operation: "InsertIntoTable",
+      rows: 5,
+      shape,
+    };
+    await store.putIfAbsent(".quiver/requests/k4/1.claim", JSON.stringify(claim));
+    decisions = [];
+    verdict = { landed: { version: 3, counts: { inserted: 5, updated: 0, deleted: 0 } } };
+    const started = Date.now();
+    expect(await subject.settle("k4", "f")).toEqual({ kind: "decided", decided: { version: 3, counts: { inserted: 5, updated: 0, deleted: 0 } } });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+    expect(decisions).toEqual([{ attempt: "a-stopped" }]);
+    expect(await subject.settle("k4", "f")).toMatchObject({ kind: "decided" });
+    expect(decisions).toHaveLength(1);
+  });
+
+  it("frees the key of a stopped attempt the history says did not land, for an attempt of the next number", async () => {
+    const claim = {
+      attempt: "b-stopped",
+      n: 1,
+      instance: "gone",
+      time: new Date().toISOString(),
+      fingerprint: "f",
+      operation: "InsertIntoTable",
+      rows: 5,
+      shape,
+    };
+    await store.putIfAbsent(".quiver/requests/k5/1.claim", JSON.stringify(claim));
+    verdict = { landed: null };
+    expect(await subject.settle("k5", "f")).toEqual({ kind: "free", next: 2 });
+    const next = ticket("k5");
+    next.attempt = 2;
+    await subject.claim(next, shape);
+  });
+
+  it("names earlier writes of the same body that are still unanswered, and forgets them once answered", async () => {
+    const first = ticket("k6", { sameBody: "same" });
+    await subject.claim(first, shape);
+    const second = ticket("k7", { sameBody: "same" });
+    await expect(subject.claim(second, shape)).rejects.toMatchObject({ keys: ["k6"], sameBody: true });
+    // The second gave its claim up: its key is free.
+    expect(await subject.settle("k7", "f")).toEqual({ kind: "free", next: 1 });
+    await subject.finish(first, { outcome: "committed", status: 200, body: { version: 4 } });
+    for (let i = 0; i < 50 && (await store.list(".quiver/requests/same-body/same/")).length > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    await subject.claim(ticket("k7", { sameBody: "same" }), shape);
+  });
+
+  it("sweeps away the records older than the idempotency window and keeps the rest", async () => {
+    for (const made of tickets) if (made.claimed) await subject.finish(made, { outcome: "committed", status: 200, body: {} });
+    await new Promise((resolve) => setTimeout(resolve, 3100));
+    const recent = ticket("k8");
+    await subject.claim(recent, shape);
+    const swept = await subject.sweep();
+    expect(swept).toBeGreaterThan(0);
+    const left = await store.list(".quiver/requests/");
+    expect(left.filter((key) => !key.startsWith(".quiver/requests/k8/"))).toEqual([]);
+    expect(left).toContain(".quiver/requests/k8/1.claim");
+  });
+});

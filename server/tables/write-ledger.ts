@@ -1,0 +1,458 @@
+/**
+ * The ledger of table writes: each write request is applied at most once, whichever instance dies or whoever
+ * retries. A request is known by who sent it, the table (or batch) it writes and its request id (`Idempotency-Key`,
+ * or `x-request-id`, which LanceDB's clients send on every call and keep across their own retries of most writes).
+ *
+ * Each attempt at a request leaves small records under `.quiver/requests/<key>/`, every one written only where none
+ * exists: `<n>.claim`, written in the table's write turn beside the look the commit makes anyway, before the commit
+ * starts (what the commit will look like in the table's history, so that its outcome can be decided from there);
+ * `<n>.lease-<k>`, written while a long commit runs; and `<n>.answer`, written beside the audit entry before the
+ * answer leaves (the answer itself, for a commit: a repeat is answered with it). An attempt whose instance died
+ * between its commit and its answer leaves a claim alone: once no record has come for a lease's time, whoever
+ * asks decides from the table's history whether the commit landed (write-history.ts) and writes `<n>.decision`.
+ *
+ * LanceDB's 0.39 client retries an insert or a merge-insert that answered 429, 500, 502 or 503 with a new request
+ * id; a load balancer answers 502 when the instance it sent the write to died, possibly after that write committed.
+ * So inserts and merge-inserts also leave a marker under `same-body/<digest of caller, table and body>/`: a write
+ * whose body an earlier attempt sent is, when that attempt's instance died before answering, its retry.
+ */
+import "server-only";
+import { AsyncLocalStorage } from "node:async_hooks";
+import { createHash, randomUUID } from "node:crypto";
+import { config } from "@/server/config";
+import { log } from "@/server/log";
+import type { ObjectStore } from "@/server/storage/object-store";
+
+const PREFIX = ".quiver/requests/";
+const SAME_BODY = `${PREFIX}same-body/`;
+/** This process, as its claims name it. */
+const INSTANCE = randomUUID();
+
+/** What a commit will look like in its table's history, so that a dead attempt's outcome can be read from there. */
+export interface CommitShape {
+  /** The table's location; the directory whose `_versions/` the commit adds to (the table's, or a branch's), and the branch. */
+  location: string;
+  directory: string;
+  branch: string | null;
+  /** The latest version when the claim was made: what the commit makes lies above it. */
+  after: number;
+  /** Lance's operations the commit's transaction may record; null for any a user's write makes. */
+  operations: readonly string[] | null;
+  /** An append of a group of bodies: the rows its version adds lie in this range. */
+  rows?: { min: number; max: number };
+  /** A commit of one named version (CreateTableVersion), and the manifest it publishes. */
+  version?: { number: number; staged: string };
+  /** The commit's identity in the version records: one per group of appends, shared by its members. */
+  commit: string;
+  /** Set when the history cannot tell this commit from others (a batch across tables). */
+  undecidable?: string;
+}
+
+export interface ClaimRecord {
+  attempt: string;
+  n: number;
+  instance: string;
+  time: string;
+  fingerprint: string;
+  operation: string;
+  /** Rows the request's own body holds, for the answer of an insert decided from the history. */
+  rows: number | null;
+  shape: CommitShape;
+}
+
+interface AnswerRecord {
+  attempt: string;
+  outcome: "committed" | "undecided";
+  status?: number;
+  body?: unknown;
+  time: string;
+}
+
+/** A commit decided from the table's history: its version, and what the manifests say its answer counted. */
+export interface Decided {
+  version: number;
+  counts: { inserted: number; updated: number; deleted: number };
+}
+
+interface DecisionRecord {
+  attempt: string;
+  landed: Decided | null;
+  time: string;
+}
+
+/** What the table's history says of a dead attempt's commit. */
+export type Verdict = { landed: Decided } | { landed: null } | { wait: string } | { undecidable: string };
+
+/** One write request as the ledger knows it. */
+export interface WriteRequest {
+  key: string;
+  /** The id the client gave (or the one the server made up), for messages. */
+  requestId: string;
+  /** Digest of the operation, its query and its body: a repeat must ask the same. */
+  fingerprint: string;
+  /** Where writes of the same body by the same caller to the same table are found (inserts and merges), or null. */
+  sameBody: string | null;
+  operation: string;
+  rows: number | null;
+  /** The branch the request writes (null: main). */
+  branch: string | null;
+}
+
+/** The Lance operations a covered operation's commit records; null where it depends on what is asked. */
+const LANCE_OPERATIONS: Record<string, readonly string[]> = {
+  // A first write to a declared table creates it: an Overwrite.
+  InsertIntoTable: ["Append", "Overwrite"],
+  MergeInsertIntoTable: ["Update", "Overwrite"],
+  UpdateTable: ["Update"],
+  DeleteFromTable: ["Delete"],
+  RestoreTable: ["Restore"],
+  AlterTableAddColumns: ["Merge"],
+  AlterTableDropColumns: ["Project"],
+};
+
+export const lanceOperationsOf = (operation: string): readonly string[] | null => LANCE_OPERATIONS[operation] ?? null;
+
+/** What became of a request's earlier attempts. */
+export type Settled =
+  | { kind: "committed"; status: number; body: unknown }
+  | { kind: "decided"; decided: Decided }
+  | { kind: "free"; next: number }
+  | { kind: "running" }
+  | { kind: "undecidable"; reason: string }
+  | { kind: "different-request" };
+
+/**
+ * Thrown at a commit point instead of committing: an earlier attempt holds the request's key (`sameBody` false), or
+ * earlier writes of the same body may be this one (`sameBody` true). The dispatcher settles them and answers.
+ */
+export class EarlierAttempt extends Error {
+  override name = "EarlierAttempt";
+  constructor(
+    readonly keys: string[],
+    readonly sameBody: boolean,
+  ) {
+    super(sameBody ? "earlier writes of the same body are in the ledger" : "the request is already in the ledger");
+  }
+}
+
+/** The request whose write the code below the dispatcher is committing, where the ledger covers it. */
+export const currentWrite = new AsyncLocalStorage<WriteTicket>();
+
+const now = () => Date.now();
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const parse = <T>(body: Buffer | null): T | null => {
+  if (!body) return null;
+  try {
+    return JSON.parse(body.toString("utf8")) as T;
+  } catch {
+    return null;
+  }
+};
+
+/** A request's key: who, which table (or "batch") and which request id, digested into a plain store key. */
+export function requestKey(principal: string, database: string, target: string, requestId: string): string {
+  return createHash("sha256").update(["quiver-write", principal, database, target, requestId].join("\0")).digest("hex").slice(0, 40);
+}
+
+export function sameBodyKey(principal: string, database: string, target: string, fingerprint: string): string {
+  return createHash("sha256").update(["quiver-same-body", principal, database, target, fingerprint].join("\0")).digest("hex").slice(0, 40);
+}
+
+/** One request's part in the ledger: its claim, once made, and the lease it keeps while its commit runs. */
+export class WriteTicket {
+  /** The attempt the next claim makes. */
+  attempt = 1;
+  claimed: { n: number; record: ClaimRecord } | null = null;
+  /** Earlier writes of the same body already settled as not this one. */
+  readonly notThisOne = new Set<string>();
+  /** Set when the request was answered with an earlier attempt's answer: says so, for the audit log. */
+  replayed: string | null = null;
+  /** The claimed attempt's marker among writes of the same body. */
+  marker: string | null = null;
+  /** The latest version the write saw before its commit, where it looked: what it commits lies above it. */
+  seen: number | null = null;
+  /** Set once the commit began: a failure from then on may have left it landed. */
+  commitStarted = false;
+  /** Set once the commit returned: the write landed whatever happens after. */
+  landed = false;
+  private lease: { timer: NodeJS.Timeout; lastRenewal: number; end: () => void } | null = null;
+
+  constructor(readonly request: WriteRequest) {}
+
+  /** Keeps the claimed attempt's lease until `endLease`; answers what settles then, for repeats at this process. */
+  startLease(ledger: WriteLedger, n: number): Promise<void> {
+    let k = 0;
+    let end!: () => void;
+    const ended = new Promise<void>((resolve) => (end = resolve));
+    const timer = setInterval(() => {
+      ledger
+        .renew(this.request.key, n, ++k)
+        .then(() => {
+          if (this.lease) this.lease.lastRenewal = now();
+        })
+        .catch((err: unknown) => log.warn({ err, request_id: this.request.requestId }, "renewing a write's lease failed"));
+    }, config.writeLeaseMs / 3);
+    timer.unref();
+    this.lease = { timer, lastRenewal: now(), end };
+    return ended;
+  }
+
+  /** True when no renewal reached the store for long enough that another instance may have taken the write for dead. */
+  get mayHaveBeenTakenForDead(): boolean {
+    return this.lease !== null && now() - this.lease.lastRenewal > config.writeLeaseMs / 2;
+  }
+
+  endLease() {
+    if (!this.lease) return;
+    clearInterval(this.lease.timer);
+    this.lease.end();
+    this.lease = null;
+  }
+}
+
+interface RequestState {
+  n: number;
+  claim: ClaimRecord | null;
+  answer: AnswerRecord | null;
+  decision: DecisionRecord | null;
+  /** What the listing showed, to tell whether anything came since the last look. */
+  signature: string;
+}
+
+/** How long a repeat waits at most for an earlier attempt that is still under way. */
+const LONGEST_WAIT_MS = 30_000;
+
+export class WriteLedger {
+  /** Requests whose attempt this process is running, by key: settled when the attempt's answer is recorded. */
+  private readonly running = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly store: ObjectStore,
+    /** Reads the table's history for a claim whose attempt ended without saying how. */
+    private readonly decide: (claim: ClaimRecord) => Promise<Verdict>,
+  ) {}
+
+  /**
+   * Claims the ticket's next attempt before its commit. Throws EarlierAttempt when another attempt holds the key, or
+   * when an earlier write of the same body may be this one; the caller then commits nothing.
+   */
+  async claim(ticket: WriteTicket, shape: CommitShape): Promise<void> {
+    if (ticket.claimed) return;
+    const { key, sameBody } = ticket.request;
+    const n = ticket.attempt;
+    const record: ClaimRecord = {
+      attempt: randomUUID(),
+      n,
+      instance: INSTANCE,
+      time: new Date().toISOString(),
+      fingerprint: ticket.request.fingerprint,
+      operation: ticket.request.operation,
+      rows: ticket.request.rows,
+      shape,
+    };
+    const marker = sameBody ? `${SAME_BODY}${sameBody}/${String(now()).padStart(14, "0")}-${key}` : null;
+    const [written, earlier] = await Promise.all([
+      this.store.putIfAbsent(`${PREFIX}${key}/${n}.claim`, JSON.stringify(record)),
+      marker ? this.sameBodyBefore(sameBody!, marker, ticket) : Promise.resolve([]),
+      marker ? this.store.put(marker, "") : undefined,
+    ]);
+    ticket.marker = marker;
+    // A write whose answer was lost and that the store client sent again finds its own claim there.
+    if (!written && (await this.readClaim(key, n))?.attempt !== record.attempt) {
+      if (marker) await this.store.delete(marker);
+      ticket.marker = null;
+      throw new EarlierAttempt([key], false);
+    }
+    ticket.claimed = { n, record };
+    if (earlier.length) {
+      // Settled first; this attempt commits nothing.
+      await this.release(ticket);
+      throw new EarlierAttempt(earlier, true);
+    }
+    const ended = ticket.startLease(this, n);
+    this.running.set(key, ended);
+    void ended.then(() => {
+      if (this.running.get(key) === ended) this.running.delete(key);
+    });
+  }
+
+  /** Keys of writes of the same body that began before the marker and are not yet known to be other writes. */
+  private async sameBodyBefore(sameBody: string, marker: string, ticket: WriteTicket): Promise<string[]> {
+    const prefix = `${SAME_BODY}${sameBody}/`;
+    const oldest = now() - config.idempotencyWindowMs;
+    const names = (await this.store.list(prefix)).map((k) => k.slice(prefix.length));
+    const mine = marker.slice(prefix.length);
+    return names
+      .filter((name) => name < mine && Number(name.slice(0, 14)) >= oldest)
+      .map((name) => name.slice(15))
+      .filter((key) => key !== ticket.request.key && !ticket.notThisOne.has(key));
+  }
+
+  renew(key: string, n: number, k: number) {
+    return this.store.put(`${PREFIX}${key}/${n}.lease-${k}`, "");
+  }
+
+  /**
+   * Records how the ticket's claimed attempt ended: the answer of a commit (or that its outcome is unknown), before the
+   * answer leaves. An attempt that committed nothing gives its claim up, so that the request may be tried again.
+   * Nothing when it claimed nothing (nothing was committed).
+   */
+  async finish(ticket: WriteTicket, ending: { outcome: "committed" | "undecided" | "not-committed"; status?: number; body?: unknown }): Promise<void> {
+    const claimed = ticket.claimed;
+    if (!claimed) return;
+    const { key } = ticket.request;
+    const takenForDead = ticket.mayHaveBeenTakenForDead;
+    try {
+      if (ending.outcome === "not-committed") {
+        await Promise.all([this.store.delete(`${PREFIX}${key}/${claimed.n}.claim`), ticket.marker && this.store.delete(ticket.marker)]);
+        return;
+      }
+      const answer: AnswerRecord = {
+        attempt: claimed.record.attempt,
+        outcome: ending.outcome,
+        status: ending.status,
+        body: ending.body,
+        time: new Date().toISOString(),
+      };
+      await this.store.putIfAbsent(`${PREFIX}${key}/${claimed.n}.answer`, JSON.stringify(answer));
+    } finally {
+      ticket.endLease();
+    }
+    // Answered, the write is no other's retry: later writes of its body need not look at it. (A marker left behind
+    // costs such a write a look at this answer.)
+    if (ticket.marker) void this.store.delete(ticket.marker).catch(() => undefined);
+    if (takenForDead && ending.outcome === "committed") {
+      const decision = parse<DecisionRecord>(await this.store.get(`${PREFIX}${key}/${claimed.n}.decision`));
+      if (decision && decision.landed === null) {
+        log.error(
+          { request_id: ticket.request.requestId, key },
+          "a write committed after another instance, hearing nothing from it for a lease's time, decided that it had not: a retry of it may have committed it again",
+        );
+      }
+    }
+  }
+
+  /** Gives up the ticket's claimed attempt before its commit began: it committed nothing, and the next attempt may. */
+  async release(ticket: WriteTicket): Promise<void> {
+    await this.finish(ticket, { outcome: "not-committed" });
+    ticket.claimed = null;
+    ticket.marker = null;
+    ticket.commitStarted = false;
+  }
+
+  /** Answers a request with the outcome of another (an earlier write of the same body), recorded as its own. */
+  async adopt(ticket: WriteTicket, settled: { status: number; body: unknown }): Promise<void> {
+    const { key, fingerprint, operation, rows } = ticket.request;
+    const n = ticket.attempt;
+    const attempt = randomUUID();
+    const claim: ClaimRecord = {
+      attempt,
+      n,
+      instance: INSTANCE,
+      time: new Date().toISOString(),
+      fingerprint,
+      operation,
+      rows,
+      shape: {
+        location: "",
+        directory: "",
+        branch: null,
+        after: 0,
+        operations: null,
+        commit: attempt,
+        undecidable: "answered as an earlier write of the same body",
+      },
+    };
+    if (!(await this.store.putIfAbsent(`${PREFIX}${key}/${n}.claim`, JSON.stringify(claim)))) throw new EarlierAttempt([key], false);
+    const answer: AnswerRecord = { attempt, outcome: "committed", status: settled.status, body: settled.body, time: claim.time };
+    await this.store.putIfAbsent(`${PREFIX}${key}/${n}.answer`, JSON.stringify(answer));
+  }
+
+  private async readClaim(key: string, n: number): Promise<ClaimRecord | null> {
+    return parse<ClaimRecord>(await this.store.get(`${PREFIX}${key}/${n}.claim`));
+  }
+
+  /** The request's newest attempt and its records, in one listing (and a read of each record it shows). */
+  private async state(key: string): Promise<RequestState | null> {
+    const listed = await this.store.listInfo(`${PREFIX}${key}/`);
+    const names = [...listed.keys()].map((k) => k.slice(PREFIX.length + key.length + 1));
+    const attempts = names.map((name) => Number(/^(\d+)\.claim$/.exec(name)?.[1])).filter((n) => Number.isInteger(n));
+    if (attempts.length === 0) return null;
+    const n = Math.max(...attempts);
+    const has = (kind: string) => names.includes(`${n}.${kind}`);
+    const read = <T>(kind: string) => (has(kind) ? this.store.get(`${PREFIX}${key}/${n}.${kind}`).then((b) => parse<T>(b)) : Promise.resolve(null));
+    const [claim, answer, decision] = await Promise.all([read<ClaimRecord>("claim"), read<AnswerRecord>("answer"), read<DecisionRecord>("decision")]);
+    // A claim given up and made again by another attempt has the same name: its etag tells them apart.
+    const signature = [...listed].map(([name, info]) => `${name} ${info.etag}`).join("\n");
+    return { n, claim, answer, decision, signature };
+  }
+
+  /**
+   * What became of the request's earlier attempts: waits while one is under way (up to a limit), and decides from
+   * the table's history the outcome of one whose instance stopped without answering. With `fingerprint`, a request
+   * that asked something else under the same key is told so.
+   */
+  async settle(key: string, fingerprint: string | null): Promise<Settled> {
+    const began = now();
+    let seen = "";
+    let quietSince = now();
+    for (let pause = 50; ; pause = Math.min(pause * 2, 1000)) {
+      const state = await this.state(key);
+      if (!state?.claim) return { kind: "free", next: (state?.n ?? 0) + 1 };
+      const { n, claim, answer, decision } = state;
+      if (Date.parse(claim.time) < now() - config.idempotencyWindowMs) return { kind: "free", next: n + 1 };
+      if (fingerprint !== null && claim.fingerprint !== fingerprint) return { kind: "different-request" };
+      if (answer?.outcome === "committed") return { kind: "committed", status: answer.status ?? 200, body: answer.body };
+      if (decision) return decision.landed ? { kind: "decided", decided: decision.landed } : { kind: "free", next: n + 1 };
+      const local = this.running.get(key);
+      if (local) {
+        await local;
+        continue;
+      }
+      if (state.signature !== seen) {
+        seen = state.signature;
+        quietSince = now();
+      }
+      // Nothing came from the attempt's instance for a lease's time (or it said it could not tell): it has stopped.
+      if (answer?.outcome === "undecided" || now() - quietSince >= config.writeLeaseMs) {
+        const decided = await this.decideOnce(key, claim, began);
+        if (decided) return decided;
+      }
+      if (now() - began >= LONGEST_WAIT_MS) return { kind: "running" };
+      await sleep(pause);
+    }
+  }
+
+  /** Decides a stopped attempt's outcome from the history and records it; null when the history must settle first. */
+  private async decideOnce(key: string, claim: ClaimRecord, began: number): Promise<Settled | null> {
+    const verdict = await this.decide(claim);
+    if ("undecidable" in verdict) return { kind: "undecidable", reason: verdict.undecidable };
+    if ("wait" in verdict) return now() - began >= LONGEST_WAIT_MS ? { kind: "undecidable", reason: verdict.wait } : null;
+    const record: DecisionRecord = { attempt: claim.attempt, landed: verdict.landed, time: new Date().toISOString() };
+    const decisionKey = `${PREFIX}${key}/${claim.n}.decision`;
+    const written = await this.store.putIfAbsent(decisionKey, JSON.stringify(record));
+    const decision = written ? record : (parse<DecisionRecord>(await this.store.get(decisionKey)) ?? record);
+    log.warn(
+      { key, attempt: claim.attempt, operation: claim.operation, landed: decision.landed?.version ?? null },
+      "a write whose instance stopped before answering was decided from the table's history",
+    );
+    return decision.landed ? { kind: "decided", decided: decision.landed } : { kind: "free", next: claim.n + 1 };
+  }
+
+  /** Deletes the records of requests older than the idempotency window. */
+  async sweep(): Promise<number> {
+    const listed = await this.store.listInfo(PREFIX);
+    const oldest = now() - config.idempotencyWindowMs;
+    const newestOf = new Map<string, number>();
+    for (const [key, info] of listed) {
+      const group = key.startsWith(SAME_BODY) ? key : key.slice(0, key.lastIndexOf("/"));
+      newestOf.set(group, Math.max(newestOf.get(group) ?? 0, info.modified ?? now()));
+    }
+    const expired = [...listed.keys()].filter((key) => {
+      const group = key.startsWith(SAME_BODY) ? key : key.slice(0, key.lastIndexOf("/"));
+      return (newestOf.get(group) ?? now()) < oldest;
+    });
+    for (const key of expired) await this.store.delete(key);
+    return expired.length;
+  }
+}

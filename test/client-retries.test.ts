@@ -1,0 +1,161 @@
+/**
+ * Writes applied exactly once when an instance dies at the worst moment or a client retries: two instances on one
+ * root behind a load balancer that behaves as nginx does (a request whose instance died is answered 502). On a local
+ * root the instance kills itself the moment its commit has landed (QUIVER_FAILPOINTS); on Azurite a proxy holds the
+ * store's answer to the commit's manifest, and the instance is killed while it waits for it. Either way the commit is
+ * in the store and nothing else is: no answer, no record of it.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { inject } from "vitest";
+import * as lancedb from "@lancedb/lancedb";
+import { client, rows } from "./client";
+import { azuriteStorageOptions } from "./azurite";
+import { startLatencyProxy, type LatencyProxy, type StoreRequest } from "./latency-proxy";
+import { startLoadBalancer, type LoadBalancer } from "./load-balancer";
+import { onObjectStore, startServer, type TestServer } from "./server";
+
+/** A killed instance's unanswered write is taken for stopped after this long without a sign of it. */
+const LEASE = { QUIVER_WRITE_LEASE: "1s" };
+/** The tables whose commits kill the dying instance on a local root. */
+const VICTIMS = ["killed_insert", "killed_update", "killed_client"];
+
+let dying: TestServer;
+let other: TestServer;
+let root: string;
+let proxy: LatencyProxy | undefined;
+let lb: LoadBalancer;
+
+/** Starts the instance that dies (again, on the same port, after it did). */
+async function startDying(port?: number) {
+  const env = onObjectStore
+    ? { ...LEASE, QUIVER_STORAGE_OPTIONS: JSON.stringify(azuriteStorageOptions(proxy!.endpoint)) }
+    : { ...LEASE, QUIVER_FAILPOINTS: VICTIMS.map((t) => `kill-after-commit:${t}`).join(",") };
+  dying = await startServer(env, { root, port });
+}
+
+beforeAll(async () => {
+  other = await startServer(LEASE);
+  root = other.root;
+  if (onObjectStore) proxy = await startLatencyProxy(inject("azuriteEndpoint")!, 0);
+  await startDying();
+  lb = await startLoadBalancer([dying.url, other.url]);
+});
+afterAll(async () => {
+  await lb?.stop();
+  await Promise.all([dying?.stop(), other?.stop()]);
+  await proxy?.stop();
+});
+afterEach(async () => {
+  // The dying instance is started again on its port, as a supervisor would, for the next test.
+  if (
+    await fetch(`${dying.url}/healthz`).then(
+      () => false,
+      () => true,
+    )
+  )
+    await startDying(Number(new URL(dying.url).port));
+});
+
+/**
+ * Runs `write` against the dying instance and makes it die once the commit of `table` has landed: on Azurite, the
+ * proxy holds the store's answer to the manifest's write, and the instance is killed while it waits for it.
+ */
+async function killedAfterCommit<T>(table: string, write: () => Promise<T>): Promise<T | Error> {
+  const manifest = (r: StoreRequest) => r.kind === "write" && r.path.includes(`/${table}.lance/_versions/`) && r.path.endsWith(".manifest");
+  const release = proxy?.holdAnswers(manifest);
+  const writing = write().catch((err: Error) => err);
+  if (proxy) {
+    for (const deadline = Date.now() + 30_000; !proxy.requests().some(manifest); await new Promise((r) => setTimeout(r, 5))) {
+      if (Date.now() > deadline) throw new Error(`no commit of ${table} reached the store`);
+    }
+    await dying.kill();
+    release!();
+  }
+  return writing;
+}
+
+const count = async (table: string) => (await client(other.url, other.auth).post(`/v1/table/${table}/count_rows`, {})).body;
+
+describe("an instance killed after its commit landed and before it answered", () => {
+  it("the client's retry with the same request id through another instance answers the same version; the rows are there once", async () => {
+    const api = client(other.url, other.auth);
+    expect((await api.arrow("/v1/table/killed_insert/create", rows(0, 10))).status).toBe(200);
+    const toDying = client(dying.url, dying.auth);
+    const first = await killedAfterCommit("killed_insert", () =>
+      toDying.arrow("/v1/table/killed_insert/insert", rows(10, 15), { "x-request-id": "killed-insert-1" }),
+    );
+    expect(first).toBeInstanceOf(Error);
+    proxy?.reset();
+    const retry = await api.arrow("/v1/table/killed_insert/insert", rows(10, 15), { "x-request-id": "killed-insert-1" });
+    expect(retry.status, JSON.stringify(retry.body)).toBe(200);
+    expect(retry.body).toMatchObject({ version: 2, num_inserted_rows: 5 });
+    expect(retry.headers.get("idempotent-replayed")).toBe("true");
+    expect(await count("killed_insert")).toBe(15);
+    // Asked again, it answers the same from the record the retry left.
+    expect((await api.arrow("/v1/table/killed_insert/insert", rows(10, 15), { "x-request-id": "killed-insert-1" })).body.version).toBe(2);
+    expect(await count("killed_insert")).toBe(15);
+  });
+
+  it("an update's retry answers the first's count, and the update is applied once", async () => {
+    const api = client(other.url, other.auth);
+    expect((await api.arrow("/v1/table/killed_update/create", rows(0, 10))).status).toBe(200);
+    const update = { predicate: "id < 4", updates: [["x", "x + 1000"]] };
+    const toDying = client(dying.url, dying.auth);
+    const first = await killedAfterCommit("killed_update", () => toDying.post("/v1/table/killed_update/update", update, { "x-request-id": "killed-update-1" }));
+    expect(first).toBeInstanceOf(Error);
+    const retry = await api.post("/v1/table/killed_update/update", update, { "x-request-id": "killed-update-1" });
+    expect(retry.status, JSON.stringify(retry.body)).toBe(200);
+    expect(retry.body).toMatchObject({ version: 2, updated_rows: 4 });
+    expect((await api.post("/v1/table/killed_update/count_rows", { predicate: "x >= 1000" })).body).toBe(4);
+    expect((await api.post("/v1/table/killed_update/count_rows", { predicate: "x >= 2000" })).body).toBe(0);
+  });
+
+  it("LanceDB's client, retrying the insert after the load balancer's 502 under a new request id, is answered with the first's version; the rows are there once", async () => {
+    const api = client(other.url, other.auth);
+    expect((await api.arrow("/v1/table/killed_client/create", rows(0, 10))).status).toBe(200);
+    // The client's first insert goes to the instance that dies; anything after it to the other.
+    let sent = false;
+    lb.send((r) => r.path.includes("killed_client/insert") && !sent && (sent = true), 0);
+    lb.send((r) => r.path.includes("killed_client/insert") && sent, 1);
+    const db = await lancedb.connect("db://default", { apiKey: other.adminKey, hostOverride: lb.url });
+    const table = await db.openTable("killed_client");
+    const added = await killedAfterCommit("killed_client", () => table.add(rows(10, 30)));
+    expect(added).toEqual({ version: 2 });
+    const inserts = lb.passed().filter((r) => r.path.includes("killed_client/insert"));
+    // The instance died before answering: the client saw a 502 and sent the same rows again, under a new id.
+    expect(inserts.map((r) => [r.upstream, r.status])).toEqual([
+      [0, 502],
+      [1, 200],
+    ]);
+    expect(inserts[0].requestId).not.toBe(inserts[1].requestId);
+    expect(await count("killed_client")).toBe(30);
+  });
+});
+
+describe("LanceDB's client retrying after its read timeout", () => {
+  it("sends an update again under the same request id; it is applied once and both sends are answered alike", async () => {
+    const api = client(other.url, other.auth);
+    expect((await api.arrow("/v1/table/timed_out/create", rows(0, 10))).status).toBe(200);
+    // The first update's answer is held back past the client's read timeout; the client then sends it again.
+    let first = true;
+    const release = lb.holdAnswers((r) => r.path.includes("timed_out/update") && first && !(first = false));
+    const db = await lancedb.connect("db://default", {
+      apiKey: other.adminKey,
+      hostOverride: lb.url,
+      clientConfig: { timeoutConfig: { readTimeout: 1 } },
+    });
+    const table = await db.openTable("timed_out");
+    try {
+      const updated = await table.update({ valuesSql: { x: "x + 1000" }, where: "id < 3" });
+      expect(updated).toMatchObject({ rowsUpdated: 3, version: 2 });
+    } finally {
+      release();
+    }
+    const updates = lb.passed().filter((r) => r.path.includes("timed_out/update"));
+    expect(updates.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(updates.map((r) => r.requestId)).size).toBe(1);
+    expect((await api.post("/v1/table/timed_out/count_rows", { predicate: "x >= 1000" })).body).toBe(3);
+    expect((await api.post("/v1/table/timed_out/count_rows", { predicate: "x >= 2000" })).body).toBe(0);
+    expect((await api.post<{ versions: unknown[] }>("/v1/table/timed_out/version/list")).body.versions).toHaveLength(2);
+  });
+});
