@@ -72,6 +72,23 @@ export function bodySource(request: Request): BodySource | null {
   return webSource(request.body.getReader());
 }
 
+/**
+ * Runs `then` once the answer to `request` has been handed to the connection whole; never when the connection
+ * closed before (the client, or a load balancer, did not get it), nor when Node's response is out of reach.
+ */
+export function whenAnswerSent(request: Request, then: () => void): void {
+  const response = nodeExchangeOf(request)?.response;
+  if (!response) return;
+  if (response.writableFinished) return then();
+  const sent = () => {
+    response.off("close", lost);
+    then();
+  };
+  const lost = () => response.off("finish", sent);
+  response.once("finish", sent);
+  response.once("close", lost);
+}
+
 /** Node's request and response behind `request`, unless a proxy layer made up another request in its place. */
 function nodeExchangeOf(request: Request): NodeExchange | undefined {
   const exchange = (globalThis as Holder)[STORE]?.getStore();

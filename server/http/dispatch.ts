@@ -22,6 +22,7 @@ import { principalOf } from "./authenticate";
 import { refuseUnknown, unknownFields } from "./unknown-fields";
 import { refusedOperation } from "./refused-operations";
 import { discardBody, parseArrowBody, readBody, readJsonBody, requestDeadline } from "./request-body";
+import { whenAnswerSent } from "./body-source";
 import { errorResponse, reply } from "./responses";
 import { findRoute } from "./router";
 import { identifierIn, type Reply, type RouteContext, type RouteDef } from "./route";
@@ -353,6 +354,13 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
       });
   }
   await Promise.all([recorded, answered, ...besides]);
+  // A committed insert's marker among writes of its body goes once its answer is on its way: until then, a write of
+  // the same body is its client's retry.
+  const sent = ticket;
+  if (sent?.marker && response.ok && !sent.replayed && opened) {
+    const ledger = opened.tables.ledger;
+    whenAnswerSent(request, () => void ledger.answerSent(sent));
+  }
   const durationMs = performance.now() - started;
   countRequest(matched?.operationId ?? "unmatched", response.status, errorCode, durationMs / 1000, arrowRows);
   const who = principal ? describePrincipal(principal) : null;

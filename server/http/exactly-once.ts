@@ -8,7 +8,7 @@ import "server-only";
 import { createHash } from "node:crypto";
 import { formatIdentifier } from "@/lib/identifiers";
 import { QuiverError, invalidInput } from "../errors";
-import type { Principal } from "../auth/model";
+import { describePrincipal, type Principal } from "../auth/model";
 import { currentWrite, EarlierAttempt, requestKey, sameBodyKey, WriteTicket, type Decided, type Settled, type WriteLedger } from "@/server/tables/write-ledger";
 import type { Reply, RouteContext, RouteDef } from "./route";
 
@@ -60,6 +60,7 @@ export function writeTicket(
     operation: route.operationId,
     rows,
     branch: branch && branch !== "main" ? branch : null,
+    principal: describePrincipal(principal),
   });
 }
 
@@ -124,14 +125,11 @@ export async function runOnce(route: RouteDef, ctx: RouteContext<unknown, unknow
             );
         }
       }
-      for (const other of err.keys) {
-        const settled = await ledger.settle(other, null);
-        if (settled.kind === "decided") {
-          // The earlier write's instance stopped after committing and before answering: this is its retry.
-          const adopted = await decidedAnswer(route, settled.decided, ctx);
-          await ledger.adopt(ticket, { status: 200, body: (adopted as { body: unknown }).body });
-          ticket.replayed = `the same rows were written by an earlier request whose instance stopped before answering (version ${settled.decided.version}); this is its answer`;
-          return adopted;
+      for (const { key: other, marker } of err.earlier) {
+        const settled = await ledger.settleSameBody(other, marker!);
+        if (settled.kind === "another") {
+          ticket.notThisOne.add(other);
+          continue;
         }
         if (settled.kind === "running") throw inProgress("a write of the same body by the same caller");
         if (settled.kind === "undecidable") {
@@ -140,8 +138,13 @@ export async function runOnce(route: RouteDef, ctx: RouteContext<unknown, unknow
             `an earlier write of the same body stopped, and whether it was applied cannot be told: ${settled.reason}. Look at the table before sending it again`,
           );
         }
-        // Answered by its own instance, or never applied: another write.
-        ticket.notThisOne.add(other);
+        if (settled.kind !== "committed" && settled.kind !== "decided")
+          throw new QuiverError("Internal", `an earlier write of the same body settled as ${settled.kind}`);
+        // The earlier write committed and its answer never reached its client: this is its retry.
+        const adopted = await replay(settled)!;
+        await ledger.adopt(ticket, { status: 200, body: (adopted as { body: unknown }).body });
+        ticket.replayed = `the same rows were written by an earlier request whose answer never reached its client; this is its answer`;
+        return adopted;
       }
     }
   }

@@ -14,6 +14,7 @@ import type { ObjectStore } from "@/server/storage/object-store";
 import type { TableEntry } from "@/server/catalog/catalog-table";
 import { metrics } from "@/server/metrics";
 import type { Tables } from "./tables";
+import type { ClaimRecord } from "./write-ledger";
 
 /** A record and the manifest it names are written by one commit, seconds apart at most; clocks of instances differ a little. */
 const SAME_COMMIT_MS = 10 * 60_000;
@@ -69,6 +70,24 @@ export async function recordCommits(tables: Tables, commits: Commit[], principal
       await tables.records.putIfAbsent(recordKey(entry.location, c.branch, c.version), JSON.stringify(body));
     }),
   );
+}
+
+/**
+ * Records the version a write whose instance stopped before answering was found to have made (write-history.ts),
+ * as that write's own record would have named it.
+ */
+export async function recordDecided(store: ObjectStore, claim: ClaimRecord, version: number, committedAt: number) {
+  const { location, branch, commit } = claim.shape;
+  const body: AuthorRecord = {
+    version,
+    branch,
+    principal: claim.principal,
+    operation: claim.operation,
+    detail: `${versionAt(version, branch ?? undefined)}, found in the table's history after the instance that committed it stopped`,
+    time: new Date(committedAt).toISOString(),
+    commit,
+  };
+  await store.putIfAbsent(recordKey(location, branch ?? undefined, version), JSON.stringify(body));
 }
 
 /** Lance's operations a compaction commits (fragment ids reserved, files rewritten), which no user write makes. */

@@ -13,8 +13,11 @@ import { config } from "@/server/config";
 import { fragmentsIn } from "@/server/lance/version-changes";
 import type { ManifestSource, TableFiles } from "@/server/lance/table-files";
 import type { ObjectStore } from "@/server/storage/object-store";
-import { commitsRecorded } from "./version-authors";
+import { commitsRecorded, recordDecided } from "./version-authors";
 import type { ClaimRecord, Decided, Verdict } from "./write-ledger";
+
+/** How far a manifest's time (the engine's clock) may read before its claim's (the same clock, read by Node) for one commit. */
+const CLOCK_STEP_MS = 5;
 
 /** Lance's operations that only Quiver's maintenance and index builds commit, never a write of a request. */
 const NOT_A_WRITE = new Set(["ReserveFragments", "Rewrite", "CreateIndex"]);
@@ -58,9 +61,16 @@ export async function decideFromHistory(history: History, claim: ClaimRecord): P
   if (shape.undecidable) return { undecidable: shape.undecidable };
   const files = history.filesAt(shape.location);
   const { sources } = await files.versions(shape.directory);
-  const landed = async (version: number): Promise<Verdict> => ({ landed: { version, counts: await countsOf(files, sources, version, claim) } });
+  /** The commit is this version: its record now names it, so that no later decision takes the version for another's. */
+  const landed = async (version: number): Promise<Verdict> => {
+    const made = await files.manifest(version, sources.get(version)!);
+    await recordDecided(history.records, claim, version, made.summary.timestampMillis);
+    return { landed: { version, counts: await countsOf(files, sources, version, claim) } };
+  };
   const recorded = await commitsRecorded(history.records, shape.location, shape.branch, shape.after);
-  for (const [version, commit] of recorded) if (commit === shape.commit && sources.has(version)) return landed(version);
+  for (const [version, commit] of recorded) {
+    if (commit === shape.commit && sources.has(version)) return { landed: { version, counts: await countsOf(files, sources, version, claim) } };
+  }
 
   if (shape.version) {
     // A named version: it is this commit's if its manifest is the one the commit published.
@@ -77,9 +87,13 @@ export async function decideFromHistory(history: History, claim: ClaimRecord): P
 
   const unrecorded = [...sources.keys()].filter((v) => v > shape.after && !recorded.has(v)).sort((a, b) => a - b);
   const alike: Array<{ version: number; time: number }> = [];
+  const claimed = Date.parse(claim.time);
   for (const version of unrecorded) {
     const source = sources.get(version)!;
     const made = await files.manifest(version, source);
+    // The commit's manifest was written after its claim, on the same machine's clock: an earlier one is another's
+    // (the commit its instance made just before, say, whose record its death kept from being written).
+    if (made.summary.timestampMillis < claimed - CLOCK_STEP_MS) continue;
     const done = await files.operation(version, source, made, sources.get(version - 1));
     if (!done) {
       alike.push({ version, time: made.summary.timestampMillis });

@@ -57,6 +57,7 @@ export interface ClaimRecord {
   operation: string;
   /** Rows the request's own body holds, for the answer of an insert decided from the history. */
   rows: number | null;
+  principal: WriteRequest["principal"];
   shape: CommitShape;
 }
 
@@ -96,6 +97,8 @@ export interface WriteRequest {
   rows: number | null;
   /** The branch the request writes (null: main). */
   branch: string | null;
+  /** Who sent it, as the version records name their authors. */
+  principal: { kind: string; id: string; name: string };
 }
 
 /** The Lance operations a covered operation's commit records; null where it depends on what is asked. */
@@ -128,7 +131,8 @@ export type Settled =
 export class EarlierAttempt extends Error {
   override name = "EarlierAttempt";
   constructor(
-    readonly keys: string[],
+    /** The earlier requests' keys, with their markers among writes of the same body. */
+    readonly earlier: Array<{ key: string; marker?: string }>,
     readonly sameBody: boolean,
   ) {
     super(sameBody ? "earlier writes of the same body are in the ledger" : "the request is already in the ledger");
@@ -248,6 +252,7 @@ export class WriteLedger {
       fingerprint: ticket.request.fingerprint,
       operation: ticket.request.operation,
       rows: ticket.request.rows,
+      principal: ticket.request.principal,
       shape,
     };
     const marker = sameBody ? `${SAME_BODY}${sameBody}/${String(now()).padStart(14, "0")}-${key}` : null;
@@ -261,7 +266,7 @@ export class WriteLedger {
     if (!written && (await this.readClaim(key, n))?.attempt !== record.attempt) {
       if (marker) await this.store.delete(marker);
       ticket.marker = null;
-      throw new EarlierAttempt([key], false);
+      throw new EarlierAttempt([{ key }], false);
     }
     ticket.claimed = { n, record };
     if (earlier.length) {
@@ -276,16 +281,16 @@ export class WriteLedger {
     });
   }
 
-  /** Keys of writes of the same body that began before the marker and are not yet known to be other writes. */
-  private async sameBodyBefore(sameBody: string, marker: string, ticket: WriteTicket): Promise<string[]> {
+  /** Writes of the same body that began before the marker and are not yet known to be other writes. */
+  private async sameBodyBefore(sameBody: string, marker: string, ticket: WriteTicket): Promise<Array<{ key: string; marker: string }>> {
     const prefix = `${SAME_BODY}${sameBody}/`;
     const oldest = now() - config.idempotencyWindowMs;
     const names = (await this.store.list(prefix)).map((k) => k.slice(prefix.length));
     const mine = marker.slice(prefix.length);
     return names
       .filter((name) => name < mine && Number(name.slice(0, 14)) >= oldest)
-      .map((name) => name.slice(15))
-      .filter((key) => key !== ticket.request.key && !ticket.notThisOne.has(key));
+      .map((name) => ({ key: name.slice(15), marker: `${prefix}${name}` }))
+      .filter(({ key }) => key !== ticket.request.key && !ticket.notThisOne.has(key));
   }
 
   renew(key: string, n: number, k: number) {
@@ -318,9 +323,6 @@ export class WriteLedger {
     } finally {
       ticket.endLease();
     }
-    // Answered, the write is no other's retry: later writes of its body need not look at it. (A marker left behind
-    // costs such a write a look at this answer.)
-    if (ticket.marker) void this.store.delete(ticket.marker).catch(() => undefined);
     if (takenForDead && ending.outcome === "committed") {
       const decision = parse<DecisionRecord>(await this.store.get(`${PREFIX}${key}/${claimed.n}.decision`));
       if (decision && decision.landed === null) {
@@ -329,6 +331,43 @@ export class WriteLedger {
           "a write committed after another instance, hearing nothing from it for a lease's time, decided that it had not: a retry of it may have committed it again",
         );
       }
+    }
+  }
+
+  /**
+   * The answer of the ticket's committed attempt has reached the connection: its marker goes, so that a later write
+   * of the same body is taken for a new write. (A marker that stays after an answer says the answer may not have
+   * reached its client: a write of the same body after it is then its retry.)
+   */
+  async answerSent(ticket: WriteTicket): Promise<void> {
+    const marker = ticket.marker;
+    if (!marker) return;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.store.delete(marker);
+        return;
+      } catch (err) {
+        if (attempt === 2) return log.error({ err, request_id: ticket.request.requestId }, "removing an answered write's marker failed");
+        await sleep(200 * (attempt + 1));
+      }
+    }
+  }
+
+  /**
+   * What an earlier write of the same body (its key and marker) was: this write's first try, when it committed and its
+   * answer never reached the client (its instance stopped first: decided from the history, or answered but its marker
+   * never removed); another write when it was answered and its marker went, or when it committed nothing.
+   */
+  async settleSameBody(key: string, marker: string): Promise<Settled | { kind: "another" }> {
+    const began = now();
+    for (;;) {
+      const settled = await this.settle(key, null);
+      if (settled.kind === "free") return { kind: "another" };
+      if (settled.kind !== "committed") return settled;
+      if (!(await this.store.head(marker))) return { kind: "another" };
+      // Answered, its marker still there: being sent, or its instance stopped before it was.
+      if (now() - began >= config.writeLeaseMs) return settled;
+      await sleep(100);
     }
   }
 
@@ -342,7 +381,7 @@ export class WriteLedger {
 
   /** Answers a request with the outcome of another (an earlier write of the same body), recorded as its own. */
   async adopt(ticket: WriteTicket, settled: { status: number; body: unknown }): Promise<void> {
-    const { key, fingerprint, operation, rows } = ticket.request;
+    const { key, fingerprint, operation, rows, principal } = ticket.request;
     const n = ticket.attempt;
     const attempt = randomUUID();
     const claim: ClaimRecord = {
@@ -353,6 +392,7 @@ export class WriteLedger {
       fingerprint,
       operation,
       rows,
+      principal,
       shape: {
         location: "",
         directory: "",
@@ -363,7 +403,7 @@ export class WriteLedger {
         undecidable: "answered as an earlier write of the same body",
       },
     };
-    if (!(await this.store.putIfAbsent(`${PREFIX}${key}/${n}.claim`, JSON.stringify(claim)))) throw new EarlierAttempt([key], false);
+    if (!(await this.store.putIfAbsent(`${PREFIX}${key}/${n}.claim`, JSON.stringify(claim)))) throw new EarlierAttempt([{ key }], false);
     const answer: AnswerRecord = { attempt, outcome: "committed", status: settled.status, body: settled.body, time: claim.time };
     await this.store.putIfAbsent(`${PREFIX}${key}/${n}.answer`, JSON.stringify(answer));
   }
