@@ -3,7 +3,8 @@
  * store request `latency` ms late (S3, GCS and Azure take 10-50 ms), the engine in-process with strong consistency
  * (`readConsistencyInterval: 0`, the promise Quiver makes across instances), Quiver through LanceDB's remote client or
  * its REST API. Each operation is timed (median of `runs`, after a warm-up) and its store requests are counted.
- * Targets: at most 1.25x the engine's time and one store request more than it.
+ * Targets: at most 1.25x the engine's time and one store request more than it; a write may also write the write
+ * ledger's records (server/tables/write-ledger.ts), which ride on round trips it makes anyway: its time target stays.
  */
 import { performance } from "node:perf_hooks";
 
@@ -34,6 +35,9 @@ function tableOf(arrow, from, count) {
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+
+/** The write ledger's records of an insert or a merge-insert: its claim, the look for and marker among earlier writes of its body, its answer, its version's record. */
+const LEDGER_RECORDS = 5;
 
 /**
  * Runs the operations table. `ctx`: { base, key, lancedb, arrow, engineRoot, storageOptions, proxy, runs, latency, record }.
@@ -113,6 +117,7 @@ export async function latencyCase(ctx) {
     ["insert 100 rows", () => q.plain.add(fresh()), () => e.plain.add(fresh())],
     ["merge-insert 100 rows (50 updated, 50 inserted)", () => merge(q.plain), () => merge(e.plain)],
   ];
+  const writes = new Set(["insert 100 rows", "merge-insert 100 rows (50 updated, 50 inserted)"]);
 
   const rows = [];
   for (const [name, viaQuiver, viaEngine] of operations) {
@@ -136,9 +141,12 @@ export async function latencyCase(ctx) {
     const quiverRequests = median(requests.quiver);
     const engineRequests = median(requests.engine);
     const ratio = median(times.quiver) / median(times.engine);
-    const met = ratio <= 1.25 && quiverRequests <= engineRequests + 1;
+    const ledger = writes.has(name) ? LEDGER_RECORDS : 0;
+    const requestsMet = quiverRequests <= engineRequests + 1 + ledger;
+    const met = ratio <= 1.25 && requestsMet;
+    const requestTarget = ledger ? `≤ engine + 1 + ${ledger} ledger records` : "≤ engine + 1";
     record(`${latency} ms store: ${name}`, "p50", "ms", times.quiver, times.engine, "≤ 1.25× engine", ratio <= 1.25);
-    record(`${latency} ms store: ${name}`, "store requests", "", requests.quiver, requests.engine, "≤ engine + 1", quiverRequests <= engineRequests + 1);
+    record(`${latency} ms store: ${name}`, "store requests", "", requests.quiver, requests.engine, requestTarget, requestsMet);
     rows.push({ name, quiver: median(times.quiver), engine: median(times.engine), ratio, quiverRequests, engineRequests, met });
   }
   return rows;
@@ -149,7 +157,7 @@ export function latencyTable(rows, latency) {
   return [
     `Every store request answered ${latency} ms late (Azurite behind a proxy); medians; the engine in-process with \`readConsistencyInterval: 0\`:`,
     "",
-    "| operation | engine | Quiver | ratio | targets (≤ 1.25×, ≤ engine + 1 request) |",
+    "| operation | engine | Quiver | ratio | targets (≤ 1.25×, ≤ engine + 1 request; a write + its 5 ledger records) |",
     "|---|---|---|---|---|",
     ...rows.map(
       (r) =>

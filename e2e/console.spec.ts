@@ -246,7 +246,10 @@ test("upload a CSV with bad rows, then merge an Arrow file", async ({ page }) =>
   await expect(page.getByTestId("bad-rows")).toContainText("'oops' is not a number");
   await expect(page.getByTestId("bad-rows")).toContainText("'not-a-number' is not an integer");
   await shots(page, "table-upload");
+  // Each file's write carries a key of its own, so that sending it again after a lost answer cannot write it twice.
+  const sent = page.waitForRequest((r) => r.url().includes("/insert"));
   await page.getByRole("button", { name: "Insert into table" }).click();
+  expect((await sent).headers()["idempotency-key"]).toMatch(/^upload-[0-9a-f]{16}$/);
   await expect(page.getByTestId("upload-result")).toContainText("3 inserted");
   expect(await call("/v1/table/shop$upload/count_rows", { json: {} })).toBe(8);
 

@@ -34,17 +34,30 @@ export function writeUrl(table: string[], options: WriteOptions): string {
   });
 }
 
+/**
+ * The Idempotency-Key of one file's write to one URL: sent again (after a lost connection, say), it is the same
+ * request, which the server applies once; the same file written another way is another.
+ */
+export function uploadKey(file: string, url: string): string {
+  // FNV-1a, 64 bits: a key needs no secrecy, only to differ between writes.
+  let hash = 0xcbf29ce484222325n;
+  for (const char of `${file}\n${url}`) hash = BigInt.asUintN(64, (hash ^ BigInt(char.codePointAt(0)!)) * 0x100000001b3n);
+  return `upload-${hash.toString(16).padStart(16, "0")}`;
+}
+
 export function sendArrow(
   url: string,
   body: Blob,
   database: string,
   onProgress: (sent: number, total: number) => void,
+  idempotencyKey: string,
 ): { promise: Promise<WriteResult>; cancel: () => void } {
   const xhr = new XMLHttpRequest();
   const promise = new Promise<WriteResult>((resolve, reject) => {
     xhr.open("POST", url);
     xhr.setRequestHeader("content-type", "application/vnd.apache.arrow.stream");
     xhr.setRequestHeader("x-quiver-database", database);
+    xhr.setRequestHeader("idempotency-key", idempotencyKey);
     xhr.upload.onprogress = (e) => onProgress(e.loaded, e.lengthComputable ? e.total : body.size);
     xhr.onload = () => {
       let payload: Record<string, unknown> = {};

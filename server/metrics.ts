@@ -47,6 +47,11 @@ function makeMetrics() {
       help: "Writes that lost a commit race and answered 409 ConcurrentModification, by operation",
       labelNames: ["operation"],
     }),
+    repeats: new Counter({
+      name: `${PREFIX}write_repeats_total`,
+      help: "Write requests that found an earlier attempt of theirs in the write ledger, by operation and outcome (replayed: answered with its answer; decided: with the outcome the table's history gave; in_progress, undecidable, refused: answered 409, 409, 400)",
+      labelNames: ["operation", "outcome"],
+    }),
     commits: new Counter({
       name: `${PREFIX}commits_total`,
       help: "Table versions committed through the API, by operation and whether the table's versions are managed by the catalog",

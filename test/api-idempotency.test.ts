@@ -38,6 +38,8 @@ describe("a repeated write", () => {
     expect({ version: again.body.version, rows: again.body.num_inserted_rows }).toEqual({ version: first.body.version, rows: 5 });
     expect(again.headers.get("idempotent-replayed")).toBe("true");
     expect(await count("ins")).toBe(15);
+    const metrics = await fetch(`${server.url}/metrics`, { headers: server.auth }).then((r) => r.text());
+    expect(metrics).toMatch(/quiver_write_repeats_total\{operation="InsertIntoTable",outcome="replayed"\} [1-9]/);
 
     // The key wins over the request id: two sends of one key with different request ids are one request.
     const key = { "idempotency-key": `key-${Math.random().toString(36).slice(2)}` };
@@ -54,6 +56,10 @@ describe("a repeated write", () => {
     const two = await api.arrow("/v1/table/twice/insert", rows(1, 3), id("two"));
     expect(two.body.version).toBe((one.body.version as number) + 1);
     expect(await count("twice")).toBe(5);
+    // Once their answers are out, their markers among writes of the same body are gone.
+    const markers = () => storeOf(server).list(".quiver/requests/same-body/");
+    for (let i = 0; i < 50 && (await markers()).length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await markers()).toEqual([]);
   });
 
   it("update, delete, merge-insert and overwrite: applied once, the repeat answering the first's counts", async () => {

@@ -38,6 +38,29 @@ export interface LatencyProxy {
   stop: () => Promise<void>;
 }
 
+/**
+ * Answers a test proxy holds back: a test picks requests with `hold` and lets their answers go with the function it
+ * gets back; the proxy waits for `until(request)` before it answers (this one, and test/load-balancer.ts).
+ */
+export function heldAnswers<R>() {
+  const holds: Array<{ matches: (request: R) => boolean; released: Promise<void> }> = [];
+  return {
+    /** Holds back the answers to the requests `matches` picks until the returned function is called. */
+    hold: (matches: (request: R) => boolean): (() => void) => {
+      let release = () => {};
+      const hold = { matches, released: new Promise<void>((resolve) => (release = resolve)) };
+      holds.push(hold);
+      return () => {
+        const at = holds.indexOf(hold);
+        if (at >= 0) holds.splice(at, 1);
+        release();
+      };
+    },
+    /** Settles once every hold that picks `request` has been let go. */
+    until: (request: R): Promise<unknown> => Promise.all(holds.filter((hold) => hold.matches(request)).map((hold) => hold.released)),
+  };
+}
+
 /** What an Azure Blob request does, from its method and query. */
 export function kindOf(method: string, query: URLSearchParams): string {
   if (method === "GET" && query.get("comp") === "list") return "list";
@@ -54,7 +77,7 @@ export async function startLatencyProxy(upstream: string, latencyMs: number): Pr
   let latency = latencyMs;
   let seen: StoreRequest[] = [];
   let since = performance.now();
-  const holds: Array<{ matches: (request: StoreRequest) => boolean; released: Promise<void> }> = [];
+  const held = heldAnswers<StoreRequest>();
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://proxy");
@@ -73,9 +96,9 @@ export async function startLatencyProxy(upstream: string, latencyMs: number): Pr
       (answer) => {
         record.status = answer.statusCode;
         const wait = Math.max(0, started + latency - Date.now());
-        const held = holds.filter((hold) => hold.matches(record)).map((hold) => hold.released);
+        const released = held.until(record);
         setTimeout(() => {
-          void Promise.all(held).then(() => {
+          void released.then(() => {
             res.writeHead(answer.statusCode ?? 502, answer.headers);
             answer.pipe(res);
           });
@@ -102,15 +125,7 @@ export async function startLatencyProxy(upstream: string, latencyMs: number): Pr
     setLatency: (ms) => {
       latency = ms;
     },
-    holdAnswers: (matches) => {
-      let release = () => {};
-      const hold = { matches, released: new Promise<void>((resolve) => (release = resolve)) };
-      holds.push(hold);
-      return () => {
-        holds.splice(holds.indexOf(hold), 1);
-        release();
-      };
-    },
+    holdAnswers: held.hold,
     stop: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

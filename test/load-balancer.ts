@@ -8,6 +8,7 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { heldAnswers } from "./latency-proxy";
 
 export interface Passed {
   method: string;
@@ -35,7 +36,7 @@ const DOWN_FOR_MS = 2000;
 export async function startLoadBalancer(upstreams: string[]): Promise<LoadBalancer> {
   const passed: Passed[] = [];
   const choices: Array<{ matches: (r: Passed) => boolean; index: number }> = [];
-  const holds: Array<{ matches: (r: Passed) => boolean; released: Promise<void> }> = [];
+  const held = heldAnswers<Passed>();
   const downUntil = upstreams.map(() => 0);
   let next = 0;
   const server = http.createServer((req, res) => void balance(req, res));
@@ -68,8 +69,7 @@ export async function startLoadBalancer(upstreams: string[]): Promise<LoadBalanc
       const forward = http.request(
         { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers, agent: false },
         (answer) => {
-          const held = holds.filter((h) => h.matches(seen)).map((h) => h.released);
-          void Promise.all(held).then(() => {
+          void held.until(seen).then(() => {
             seen.status = answer.statusCode;
             res.writeHead(answer.statusCode ?? 502, answer.headers);
             answer.pipe(res);
@@ -94,15 +94,7 @@ export async function startLoadBalancer(upstreams: string[]): Promise<LoadBalanc
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     passed: () => [...passed],
     send: (matches, index) => choices.push({ matches, index }),
-    holdAnswers: (matches) => {
-      let release = () => {};
-      const hold = { matches, released: new Promise<void>((resolve) => (release = resolve)) };
-      holds.push(hold);
-      return () => {
-        holds.splice(holds.indexOf(hold), 1);
-        release();
-      };
-    },
+    holdAnswers: held.hold,
     stop: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -5,7 +5,7 @@
  */
 import { useRef, type Dispatch } from "react";
 import { useInvalidateAfterWrite } from "@/lib/queries/catalog";
-import { sendArrow, writeUrl, type WriteOptions } from "@/lib/upload";
+import { sendArrow, uploadKey, writeUrl, type WriteOptions } from "@/lib/upload";
 import { uploadable, type Staged, type UploadEvent } from "@/lib/upload-machine";
 
 type Ready = Extract<Staged, { phase: "ready" }>;
@@ -17,7 +17,9 @@ export function useUploadQueue(database: string, table: string[], dispatch: Disp
   async function send(item: Ready, how: WriteOptions): Promise<boolean> {
     const key = item.key;
     dispatch({ type: "sendStarted", key });
-    const { promise, cancel } = sendArrow(writeUrl(table, how), item.body, database, (sent, total) => dispatch({ type: "sendProgress", key, sent, total }));
+    const url = writeUrl(table, how);
+    // Sent again after a failure, the same file to the same place is the same request: applied once.
+    const { promise, cancel } = sendArrow(url, item.body, database, (sent, total) => dispatch({ type: "sendProgress", key, sent, total }), uploadKey(key, url));
     cancels.current.set(key, cancel);
     try {
       const result = await promise;

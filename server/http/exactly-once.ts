@@ -11,6 +11,7 @@ import { QuiverError, invalidInput } from "../errors";
 import { describePrincipal, type Principal } from "../auth/model";
 import { currentWrite, EarlierAttempt, requestKey, sameBodyKey, WriteTicket, type Decided, type Settled, type WriteLedger } from "@/server/tables/write-ledger";
 import type { Reply, RouteContext, RouteDef } from "./route";
+import { metrics } from "@/server/metrics";
 
 /** JSON with its keys in order, so that a repeat sent with its fields in another order asks the same. */
 function canonical(value: unknown): string {
@@ -80,12 +81,15 @@ const inProgress = (what: string) =>
 export async function runOnce(route: RouteDef, ctx: RouteContext<unknown, unknown>, ticket: WriteTicket, ledger: WriteLedger): Promise<Reply> {
   const { requestId, key, fingerprint } = ticket.request;
   /** The earlier attempt's answer, when it was applied. */
+  const counted = (outcome: string) => metrics.repeats.inc({ operation: route.operationId, outcome });
   const replay = (settled: Settled): Promise<Reply> | null => {
     if (settled.kind === "committed") {
+      counted("replayed");
       ticket.replayed = `request ${requestId} was applied by an earlier attempt; this is its answer`;
       return Promise.resolve({ kind: "json", body: settled.body, status: settled.status });
     }
     if (settled.kind === "decided") {
+      counted("decided");
       ticket.replayed = `request ${requestId} was applied by an earlier attempt that stopped before answering (version ${settled.decided.version})`;
       return decidedAnswer(route, settled.decided, ctx);
     }
@@ -113,13 +117,16 @@ export async function runOnce(route: RouteDef, ctx: RouteContext<unknown, unknow
             ticket.attempt = settled.next;
             continue;
           case "running":
+            counted("in_progress");
             throw inProgress(`request ${requestId}`);
           case "undecidable":
+            counted("undecidable");
             throw new QuiverError(
               "ConcurrentModification",
               `an earlier attempt of request ${requestId} stopped, and whether it was applied cannot be told: ${settled.reason}`,
             );
           case "different-request":
+            counted("refused");
             throw invalidInput(
               `request id ${requestId} was used for another request to this table: a retry must send the same operation, query and body, and a new write a new request id`,
             );
@@ -131,8 +138,12 @@ export async function runOnce(route: RouteDef, ctx: RouteContext<unknown, unknow
           ticket.notThisOne.add(other);
           continue;
         }
-        if (settled.kind === "running") throw inProgress("a write of the same body by the same caller");
+        if (settled.kind === "running") {
+          counted("in_progress");
+          throw inProgress("a write of the same body by the same caller");
+        }
         if (settled.kind === "undecidable") {
+          counted("undecidable");
           throw new QuiverError(
             "ConcurrentModification",
             `an earlier write of the same body stopped, and whether it was applied cannot be told: ${settled.reason}. Look at the table before sending it again`,
@@ -150,9 +161,18 @@ export async function runOnce(route: RouteDef, ctx: RouteContext<unknown, unknow
   }
 }
 
+/** An answer as a repeat is given it: credentials a declare vended are not kept, nor handed out again unaudited. */
+function withoutCredentials(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutCredentials);
+  if (!value || typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, k === "storage_options" && v && typeof v === "object" ? {} : withoutCredentials(v)]),
+  );
+}
+
 /** The outcome of an attempt as its answer record says it, from how the request ended. */
 export function ending(ticket: WriteTicket, result: Reply | null, err: unknown) {
-  if (result && result.kind === "json") return { outcome: "committed" as const, status: result.status ?? 200, body: result.body };
+  if (result && result.kind === "json") return { outcome: "committed" as const, status: result.status ?? 200, body: withoutCredentials(result.body) };
   // A failure before the commit began committed nothing; one after it, unless it refused the request itself, may
   // have left it landed: the history says.
   const refused = err instanceof QuiverError && err.status < 500;

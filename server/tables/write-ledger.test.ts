@@ -37,6 +37,13 @@ const ticket = (key: string, more: Partial<WriteRequest> = {}): WriteTicket => {
   return made;
 };
 
+/** Another process's attempt at a request: a claim written and never answered. */
+const stopped = (key: string, attempt: string) =>
+  store.putIfAbsent(
+    `.quiver/requests/${key}/1.claim`,
+    JSON.stringify({ ...request(key), attempt, n: 1, instance: "gone", time: new Date().toISOString(), shape }),
+  );
+
 beforeAll(async () => {
   process.env.QUIVER_IDEMPOTENCY_WINDOW = "3s";
   process.env.QUIVER_WRITE_LEASE = "300ms";
@@ -80,18 +87,7 @@ describe("the write ledger", () => {
   });
 
   it("decides once, from the history, an attempt whose instance went quiet, and keeps the decision", async () => {
-    // Another process's attempt: a claim written and never answered.
-    const claim = {
-      attempt: "a-stopped",
-      n: 1,
-      instance: "gone",
-      time: new Date().toISOString(),
-      fingerprint: "f",
-      operation: "InsertIntoTable",
-      rows: 5,
-      shape,
-    };
-    await store.putIfAbsent(".quiver/requests/k4/1.claim", JSON.stringify(claim));
+    await stopped("k4", "a-stopped");
     decisions = [];
     verdict = { landed: { version: 3, counts: { inserted: 5, updated: 0, deleted: 0 } } };
     const started = Date.now();
@@ -103,17 +99,7 @@ describe("the write ledger", () => {
   });
 
   it("frees the key of a stopped attempt the history says did not land, for an attempt of the next number", async () => {
-    const claim = {
-      attempt: "b-stopped",
-      n: 1,
-      instance: "gone",
-      time: new Date().toISOString(),
-      fingerprint: "f",
-      operation: "InsertIntoTable",
-      rows: 5,
-      shape,
-    };
-    await store.putIfAbsent(".quiver/requests/k5/1.claim", JSON.stringify(claim));
+    await stopped("k5", "b-stopped");
     verdict = { landed: null };
     expect(await subject.settle("k5", "f")).toEqual({ kind: "free", next: 2 });
     const next = ticket("k5");

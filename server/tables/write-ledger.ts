@@ -446,7 +446,8 @@ export class WriteLedger {
       if (decision) return decision.landed ? { kind: "decided", decided: decision.landed } : { kind: "free", next: n + 1 };
       const local = this.running.get(key);
       if (local) {
-        await local;
+        const waited = await Promise.race([local.then(() => true), sleep(Math.max(0, began + LONGEST_WAIT_MS - now())).then(() => false)]);
+        if (!waited) return { kind: "running" };
         continue;
       }
       if (state.signature !== seen) {
