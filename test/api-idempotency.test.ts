@@ -137,6 +137,20 @@ describe("a repeated write", () => {
   });
 });
 
+describe("the OpenAPI document", () => {
+  it("names the headers a write is named by, and the one that says an answer is replayed", async () => {
+    const doc = (
+      await api.get<{ paths: Record<string, Record<string, { parameters: Array<{ name: string }>; responses: Record<string, { headers?: object }> }>> }>(
+        "/v1/openapi.json",
+      )
+    ).body;
+    const insert = doc.paths["/v1/table/{id}/insert"].post;
+    expect(insert.parameters.map((p) => p.name)).toEqual(expect.arrayContaining(["Idempotency-Key", "x-request-id"]));
+    expect(insert.responses["200"].headers).toHaveProperty("idempotent-replayed");
+    expect(doc.paths["/v1/table/{id}/describe"].post.parameters.map((p) => p.name)).not.toContain("Idempotency-Key");
+  });
+});
+
 describe("a request id used twice", () => {
   it("for another body is refused, and nothing is written", async () => {
     expect((await api.arrow("/v1/table/other/create", rows(0, 2))).status).toBe(200);

@@ -39,6 +39,24 @@ function queryParameters(schema: z.ZodType | undefined) {
   }));
 }
 
+/** The headers that name a write request, which is applied once per name (README, "Retries and request ids"). */
+const requestNames = [
+  {
+    name: "Idempotency-Key",
+    in: "header",
+    required: false,
+    description: "Names the request: a repeat within the idempotency window answers the first's answer and writes nothing",
+    schema: { type: "string", pattern: "^[A-Za-z0-9._:-]{1,128}$" },
+  },
+  {
+    name: "x-request-id",
+    in: "header",
+    required: false,
+    description: "Names the request when no Idempotency-Key does (LanceDB's clients send one on every call)",
+    schema: { type: "string", pattern: "^[A-Za-z0-9._:-]{1,128}$" },
+  },
+];
+
 export function openApiDocument(routes: RouteDef[], version: string) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
@@ -67,6 +85,11 @@ export function openApiDocument(routes: RouteDef[], version: string) {
     } else {
       responses["200"] = { description: "Success", content: { "application/json": { schema: schemaOf(route.response, "output") } } };
     }
+    if (route.once) {
+      (responses["200"] as Record<string, unknown>).headers = {
+        "idempotent-replayed": { description: "`true` when this is the answer of an earlier attempt of the request", schema: { type: "string" } },
+      };
+    }
     let requestBody: unknown;
     if (route.body?.kind === "json") {
       requestBody = { required: false, content: { "application/json": { schema: schemaOf(route.body.schema, "input") } } };
@@ -83,7 +106,7 @@ export function openApiDocument(routes: RouteDef[], version: string) {
         operationId: i === 0 ? route.operationId : `${route.operationId}${method[0]}${method.slice(1).toLowerCase()}`,
         summary: route.summary,
         tags: [route.group],
-        parameters: [...pathParams, ...queryParameters(route.query)],
+        parameters: [...pathParams, ...queryParameters(route.query), ...(route.once ? requestNames : [])],
         ...(requestBody ? { requestBody } : {}),
         responses,
       };
