@@ -7,11 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tableVersion } from "@/lib/contract/catalog";
 import type { Answer } from "@/lib/contract/common";
 import { client, expectError, rows } from "./client";
-import { keyOf, rootSnapshot, startServer, storeOf, uriOf, type TestServer } from "./server";
+import { BOOKKEEPING, keyOf, rootSnapshot, startServer, storeOf, uriOf, type TestServer } from "./server";
 import { ErrorCode } from "@/lib/contract/errors";
 
 /** The keys' records of their use change as the viewer and editor keys are used: the tables' files must not. */
-const AUTH = [".quiver/auth/"];
+const AUTH = [...BOOKKEEPING, ".quiver/auth/"];
 
 let server: TestServer;
 let api: ReturnType<typeof client>;

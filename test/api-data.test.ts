@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { Field, Int32, Int64, Struct, Table, tableToIPC, Utf8, vectorFromArray } from "apache-arrow";
 import { client, expectError, rows } from "./client";
-import { rootSnapshot, startServer, type TestServer } from "./server";
+import { BOOKKEEPING, rootSnapshot, startServer, type TestServer } from "./server";
 import { ErrorCode } from "@/lib/contract/errors";
 
 let server: TestServer;
@@ -53,7 +53,7 @@ describe("insert", () => {
   it("rejects bad Arrow bodies with a 4xx and leaves the table exactly as it was", async () => {
     await api.arrow("/v1/table/d$safe/create", rows(0, 5));
     const dir = (await api.post("/v1/table/d$safe/describe", {})).body.location as string;
-    const before = await rootSnapshot(server, [".quiver/auth/"]);
+    const before = await rootSnapshot(server, [...BOOKKEEPING, ".quiver/auth/"]);
     const good = Buffer.from(tableToIPC(rows(5, 50), "stream"));
     const wrongSchema = new Table({ other: vectorFromArray([1, 2], new Int32()) });
     const wrongType = new Table({ id: vectorFromArray(["a"], new Utf8()), x: vectorFromArray(["b"], new Utf8()), s: vectorFromArray([1], new Int32()) });
@@ -70,7 +70,7 @@ describe("insert", () => {
       expect((reply.body as { code: number }).code, name).toBe(code);
     }
     expectError(await api.arrow("/v1/table/d$safe/insert", wrongType), 400, ErrorCode.TableSchemaValidationError);
-    expect(await rootSnapshot(server, [".quiver/auth/"])).toEqual(before);
+    expect(await rootSnapshot(server, [...BOOKKEEPING, ".quiver/auth/"])).toEqual(before);
     expect(await count("d$safe")).toBe(5);
     expect(dir).toContain("d$safe");
   });
@@ -172,7 +172,7 @@ describe("merge_insert", () => {
   });
 
   it("answers the documented errors for bad keys and switches, changing nothing", async () => {
-    const before = await rootSnapshot(server, [".quiver/auth/"]);
+    const before = await rootSnapshot(server, [...BOOKKEEPING, ".quiver/auth/"]);
     expectError(await merge("when_matched_update_all=true", rows(0, 1)), 400, ErrorCode.InvalidInput);
     expectError(await merge("on=&when_matched_update_all=true", rows(0, 1)), 400, ErrorCode.InvalidInput);
     expectError(await merge("on=nope&when_matched_update_all=true", rows(0, 1)), 404, ErrorCode.TableColumnNotFound);
@@ -185,7 +185,7 @@ describe("merge_insert", () => {
     const duplicateKeys = new Table({ id: vectorFromArray([1n, 1n], new Int64()), x: vectorFromArray([1, 2]), s: vectorFromArray(["a", "b"], new Utf8()) });
     const dup = await merge("on=id&when_matched_update_all=true", duplicateKeys);
     expect(dup.status).toBe(400);
-    expect(await rootSnapshot(server, [".quiver/auth/"])).toEqual(before);
+    expect(await rootSnapshot(server, [...BOOKKEEPING, ".quiver/auth/"])).toEqual(before);
   });
 
   it("answers Unsupported for a nested key and works on nested data with a top-level key", async () => {

@@ -179,8 +179,11 @@ describe("a first attempt that committed nothing", () => {
   it("leaves the request id free: the same request succeeds once what it needs is there", async () => {
     expect((await api.arrow("/v1/table/later/create", rows(0, 6))).status).toBe(200);
     const h = id("later");
-    // Refused by the engine as it commits, after the request's claim: the claim's answer says nothing was committed.
+    // Refused by the engine as it commits, after the request's claim: the claim goes, and its key is free.
+    const claims = async () => (await storeOf(server).list(".quiver/requests/")).filter((key) => key.endsWith(".claim"));
+    const before = await claims();
     expectError(await api.post("/v1/table/later/delete", { predicate: "w > 2" }, h), 404, ErrorCode.TableColumnNotFound);
+    expect(await claims()).toEqual(before);
     expect((await api.post("/v1/table/later/add_columns", { new_columns: [{ name: "w", expression: "id" }] })).status).toBe(200);
     const deleted = await api.post("/v1/table/later/delete", { predicate: "w > 2" }, h);
     expect(deleted.status, JSON.stringify(deleted.body)).toBe(200);

@@ -6,7 +6,7 @@
 import type { Table } from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { client, expectError, rows } from "./client";
-import { rootSnapshot, startServer, storeOf, type TestServer } from "./server";
+import { BOOKKEEPING, rootSnapshot, startServer, storeOf, type TestServer } from "./server";
 import { ErrorCode } from "@/lib/contract/errors";
 
 let server: TestServer;
@@ -165,7 +165,7 @@ describe("cleaning up old versions", () => {
     await api.post("/v1/table/v/maintenance/compact?wait=true", {});
     const all = await versions("v");
     const latest = Math.max(...all);
-    const unchanged = [".quiver/auth/audit/", ".quiver/maintenance"];
+    const unchanged = [...BOOKKEEPING, ".quiver/maintenance"];
     const snapshot = await rootSnapshot(server, unchanged);
     const preview = await api.post<Plan>("/v1/table/v/maintenance/cleanup", { older_than_seconds: 0, dry_run: true });
     expect(preview.status).toBe(200);

@@ -59,20 +59,25 @@ export function storeOf(server: TestServer): ObjectStore {
 }
 
 /**
+ * What a server keeps of the calls it answered, rather than of the data: the audit log, which records even refused
+ * calls by design, the write ledger, whose records of earlier writes change on their own time (an answered insert's
+ * marker goes once its answer is out; a refused write leaves no record there, test/api-idempotency.test.ts), and the
+ * notes of tables written, flushed a few seconds after a write.
+ */
+export const BOOKKEEPING = [".quiver/auth/audit/", ".quiver/requests/", ".quiver/written/"] as const;
+
+/**
  * Every entry under a server's root but the subtrees in `skip` (key prefixes ending in `/`), with what changes when
  * it is written: on a local root each file's content digest (and every directory and link), on Azurite each blob's
- * ETag. By default all but the audit log, which records even refused calls by design. The write ledger's records of
- * a refused write are gone when its answer leaves; on a local root the directories they were in stay, left out here.
+ * ETag. By default all but the server's bookkeeping.
  */
-export async function rootSnapshot(server: TestServer, skip: readonly string[] = [".quiver/auth/audit/"]): Promise<Map<string, string>> {
+export async function rootSnapshot(server: TestServer, skip: readonly string[] = BOOKKEEPING): Promise<Map<string, string>> {
   const root = parseRoot(server.root);
-  if (root.kind === "local") {
-    const entries = snapshot(
+  if (root.kind === "local")
+    return snapshot(
       root.uri,
       skip.map((prefix) => prefix.replace(/\/$/, "")),
     );
-    return new Map([...entries].filter(([key, what]) => !(what === "dir" && `${key}/`.startsWith(".quiver/requests/"))));
-  }
   const listed = await storeOf(server).listInfo("");
   const kept = [...listed].filter(([key]) => !skip.some((prefix) => key.startsWith(prefix))).map(([key, info]) => [key, info.etag] as const);
   return new Map(kept);
