@@ -37,6 +37,10 @@ function makeMetrics() {
     bytesReceived: new Counter({ name: `${PREFIX}arrow_body_bytes_total`, help: "Bytes of Arrow request bodies received" }),
     heavyRunning: new Gauge({ name: `${PREFIX}heavy_requests_running`, help: "Heavy requests (Arrow writes, queries, rewrites) running now" }),
     heavyQueued: new Gauge({ name: `${PREFIX}heavy_requests_queued`, help: "Heavy requests waiting for a turn now" }),
+    maintainer: new Gauge({
+      name: `${PREFIX}maintainer`,
+      help: "1 while this instance is the root's maintainer (it runs the automatic maintenance passes), else 0",
+    }),
     refused: new Counter({
       name: `${PREFIX}requests_refused_total`,
       help: "Requests answered 503 (busy, store or engine unavailable, timeout), by operation",

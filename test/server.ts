@@ -59,12 +59,13 @@ export function storeOf(server: TestServer): ObjectStore {
 }
 
 /**
- * What a server keeps of the calls it answered, rather than of the data: the audit log, which records even refused
- * calls by design, the write ledger, whose records of earlier writes change on their own time (an answered insert's
- * marker goes once its answer is out; a refused write leaves no record there, test/api-idempotency.test.ts), and the
- * notes of tables written, flushed a few seconds after a write.
+ * What a server keeps of the calls it answered and of its instances, rather than of the data: the audit log, which
+ * records even refused calls by design, the write ledger, whose records of earlier writes change on their own time
+ * (an answered insert's marker goes once its answer is out; a refused write leaves no record there,
+ * test/api-idempotency.test.ts), the notes of tables written, flushed a few seconds after a write, and the
+ * maintainer's lease, claimed slot after slot.
  */
-export const BOOKKEEPING = [".quiver/auth/audit/", ".quiver/requests/", ".quiver/written/"] as const;
+export const BOOKKEEPING = [".quiver/auth/audit/", ".quiver/requests/", ".quiver/written/", ".quiver/maintainer/"] as const;
 
 /**
  * Every entry under a server's root but the subtrees in `skip` (key prefixes ending in `/`), with what changes when

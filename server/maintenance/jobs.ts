@@ -13,7 +13,7 @@ import type { maintenanceJob } from "@/lib/contract/maintenance";
 import type { TableEntry } from "@/server/catalog/catalog-table";
 import { QuiverError } from "@/server/errors";
 import { metrics } from "@/server/metrics";
-import { TableLease } from "./lease";
+import { Lease, tableLeasePrefix } from "./lease";
 import { cleanupVersions, compactTable } from "./operations";
 import { recordCompaction } from "@/server/tables/version-authors";
 import type { Tables } from "@/server/tables/tables";
@@ -45,9 +45,9 @@ export async function startJob(
   const store = tables.records;
   // Named by time first, so that a listing is in time order.
   const jobId = `${Date.now().toString().padStart(14, "0")}-${randomBytes(4).toString("hex")}`;
-  const lease = await TableLease.acquire(store, entry.location, jobId);
+  const lease = await Lease.acquire(store, tableLeasePrefix(entry.location), jobId);
   if (!lease) {
-    const holder = await TableLease.holderOf(store, entry.location);
+    const holder = await Lease.holderOf(store, tableLeasePrefix(entry.location));
     throw new QuiverError("ConcurrentModification", `maintenance of table '${entry.objectId}' is already running${holder ? ` (job ${holder})` : ""}`);
   }
   const now = new Date().toISOString();

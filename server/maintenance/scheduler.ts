@@ -1,9 +1,14 @@
 /**
- * The automatic policy at work: every instance looks at every table of every database now and then and runs the
- * maintenance a table is due for, one table after another. The lease makes sure only one instance works on a table
- * at a time: an instance that finds the table's maintenance running elsewhere goes on to the next table. Apart from
- * the policy, about once an hour each instance deletes the write ledger's records that have outlived the
- * idempotency window (server/tables/write-ledger.ts): one listing of them per database when there are none.
+ * The automatic policy at work. One instance at a time is the maintainer: it holds a lease in the store
+ * (`.quiver/maintainer/lease/`, slots of QUIVER_MAINTAINER_LEASE_MS, 20 s), which another instance takes over within
+ * two slots of its holder stopping; every instance asks for it twice a slot, one conditional write each. Each
+ * QUIVER_MAINTENANCE_INTERVAL_S the maintainer looks at the tables any instance noted as written since its last pass
+ * (server/tables/written-tables.ts), and at a slice of all tables so that every table is looked at once per
+ * QUIVER_MAINTENANCE_SWEEP (a day) for writers that bypass Quiver: one listing of its versions, read further only when
+ * a version is newer than a sweep or older than the retention. It runs the maintenance a table is due for, one table
+ * after another; a table's own lease keeps a job started by a request and one of the policy's apart. About once an
+ * hour it also deletes the write ledger's records that outlived the idempotency window. At rest, the root costs the
+ * maintainer one listing of notes per database per pass, and a table one listing per sweep.
  */
 import "server-only";
 import { log } from "@/server/log";
@@ -11,15 +16,32 @@ import type { TableEntry } from "@/server/catalog/catalog-table";
 import { databaseFor, listDatabases } from "@/server/databases";
 import { ConfigError } from "@/server/config-error";
 import { QuiverError } from "@/server/errors";
+import { INSTANCE } from "@/server/instance";
+import { metrics } from "@/server/metrics";
+import { parseDuration } from "@/lib/durations";
+import { rootStore } from "@/server/storage/stores";
+import { WrittenTables } from "@/server/tables/written-tables";
 import { startJob, type JobRequest } from "./jobs";
-import { manifestHealth, planCleanup } from "./operations";
+import { Lease } from "./lease";
+import { manifestHealth, planCleanup, type TableHealth } from "./operations";
 import { cleanupDue, compactionDue, servicePolicy, tablePolicy, type MaintenancePolicy } from "./policy";
 import type { Tables } from "@/server/tables/tables";
 
 export const POLICY_PRINCIPAL = "quiver:policy";
 
 const intervalMs = () => (Number(process.env.QUIVER_MAINTENANCE_INTERVAL_S) || 300) * 1000;
+const maintainerSlotMs = () => Number(process.env.QUIVER_MAINTAINER_LEASE_MS) || 20_000;
+const MAINTAINER_LEASE = ".quiver/maintainer/lease/";
 const LEDGER_SWEEP_MS = 3_600_000;
+
+/** How long the slow sweep takes to look at every table once (QUIVER_MAINTENANCE_SWEEP). */
+export function sweepMs(): number {
+  const raw = process.env.QUIVER_MAINTENANCE_SWEEP;
+  if (raw === undefined || raw === "") return 24 * 3_600_000;
+  const ms = parseDuration(raw);
+  if (ms === null) throw new ConfigError(`QUIVER_MAINTENANCE_SWEEP must be a duration such as 6h or 24h, got '${raw}'`);
+  return ms;
+}
 
 /** Deletes the write ledger's expired records in every database. */
 export async function sweepLedgers(): Promise<number> {
@@ -28,23 +50,48 @@ export async function sweepLedgers(): Promise<number> {
   return swept;
 }
 
-/** Checks the service-wide policy (a setting that cannot be read stops the server) and starts the passes. */
+/** Checks the service-wide policy (a setting that cannot be read stops the server), and competes for the maintainer's lease. */
 export function startMaintenancePolicy(): void {
   const { policy, problems } = servicePolicy();
   if (problems.length) throw new ConfigError(problems.join("; "));
+  const agenda = new Agenda(sweepMs());
+  let lease: Lease | null = null;
   let running = false;
+  let ledgerSwept = Date.now() - LEDGER_SWEEP_MS * Math.random();
+
+  const lead = async () => {
+    if (lease?.holds) return;
+    if (lease) {
+      log.info("this instance is no longer the maintainer");
+      await lease.release();
+      lease = null;
+      metrics.maintainer.set(0);
+    }
+    lease = await Lease.acquire(rootStore(), MAINTAINER_LEASE, INSTANCE, maintainerSlotMs()).catch(() => null);
+    if (lease) {
+      log.info("this instance is now the maintainer: it runs the automatic maintenance passes");
+      metrics.maintainer.set(1);
+    }
+  };
   const pass = async () => {
-    if (running) return;
+    if (running || !lease?.holds) return;
     running = true;
     try {
-      await maintainAll(policy);
+      await maintenancePass(policy, agenda);
+      if (Date.now() - ledgerSwept >= LEDGER_SWEEP_MS) {
+        ledgerSwept = Date.now();
+        const swept = await sweepLedgers();
+        if (swept > 0) log.info({ swept }, "deleted the write ledger's records older than the idempotency window");
+      }
     } catch (err) {
       log.error({ err }, "maintenance policy pass failed");
     } finally {
       running = false;
     }
   };
-  // Instances started together should not look at the same table at the same moment: each starts at its own offset.
+  void lead();
+  setInterval(() => void lead(), maintainerSlotMs() / 2).unref();
+  // A new maintainer starts its first pass within an interval, at an offset of its own.
   const first = setTimeout(
     () => {
       void pass();
@@ -53,46 +100,113 @@ export function startMaintenancePolicy(): void {
     intervalMs() * (0.5 + Math.random() / 2),
   );
   first.unref();
-  const sweep = () =>
-    void sweepLedgers().then(
-      (swept) => swept > 0 && log.info({ swept }, "deleted the write ledger's records older than the idempotency window"),
-      (err: unknown) => log.error({ err }, "sweeping the write ledger failed"),
-    );
-  const firstSweep = setTimeout(() => {
-    sweep();
-    setInterval(sweep, LEDGER_SWEEP_MS).unref();
-  }, LEDGER_SWEEP_MS * Math.random());
-  firstSweep.unref();
 }
 
-async function maintainAll(service: MaintenancePolicy) {
+/**
+ * What the maintainer keeps between passes: which tables the slow sweep looks at next (the next slice of each
+ * database's tables, in name order, as much of it as the time since the last pass owes, so that every table comes
+ * once per sweep), and when a table it looked at has versions coming past the retention (its cleanup is then due
+ * without a new write). A new maintainer starts with none of it: the sweep covers what it did not see.
+ */
+class Agenda {
+  private readonly sweep = new Map<string, { at: number; owed: number; last: number }>();
+  private readonly cleanups = new Map<string, Map<string, number>>();
+
+  constructor(readonly sweepMs: number) {}
+
+  swept(database: string, entries: TableEntry[]): TableEntry[] {
+    if (entries.length === 0) return [];
+    const sorted = [...entries].sort((a, b) => (a.objectId < b.objectId ? -1 : a.objectId > b.objectId ? 1 : 0));
+    const now = Date.now();
+    const state = this.sweep.get(database) ?? { at: Math.floor(Math.random() * sorted.length), owed: 0, last: now - intervalMs() };
+    state.owed += (sorted.length * (now - state.last)) / this.sweepMs;
+    state.last = now;
+    const size = Math.min(sorted.length, Math.floor(state.owed));
+    state.owed -= size;
+    const start = state.at % sorted.length;
+    state.at = start + size;
+    this.sweep.set(database, state);
+    return Array.from({ length: size }, (_, i) => sorted[(start + i) % sorted.length]);
+  }
+
+  /** The tables whose next cleanup has come. */
+  cleanupsDue(database: string): Set<string> {
+    const due = new Set<string>();
+    for (const [location, at] of this.cleanups.get(database) ?? []) if (at <= Date.now()) due.add(location);
+    return due;
+  }
+
+  /** After a look at a table: when its oldest version comes past the retention (none while it has one version). */
+  looked(database: string, location: string, health: TableHealth | null, policy: MaintenancePolicy) {
+    const table = this.cleanups.get(database) ?? new Map<string, number>();
+    this.cleanups.set(database, table);
+    const oldest = health?.oldest_version_time ? Date.parse(health.oldest_version_time) : NaN;
+    if (!health || health.versions < 2 || Number.isNaN(oldest)) table.delete(location);
+    else table.set(location, oldest + policy.retentionSeconds * 1000);
+  }
+}
+
+async function maintenancePass(service: MaintenancePolicy, agenda: Agenda) {
   for (const database of await listDatabases()) {
     const { catalog, tables } = await databaseFor(database);
+    const written = await WrittenTables.read(tables.records);
     const index = await catalog.index();
-    for (const entry of [...index.tables.values()]) {
+    const entries = [...index.tables.values()];
+    const due = new Set([...written.locations, ...agenda.cleanupsDue(database)]);
+    const looks: Array<{ entry: TableEntry; swept: boolean }> = [
+      ...entries.filter((entry) => due.has(entry.location)).map((entry) => ({ entry, swept: false })),
+      ...agenda
+        .swept(database, entries)
+        .filter((entry) => !due.has(entry.location))
+        .map((entry) => ({ entry, swept: true })),
+    ];
+    for (const { entry, swept } of looks) {
       const { policy } = tablePolicy(service, index, entry);
       if (!policy.enabled) continue;
       try {
-        await maintainTable(tables, entry, policy);
+        if (swept && !(await changedOrAged(tables, entry, policy, agenda.sweepMs))) continue;
+        agenda.looked(database, entry.location, await maintainTable(tables, entry, policy), policy);
       } catch (err) {
         // A table dropped meanwhile, or a store that failed: the next pass looks again.
         if (!(err instanceof QuiverError && err.codeName === "TableNotFound"))
           log.error({ err, table: entry.objectId, database }, "maintenance policy: a table could not be maintained");
       }
     }
+    // The notes read are dealt with (a table that failed is noted again by its next write, or swept).
+    await WrittenTables.forget(tables.records, written.notes);
   }
 }
 
-async function maintainTable(tables: Tables, entry: TableEntry, policy: MaintenancePolicy) {
-  if (await tables.isDeclaredOnly(entry)) return;
-  const health = await manifestHealth(tables.filesOf(entry));
+/**
+ * Whether a table nobody noted as written needs a closer look, from one listing of its versions: a version newer than
+ * a sweep (a writer that bypassed Quiver), or one older than the retention.
+ */
+async function changedOrAged(tables: Tables, entry: TableEntry, policy: MaintenancePolicy, periodMs: number): Promise<boolean> {
+  const { sources } = await tables.filesOf(entry).versions(entry.location, { everyManifest: true });
+  // No version: a declared table, nothing to maintain.
+  if (sources.size === 0) return false;
+  const times = [...sources.values()].map((source) => source.info?.modified).filter((t): t is number => t !== undefined);
+  if (times.length < sources.size) return true;
+  const now = Date.now();
+  return Math.max(...times) > now - periodMs || (sources.size > 1 && Math.min(...times) < now - policy.retentionSeconds * 1000);
+}
+
+/**
+ * Runs what a table is due for; answers its health as it then is (null: declared, nothing to maintain), or null
+ * too when its cleanup was due and found nothing to remove (versions a tag or a branch keeps): nothing to come back for.
+ */
+async function maintainTable(tables: Tables, entry: TableEntry, policy: MaintenancePolicy): Promise<TableHealth | null> {
+  if (await tables.isDeclaredOnly(entry)) return null;
+  const files = tables.filesOf(entry);
+  const health = await manifestHealth(files);
   const reason = compactionDue(policy, health);
   if (reason) await runJob(tables, entry, { kind: "compact", reason });
-  if (cleanupDue(policy, health)) {
-    const olderThan = new Date(Date.now() - policy.retentionSeconds * 1000);
-    const plan = await planCleanup(tables, entry, olderThan);
-    if (plan.versions.length > 0) await runJob(tables, entry, { kind: "cleanup", olderThan, reason: `${plan.versions.length} versions past the retention` });
-  }
+  if (!cleanupDue(policy, health)) return health;
+  const olderThan = new Date(Date.now() - policy.retentionSeconds * 1000);
+  const plan = await planCleanup(tables, entry, olderThan);
+  if (plan.versions.length === 0) return null;
+  await runJob(tables, entry, { kind: "cleanup", olderThan, reason: `${plan.versions.length} versions past the retention` });
+  return manifestHealth(files);
 }
 
 async function runJob(tables: Tables, entry: TableEntry, request: Pick<JobRequest, "kind" | "olderThan" | "reason">) {

@@ -2,7 +2,7 @@
 import "server-only";
 import type { Id } from "@/server/catalog/catalog";
 import { describePrincipal, type Principal } from "@/server/auth/model";
-import { TableLease } from "./lease";
+import { Lease, tableLeasePrefix } from "./lease";
 import { jobOf, jobsOf, startJob, type MaintenanceJob } from "./jobs";
 import { indexCoverage, manifestHealth, planCleanup } from "./operations";
 import { cleanupDue, compactionDue, servicePolicy, tablePolicy } from "./policy";
@@ -25,7 +25,7 @@ export async function maintenanceOverview(tables: Tables, id: Id) {
       Promise.all([
         manifestHealth(tables.filesOf(entry)),
         indexCoverage(tables, entry),
-        TableLease.holderOf(tables.records, entry.location),
+        Lease.holderOf(tables.records, tableLeasePrefix(entry.location)),
         jobsOf(tables, entry, 1),
       ]),
     ),

@@ -24,6 +24,7 @@ import type { LatestManifest } from "@/server/lance/version-manifest";
 import { countLookup } from "@/server/metrics";
 import type { ObjectStore } from "@/server/storage/object-store";
 import { AppendGroups, type Appending } from "./append-groups";
+import { WrittenTables } from "./written-tables";
 import { EarlierAttempt, currentWrite, lanceOperationsOf, type CommitShape, type WriteLedger, type WriteTicket } from "./write-ledger";
 
 interface TableVersionDescription {
@@ -43,6 +44,8 @@ const gone = (entry: TableEntry) => new QuiverError("TableNotFound", `Table '${e
 export class Tables {
   /** Appends waiting for a table's write turn, committed together. */
   private readonly appends = new AppendGroups();
+  /** The tables this process committed to lately, for the maintainer's next pass. */
+  private readonly written: WrittenTables;
   /** Descriptions of tables' latest versions, by manifest key and etag: a new version or a replaced file misses. */
   private readonly descriptions = new LRUCache<string, TableVersionDescription>({ max: 10_000 });
 
@@ -58,7 +61,9 @@ export class Tables {
     private readonly turns: KeyedLock,
     /** Each write request applied at most once: its claim is made beside the commit's own look at the store. */
     readonly ledger: WriteLedger,
-  ) {}
+  ) {
+    this.written = new WrittenTables(records);
+  }
 
   // ---------------------------------------------------------------- finding a table
 
@@ -262,6 +267,7 @@ export class Tables {
     const result = await this.writeOrGone(entry, () => write(stamp));
     failpoint("kill-after-commit", entry.objectId);
     claimed.forEach((ticket) => (ticket.landed = true));
+    this.written.note(entry.location);
     if ((await this.afterWrite(entry)) !== "catalogued") throw gone(entry);
     return result;
   }
@@ -285,6 +291,7 @@ export class Tables {
       return this.writeOrGone(entry, write);
     });
     claimed.forEach((ticket) => (ticket.landed = true));
+    this.written.note(entry.location);
     return { result, settle: () => this.afterWrite(entry) };
   }
 

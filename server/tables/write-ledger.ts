@@ -20,13 +20,12 @@ import "server-only";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createHash, randomUUID } from "node:crypto";
 import { config } from "@/server/config";
+import { INSTANCE } from "@/server/instance";
 import { log } from "@/server/log";
 import type { ObjectStore } from "@/server/storage/object-store";
 
 const PREFIX = ".quiver/requests/";
 const SAME_BODY = `${PREFIX}same-body/`;
-/** This process, as its claims name it. */
-const INSTANCE = randomUUID();
 
 /** What a commit will look like in its table's history, so that a dead attempt's outcome can be read from there. */
 export interface CommitShape {
