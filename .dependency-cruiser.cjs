@@ -31,7 +31,14 @@ module.exports = {
       comment: "server/storage/ is the data root and its object store: it knows nothing of Lance or of the rooms built on it.",
       severity: "error",
       from: { path: "^server/storage/" },
-      to: { path: "^server/(lance|catalog|tables|maintenance|auth|http)/" },
+      to: { path: "^server/(lance|catalog|tables|maintenance|auth|http|peers)/" },
+    },
+    {
+      name: "peers-carry-calls-only",
+      comment: "server/peers/ carries calls between instances of a root; what a call does is registered by the room that answers it.",
+      severity: "error",
+      from: { path: "^server/peers/" },
+      to: { path: "^server/(storage|lance|catalog|tables|maintenance|auth|http)/" },
     },
     {
       name: "lance-builds-on-storage-only",

@@ -4,7 +4,8 @@
  * against its baseline (the engine called in-process, or a bare http server for metadata under load).
  * Usage: npm run bench [-- [--azurite | --latency <ms>] case ...]   Cases: insert, merge, parallel, list, versions,
  * load, workers, maintenance, query, catalog (BENCH_CATALOG_TABLES tables, 10,000 by default, 400 on Azurite), managed
- * (the REST namespace client's adds to a managed table against an unmanaged one);
+ * (the REST namespace client's adds to a managed table against an unmanaged one), idle (store requests at rest, with
+ * --latency 0: 1, 2 and 4 instances over BENCH_IDLE_TABLES tables, 300 and 3,000 by default);
  * latency, the operations table, is the one case run with --latency alone.
  * With --azurite, Quiver's root and the engine's both live on one Azurite (a real Azure Blob server, in memory); with
  * --latency, also behind a proxy that answers each store request that many milliseconds late and counts them.
@@ -26,6 +27,7 @@ import { startLatencyProxy } from "../test/latency-proxy.ts";
 import { latencyCase, latencyTable } from "./latency.mjs";
 import { catalogCase } from "./catalog.mjs";
 import { managedCase } from "./managed.mjs";
+import { idleCase } from "./idle.mjs";
 
 const require = createRequire(import.meta.url);
 const lancedb = require("@lancedb/lancedb");
@@ -775,6 +777,21 @@ try {
       extraTables,
       tables: Number(process.env.BENCH_CATALOG_TABLES || (onAzurite ? 400 : 10_000)),
       dirTables: Number(process.env.BENCH_CATALOG_DIR_TABLES || Infinity),
+    });
+  }
+
+  if (selected.includes("idle")) {
+    console.log("at rest: store requests of Quiver's instances while nobody calls, over tables that hold data");
+    await idleCase({
+      lancedb,
+      arrow: arrowCjs,
+      record,
+      startQuiver,
+      azurite,
+      proxy,
+      extraTables,
+      tableCounts: (process.env.BENCH_IDLE_TABLES || "300,3000").split(",").map(Number),
+      instanceCounts: [1, 2, 4],
     });
   }
 

@@ -20,9 +20,17 @@ function durationFromEnv(name: string, fallbackMs: number): number {
   return ms;
 }
 
-/** A setting that takes one of `choices`, any case: unset, empty or "false" is "off", and "true" is "on". */
-function choiceFromEnv<C extends string>(name: string, choices: readonly C[]): C {
-  const raw = (process.env[name] ?? "off").trim().toLowerCase();
+function portFromEnv(name: string): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return 0;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0 || value > 65535) throw new ConfigError(`${name} must be a port number from 0 to 65535, got '${raw}'`);
+  return value;
+}
+
+/** A setting that takes one of `choices`, any case: unset or empty is `fallback` ("off" unless given), "false" is "off" and "true" is "on". */
+function choiceFromEnv<C extends string>(name: string, choices: readonly C[], fallback = "off"): C {
+  const raw = (process.env[name] || fallback).trim().toLowerCase();
   const named = raw === "" || raw === "false" ? "off" : raw === "true" ? "on" : raw;
   const found = choices.find((choice) => choice === named);
   if (found !== undefined) return found;
@@ -84,4 +92,13 @@ export const config = {
    * instance for stopped and reads the outcome from the table's history.
    */
   writeLeaseMs: durationFromEnv("QUIVER_WRITE_LEASE", 10_000),
+  /**
+   * Where this process listens for other instances of the root, and the address it gives them (server/peers): loopback
+   * reaches the instances of one machine only; instances on several machines need an address the others reach.
+   */
+  peerHost: process.env.QUIVER_PEER_HOST || "127.0.0.1",
+  /** The port for other instances; 0, the default, takes a free one (each worker of `npm start` needs its own). */
+  peerPort: portFromEnv("QUIVER_PEER_PORT"),
+  /** `off`: every instance commits its own catalog changes, as before instances handed them to one committer. */
+  catalogHandoff: choiceFromEnv("QUIVER_CATALOG_HANDOFF", ["on", "off"] as const, "on") === "on",
 };

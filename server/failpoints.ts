@@ -1,7 +1,8 @@
 /**
  * Crash points for tests of the worst moments, which no proxy can reach on a local root: with
  * `QUIVER_FAILPOINTS=kill-after-commit:<table>` the process kills itself (SIGKILL, as a crash would) the moment a
- * commit to that table has returned from the engine, before anything records it or answers. Unset, as in any
+ * commit to that table has returned from the engine, before anything records it or answers; with
+ * `kill-after-catalog-commit:<object id>`, the moment the catalog's commit of that table's row returned. Unset, as in any
  * deployment, a point costs one lookup in an empty set.
  */
 import "server-only";

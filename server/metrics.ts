@@ -41,6 +41,15 @@ function makeMetrics() {
       name: `${PREFIX}maintainer`,
       help: "1 while this instance is the root's maintainer (it runs the automatic maintenance passes), else 0",
     }),
+    catalogCommitter: new Gauge({
+      name: `${PREFIX}catalog_committer`,
+      help: "1 while this instance holds the lease of the catalog's committer (it commits the table rows of every instance of the root), else 0",
+    }),
+    catalogRows: new Counter({
+      name: `${PREFIX}catalog_rows_total`,
+      help: "Table rows of the catalog this instance had committed, by route: committed (by this instance, its own and those received), received (from another instance, to commit), handed (committed by the instance that holds the catalog's committer lease), fallback (committed here after that instance could not be reached or declined)",
+      labelNames: ["route"],
+    }),
     refused: new Counter({
       name: `${PREFIX}requests_refused_total`,
       help: "Requests answered 503 (busy, store or engine unavailable, timeout), by operation",

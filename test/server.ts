@@ -65,7 +65,7 @@ export function storeOf(server: TestServer): ObjectStore {
  * test/api-idempotency.test.ts), the notes of tables written, flushed a few seconds after a write, and the
  * maintainer's lease, claimed slot after slot.
  */
-export const BOOKKEEPING = [".quiver/auth/audit/", ".quiver/requests/", ".quiver/written/", ".quiver/maintainer/"] as const;
+export const BOOKKEEPING = [".quiver/auth/audit/", ".quiver/requests/", ".quiver/written/", ".quiver/maintainer/", ".quiver/catalog/committer/"] as const;
 
 /**
  * Every entry under a server's root but the subtrees in `skip` (key prefixes ending in `/`), with what changes when

@@ -9,13 +9,15 @@
  */
 import "server-only";
 import { log } from "@/server/log";
-import { countLookup } from "@/server/metrics";
+import { failpoint } from "@/server/failpoints";
+import { countLookup, metrics } from "@/server/metrics";
 import { makeData, RecordBatch, Struct, Table, tableFromIPC, tableToIPC, vectorFromArray, type Schema } from "apache-arrow";
 import type { Datasets } from "@/server/lance/datasets";
 import { engineCall } from "@/server/lance/native";
 import { FreshRead } from "@/server/storage/fresh-read";
 import type { ObjectStore } from "@/server/storage/object-store";
 import { KeyedLock } from "./keyed-lock";
+import { CatalogCommitter, type HandedRow } from "./catalog-committer";
 import type { NativeQuery, NativeTable } from "@/server/lance/native";
 import { fragmentsAt, versionChange, type FragmentRows } from "@/server/lance/version-changes";
 import { joinIdentifier, DELIMITER } from "@/lib/identifiers";
@@ -255,11 +257,14 @@ export class CatalogTable {
   private readonly writing = new KeyedLock();
   private pending: Array<{ row: NewRow; resolve: (inserted: boolean) => void; reject: (err: unknown) => void }> = [];
   private flushing?: Promise<void>;
+  private readonly committer: CatalogCommitter;
 
   constructor(
     private readonly datasets: Datasets,
     private readonly store: ObjectStore,
-  ) {}
+  ) {
+    this.committer = new CatalogCommitter(store, (rows, seen) => this.receive(rows, seen));
+  }
 
   /** The catalog's latest version and the root's datasets, shared by the requests that ask while it is read. */
   private readonly state = new FreshRead(() => Promise.all([this.datasets.catalogVersion(), this.rootDatasets(false)]));
@@ -540,16 +545,32 @@ export class CatalogTable {
    */
   insert(row: NewRow): Promise<boolean> {
     if (row.objectType === "namespace") return this.insertGroup([row]).then(([inserted]) => inserted);
+    return this.queue(row);
+  }
+
+  private queue(row: NewRow): Promise<boolean> {
     return new Promise((resolve, reject) => {
       this.pending.push({ row, resolve, reject });
       this.flush();
     });
   }
 
+  /**
+   * Table rows another instance handed to this one, the root's committer (catalog-committer.ts): they join this
+   * process's group commits, on an index at least as fresh as the one their instance looked at.
+   */
+  private async receive(rows: HandedRow[], seenVersion: number): Promise<boolean[]> {
+    if (!this.cached || this.cached.version < seenVersion) await this.index();
+    return Promise.all(rows.map((row) => this.queue(row)));
+  }
+
   private flush() {
     if (this.flushing || this.pending.length === 0) return;
     const group = this.pending.splice(0, this.pending.length);
-    this.flushing = this.insertGroup(group.map((g) => g.row))
+    const rows = group.map((g) => g.row);
+    this.flushing = this.committer
+      .handOff(rows as HandedRow[], this.cached?.version ?? 0)
+      .then((handed) => handed ?? this.insertGroup(rows))
       .then(
         (inserted) => group.forEach((g, i) => g.resolve(inserted[i])),
         (err) => group.forEach((g) => g.reject(err)),
@@ -580,6 +601,8 @@ export class CatalogTable {
         claimed.add(r.objectId);
         return true;
       });
+      // The row is in already, at the location this request claimed: the root's committer inserted it and could not answer.
+      const ours = rows.map((r) => holdsRowOf(index, r));
       const added: ManifestRow[] = rows
         .filter((_, i) => fresh[i])
         .map((r) => ({
@@ -588,7 +611,7 @@ export class CatalogTable {
           location: r.location,
           metadata: Object.keys(r.properties).length ? JSON.stringify(r.properties) : null,
         }));
-      if (added.length === 0) return { fresh, settled: true };
+      if (added.length === 0) return { fresh: fresh.map((f, i) => f || ours[i]), settled: true };
       const file = this.rowsFile(added, schema);
       // A handle behind the index would find rows that the index knows were removed since (a table dropped elsewhere).
       if ((await engineCall("open the catalog", () => table.version())) < this.cached!.version) {
@@ -600,18 +623,20 @@ export class CatalogTable {
         await engineCall("open the catalog", () => table.checkoutLatest());
         return merge();
       });
+      for (const row of added) failpoint("kill-after-catalog-commit", row.object_id);
       if (result.numInsertedRows === added.length) {
         this.patch(result.version, (patched) => added.forEach((row) => patched.addRow(row)));
-        return { fresh, settled: true };
+        return { fresh: fresh.map((f, i) => f || ours[i]), settled: true };
       }
-      if (result.numInsertedRows === 0) return { fresh: rows.map(() => false), settled: true };
       return { fresh, settled: false };
     });
+    metrics.catalogRows.inc({ route: "committed" }, rows.length);
     if (outcome.settled) return outcome.fresh;
-    // Another writer catalogued some of the names first: a table's row is this request's when it names the location
-    // this request claimed, since each location is claimed by one request only (namespaces go alone).
+    // Another writer catalogued some of the names first (or the root's committer did, and could not answer): a
+    // table's row is this request's when it names the location this request claimed (namespaces go alone, and their
+    // row is another's when this commit inserted none).
     const index = await this.index();
-    return rows.map((r, i) => outcome.fresh[i] && index.tables.get(r.objectId)?.location === r.location);
+    return rows.map((r) => holdsRowOf(index, r));
   }
 
   /** Rows as an Arrow IPC file in the manifest's schema, for a merge-insert. */
@@ -681,6 +706,12 @@ export class CatalogTable {
       },
     );
   }
+}
+
+/** Whether the index holds the table row `row` asks for: each location is claimed by one request only, so it is that request's. */
+function holdsRowOf(index: CatalogIndex, row: NewRow): boolean {
+  const entry = index.tables.get(row.objectId);
+  return row.objectType === "table" && entry?.registered === true && entry.location === row.location;
 }
 
 export function sqlString(value: string): string {

@@ -13,7 +13,7 @@ import type { maintenanceJob } from "@/lib/contract/maintenance";
 import type { TableEntry } from "@/server/catalog/catalog-table";
 import { QuiverError } from "@/server/errors";
 import { metrics } from "@/server/metrics";
-import { Lease, tableLeasePrefix } from "./lease";
+import { Lease } from "@/server/storage/lease";
 import { cleanupVersions, compactTable } from "./operations";
 import { recordCompaction } from "@/server/tables/version-authors";
 import type { Tables } from "@/server/tables/tables";
@@ -23,6 +23,12 @@ type JobKind = MaintenanceJob["kind"];
 
 const HEARTBEAT_MS = 5_000;
 const ABANDONED_AFTER_MS = 60_000;
+
+const tableLeaseMs = () => Number(process.env.QUIVER_MAINTENANCE_LEASE_MS) || 60_000;
+const tableLeasePrefix = (location: string) => `.quiver/maintenance/${location}/lease/`;
+
+/** The job that holds a table's maintenance now, or null. */
+export const maintenanceHolder = (tables: Tables, entry: TableEntry) => Lease.holderOf(tables.records, tableLeasePrefix(entry.location), tableLeaseMs());
 
 const jobsPrefix = (entry: TableEntry) => `.quiver/maintenance/${entry.location}/jobs/`;
 
@@ -45,9 +51,9 @@ export async function startJob(
   const store = tables.records;
   // Named by time first, so that a listing is in time order.
   const jobId = `${Date.now().toString().padStart(14, "0")}-${randomBytes(4).toString("hex")}`;
-  const lease = await Lease.acquire(store, tableLeasePrefix(entry.location), jobId);
+  const lease = await Lease.acquire(store, tableLeasePrefix(entry.location), jobId, tableLeaseMs());
   if (!lease) {
-    const holder = await Lease.holderOf(store, tableLeasePrefix(entry.location));
+    const holder = await maintenanceHolder(tables, entry);
     throw new QuiverError("ConcurrentModification", `maintenance of table '${entry.objectId}' is already running${holder ? ` (job ${holder})` : ""}`);
   }
   const now = new Date().toISOString();

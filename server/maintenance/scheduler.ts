@@ -22,7 +22,7 @@ import { parseDuration } from "@/lib/durations";
 import { rootStore } from "@/server/storage/stores";
 import { WrittenTables } from "@/server/tables/written-tables";
 import { startJob, type JobRequest } from "./jobs";
-import { Lease } from "./lease";
+import { Lease } from "@/server/storage/lease";
 import { manifestHealth, planCleanup, type TableHealth } from "./operations";
 import { cleanupDue, compactionDue, servicePolicy, tablePolicy, type MaintenancePolicy } from "./policy";
 import type { Tables } from "@/server/tables/tables";

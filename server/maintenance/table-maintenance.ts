@@ -2,8 +2,7 @@
 import "server-only";
 import type { Id } from "@/server/catalog/catalog";
 import { describePrincipal, type Principal } from "@/server/auth/model";
-import { Lease, tableLeasePrefix } from "./lease";
-import { jobOf, jobsOf, startJob, type MaintenanceJob } from "./jobs";
+import { jobOf, jobsOf, maintenanceHolder, startJob, type MaintenanceJob } from "./jobs";
 import { indexCoverage, manifestHealth, planCleanup } from "./operations";
 import { cleanupDue, compactionDue, servicePolicy, tablePolicy } from "./policy";
 import type { Tables } from "@/server/tables/tables";
@@ -22,12 +21,7 @@ export async function maintenanceOverview(tables: Tables, id: Id) {
     value: [health, coverage, holder, [last]],
   } = await tables.resolveWith(id, (entry) =>
     tables.onWritten(entry, "report its health", () =>
-      Promise.all([
-        manifestHealth(tables.filesOf(entry)),
-        indexCoverage(tables, entry),
-        Lease.holderOf(tables.records, tableLeasePrefix(entry.location)),
-        jobsOf(tables, entry, 1),
-      ]),
+      Promise.all([manifestHealth(tables.filesOf(entry)), indexCoverage(tables, entry), maintenanceHolder(tables, entry), jobsOf(tables, entry, 1)]),
     ),
   );
   const { policy, problems } = tablePolicy(servicePolicy().policy, index, entry);

@@ -1,6 +1,9 @@
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { stopSharedAzurite, storeKinds } from "@/test/stores";
-import { Lease, tableLeasePrefix } from "./lease";
+import { Lease } from "./lease";
+
+const tableLeasePrefix = (location: string) => `.quiver/maintenance/${location}/lease/`;
+const slotMs = () => Number(process.env.QUIVER_MAINTENANCE_LEASE_MS) || 60_000;
 
 afterAll(stopSharedAzurite);
 afterEach(() => {
@@ -12,18 +15,18 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe.each(storeKinds())("a table's maintenance lease on the $name store", ({ make }) => {
   it("is held by one job at a time, says who holds it, and is free again once released", async () => {
     const store = await make();
-    const first = await Lease.acquire(store, tableLeasePrefix("t.lance"), "job-a");
+    const first = await Lease.acquire(store, tableLeasePrefix("t.lance"), "job-a", slotMs());
     expect(first).not.toBeNull();
-    expect(await Lease.acquire(store, tableLeasePrefix("t.lance"), "job-b")).toBeNull();
-    expect(await Lease.holderOf(store, tableLeasePrefix("t.lance"))).toBe("job-a");
+    expect(await Lease.acquire(store, tableLeasePrefix("t.lance"), "job-b", slotMs())).toBeNull();
+    expect(await Lease.holderOf(store, tableLeasePrefix("t.lance"), slotMs())).toBe("job-a");
     // Another table's maintenance is its own.
-    const other = await Lease.acquire(store, tableLeasePrefix("u.lance"), "job-c");
+    const other = await Lease.acquire(store, tableLeasePrefix("u.lance"), "job-c", slotMs());
     expect(other).not.toBeNull();
     await first!.release();
-    expect(await Lease.holderOf(store, tableLeasePrefix("t.lance"))).toBeNull();
-    const second = await Lease.acquire(store, tableLeasePrefix("t.lance"), "job-b");
+    expect(await Lease.holderOf(store, tableLeasePrefix("t.lance"), slotMs())).toBeNull();
+    const second = await Lease.acquire(store, tableLeasePrefix("t.lance"), "job-b", slotMs());
     expect(second).not.toBeNull();
-    expect(await Lease.holderOf(store, tableLeasePrefix("t.lance"))).toBe("job-b");
+    expect(await Lease.holderOf(store, tableLeasePrefix("t.lance"), slotMs())).toBe("job-b");
     await second!.release();
     await other!.release();
   });
@@ -31,17 +34,17 @@ describe.each(storeKinds())("a table's maintenance lease on the $name store", ({
   it("stays with its holder from slot to slot while it works, and runs out when the holder stops claiming", async () => {
     process.env.QUIVER_MAINTENANCE_LEASE_MS = "800";
     const store = await make();
-    const lease = await Lease.acquire(store, tableLeasePrefix("slots.lance"), "job-a");
+    const lease = await Lease.acquire(store, tableLeasePrefix("slots.lance"), "job-a", slotMs());
     expect(lease).not.toBeNull();
     for (let i = 0; i < 6; i++) {
       await sleep(400);
-      expect(await Lease.acquire(store, tableLeasePrefix("slots.lance"), "job-b")).toBeNull();
-      expect(await Lease.holderOf(store, tableLeasePrefix("slots.lance"))).toBe("job-a");
+      expect(await Lease.acquire(store, tableLeasePrefix("slots.lance"), "job-b", slotMs())).toBeNull();
+      expect(await Lease.holderOf(store, tableLeasePrefix("slots.lance"), slotMs())).toBe("job-a");
     }
     // A holder that died: it claims nothing more, and its slots run out.
     (lease as unknown as { timer: NodeJS.Timeout }).timer.close();
     await sleep(2000);
-    const next = await Lease.acquire(store, tableLeasePrefix("slots.lance"), "job-b");
+    const next = await Lease.acquire(store, tableLeasePrefix("slots.lance"), "job-b", slotMs());
     expect(next).not.toBeNull();
     await next!.release();
   });

@@ -1,17 +1,13 @@
 /**
- * One holder at a time: a table's maintenance (one job), or the maintainer of the whole root (one instance). Not
+ * One holder at a time: a table's maintenance (one job), the maintainer of the whole root (one instance), the
+ * catalog's committer (one instance). Not
  * every store can replace an object on the condition that it is unchanged, so a lease is a series of time slots,
  * each an object written only where none exists: who wrote slot k holds the lease during it. The holder always
  * holds the next slot too, claiming it ahead, so nobody can take the lease while it works; a holder that dies
  * without releasing leaves its slots to run out (two slots).
  */
 import "server-only";
-import type { ObjectStore } from "@/server/storage/object-store";
-
-const tableLeaseMs = () => Number(process.env.QUIVER_MAINTENANCE_LEASE_MS) || 60_000;
-
-/** Where a table's maintenance lease lies. */
-export const tableLeasePrefix = (location: string) => `.quiver/maintenance/${location}/lease/`;
+import type { ObjectStore } from "./object-store";
 
 export class Lease {
   private readonly held = new Set<number>();
@@ -29,8 +25,8 @@ export class Lease {
     this.timer.unref();
   }
 
-  /** The lease below `prefix` for `holder`, or null while another holds it. Slots last `slotMs` (a table's: 60 s). */
-  static async acquire(store: ObjectStore, prefix: string, holder: string, slotMs = tableLeaseMs()): Promise<Lease | null> {
+  /** The lease below `prefix` for `holder`, or null while another holds it. Slots last `slotMs`. */
+  static async acquire(store: ObjectStore, prefix: string, holder: string, slotMs: number): Promise<Lease | null> {
     const slot = Math.floor(Date.now() / slotMs);
     if (!(await store.putIfAbsent(`${prefix}${slot}`, holder))) return null;
     const lease = new Lease(store, prefix, holder, slotMs, slot);
@@ -41,7 +37,7 @@ export class Lease {
   }
 
   /** Who holds the lease below `prefix` now, or null. */
-  static async holderOf(store: ObjectStore, prefix: string, slotMs = tableLeaseMs()): Promise<string | null> {
+  static async holderOf(store: ObjectStore, prefix: string, slotMs: number): Promise<string | null> {
     const body = await store.get(`${prefix}${Math.floor(Date.now() / slotMs)}`);
     return body ? body.toString("utf8") : null;
   }
