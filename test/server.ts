@@ -125,9 +125,12 @@ export function besideRoot(server: TestServer, name: string): BesideRoot {
 
 /**
  * Starts the built server on a fresh root (or on `root`): Next's own `next start`, or with `workers`, `npm start`'s
- * script, which runs that many processes on one port.
+ * script, which runs that many processes on one port; the build in `cwd` (another release's) when given.
  */
-export async function startServer(env: Record<string, string> = {}, options: { port?: number; root?: string; workers?: number } = {}): Promise<TestServer> {
+export async function startServer(
+  env: Record<string, string> = {},
+  options: { port?: number; root?: string; workers?: number; cwd?: string } = {},
+): Promise<TestServer> {
   const fresh = options.root === undefined ? await freshRoot() : { root: options.root, env: rootEnv(options.root) };
   const root = fresh.root;
   const adminKey = env.QUIVER_ADMIN_API_KEY ?? TEST_ADMIN_KEY;
@@ -138,6 +141,7 @@ export async function startServer(env: Record<string, string> = {}, options: { p
       ? ["node_modules/.bin/next", ["start", "-p", String(port), "-H", "127.0.0.1"]]
       : [process.execPath, ["scripts/start.mjs", "-H", "127.0.0.1"]];
   const child: ChildProcess = spawn(command, args, {
+    cwd: options.cwd,
     env: {
       ...process.env,
       ...fresh.env,
