@@ -53,7 +53,7 @@ function storeProfile(proxy, count) {
   if (!proxy) return null;
   const requests = proxy.requests();
   const commits = requests.filter((r) => r.kind === "write" && /__manifest\/_versions\/[^/]+\.manifest$/.test(r.path) && r.status < 300).length;
-  const lost = requests.filter((r) => r.kind === "write" && (r.status === 409 || r.status === 412)).length;
+  const lost = requests.filter((r) => r.kind === "write" && /__manifest\//.test(r.path) && (r.status === 409 || r.status === 412)).length;
   return { requests: requests.length / count, commits: commits / count, lost: lost / count };
 }
 

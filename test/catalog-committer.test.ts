@@ -5,7 +5,7 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { client } from "./client";
-import { startServer, type TestServer } from "./server";
+import { startServer, storeOf, type TestServer } from "./server";
 
 const servers: TestServer[] = [];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -113,5 +113,39 @@ describe("the catalog's committer", () => {
       (m) => m.handed > 0,
     );
     expect(handed.handed).toBeGreaterThan(0);
+  });
+
+  it("is one worker of `npm start`, to which the other workers hand their rows, each reaching it alone", async () => {
+    const server = await startServer({}, { workers: 2 });
+    servers.push(server);
+    expect((await client(server.url, server.auth).post("/v1/namespace/n/create", {})).status).toBe(200);
+    // Both workers take declares (the primary hands connections round the workers); the first to commit holds the lease.
+    const names = Array.from({ length: 40 }, (_, i) => `w${i}`);
+    for (let round = 0; round < 4; round++) {
+      await Promise.all(names.slice(round * 10, round * 10 + 10).map(async (name) => expect((await declare(server, name)).status).toBe(200)));
+    }
+    // Summed over the workers: rows were handed from one to the other, and none had to be committed after a hand-off
+    // failed (a call reaching the wrong worker is refused for its token).
+    const summed = await committerMetrics(server);
+    expect(summed.handed).toBeGreaterThan(0);
+    expect(summed.received).toBe(summed.handed);
+    expect(summed.fallback).toBe(0);
+    expect((await listed(server)).filter((t) => t.startsWith("w")).sort()).toEqual([...names].sort());
+
+    // The address the lease gives reaches the holder and no other worker, on every new connection.
+    const store = storeOf(server);
+    const slots = await store.list(".quiver/catalog/committer/lease/");
+    const holder = JSON.parse((await store.get(slots.sort().at(-1)!))!.toString("utf8")) as { url: string; token: string };
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        fetch(`${holder.url}/peer/catalog-rows`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${holder.token}`, connection: "close", "content-type": "application/json" },
+          body: JSON.stringify({ catalog: "no such catalog", rows: [], seen: 0 }),
+        }).then((r) => r.status),
+      ),
+    );
+    // Declined (409: not a catalog it commits), never refused for a token another process made (401).
+    expect(answers).toEqual(answers.map(() => 409));
   });
 });

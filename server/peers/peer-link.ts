@@ -58,7 +58,9 @@ function listen(): Promise<PeerAddress> {
   server.keepAliveTimeout = 30_000;
   return new Promise((resolve, reject) => {
     server.once("error", reject);
-    server.listen({ host: config.peerHost, port: config.peerPort }, () => {
+    // Exclusive: a worker of `npm start` would otherwise share one socket with its siblings (Node's cluster hands
+    // a listen to the primary), and a call meant for it could reach another.
+    server.listen({ host: config.peerHost, port: config.peerPort, exclusive: true }, () => {
       server.off("error", reject);
       server.unref();
       const port = (server.address() as { port: number }).port;
