@@ -37,6 +37,7 @@ async function committerMetrics(server: TestServer) {
     handed: rows("handed"),
     received: rows("received"),
     fallback: rows("fallback"),
+    followedThroughCommitter: Number(/^quiver_cache_lookups_total\{cache="catalog_committer_changes",result="hit"\} (\d+)$/m.exec(text)?.[1] ?? 0),
   };
 }
 
@@ -86,6 +87,8 @@ describe("the catalog's committer", () => {
     expect(after[0].received - before[0].received).toBe(10);
     expect(after[0].committed - before[0].committed).toBe(20);
     for (const server of [first, second]) expect((await listed(server)).filter((t) => names.includes(t)).sort()).toEqual([...names].sort());
+    // The second instance followed the committer's commits by asking it for their rows, not by reading the store.
+    expect(after[1].followedThroughCommitter).toBeGreaterThan(before[1].followedThroughCommitter);
 
     // The committer dies right after committing a row handed to it, before it answers: the instance that asked
     // answers the declare as made, and its row is in the catalog once, at the location it claimed.

@@ -21,6 +21,7 @@ import { callPeer, handlePeerCalls, ownPeerAddress, PeerDeclined, reachable, typ
 
 const LEASE_PREFIX = ".quiver/catalog/committer/lease/";
 const CALL = "catalog-rows";
+const CHANGES = "catalog-changes";
 /** A hand-off waits this long for the holder's commit; longer than a commit takes on a slow store under load. */
 const CALL_TIMEOUT_MS = 30_000;
 const slotMs = () => Number(process.env.QUIVER_CATALOG_LEASE_MS) || 10_000;
@@ -32,23 +33,41 @@ export interface HandedRow {
   properties: Record<string, string>;
 }
 
-/** What a holder answers for rows handed to it: whether each was inserted (false: the catalog held its name). */
-type Receiver = (rows: HandedRow[], seenVersion: number) => Promise<boolean[]>;
+/** What the catalog of this process does for the others when it is their committer. */
+interface CommitterSide<Row> {
+  /** Commits rows handed to it: whether each was inserted (false: the catalog held its name). */
+  receive(rows: HandedRow[], seenVersion: number): Promise<boolean[]>;
+  /** The rows each of versions (from, to] inserted, when every one of them was one of its group commits. */
+  changes(from: number, to: number): Row[][] | null;
+}
 
-/** The catalogs this process has open, by their root's address, for the rows other instances hand to it. */
-const receivers = new Map<string, { committer: CatalogCommitter; receive: Receiver }>();
+/** The catalogs this process has open, by their root's address, for the calls other instances make to their committer. */
+const catalogs = new Map<string, { committer: CatalogCommitter<unknown>; side: CommitterSide<unknown> }>();
+
+function committing(catalog: unknown) {
+  const target = typeof catalog === "string" ? catalogs.get(catalog) : undefined;
+  if (!target?.committer.committing) throw new PeerDeclined("this instance does not commit that catalog's rows now");
+  return target;
+}
 
 handlePeerCalls(CALL, async (body) => {
   const { catalog, rows, seen } = parseCall(body);
-  const target = receivers.get(catalog);
-  if (!target?.committer.committing) throw new PeerDeclined("this instance does not commit that catalog's rows now");
+  const target = committing(catalog);
   target.committer.used();
-  const inserted = await target.receive(rows, seen);
+  const inserted = await target.side.receive(rows, seen);
   metrics.catalogRows.inc({ route: "received" }, rows.length);
   return { inserted };
 });
 
-export class CatalogCommitter {
+handlePeerCalls(CHANGES, async (body) => {
+  const { catalog, from, to } = body as { catalog?: unknown; from?: unknown; to?: unknown };
+  if (!Number.isInteger(from) || !Number.isInteger(to)) throw new Error("a call for the catalog's changes must name the versions from and to");
+  const versions = committing(catalog).side.changes(from as number, to as number);
+  if (!versions) throw new PeerDeclined("not every one of those versions is a commit of this instance's");
+  return { versions };
+});
+
+export class CatalogCommitter<Row> {
   private lease: Lease | null = null;
   private holder?: { peer: PeerAddress | null; until: number };
   private choosing?: Promise<void>;
@@ -56,9 +75,9 @@ export class CatalogCommitter {
 
   constructor(
     private readonly store: ObjectStore,
-    receive: Receiver,
+    side: CommitterSide<Row>,
   ) {
-    receivers.set(store.root.uri, { committer: this, receive });
+    catalogs.set(store.root.uri, { committer: this, side });
   }
 
   /** Whether this process commits the root's table rows now. */
@@ -89,6 +108,23 @@ export class CatalogCommitter {
       if (!(err instanceof PeerDeclined)) log.warn({ err, instance: peer.instance }, "the catalog's committer could not be reached; committing here");
       if (this.holder?.peer === peer) this.holder = undefined;
       metrics.catalogRows.inc({ route: "fallback" }, rows.length);
+      return null;
+    }
+  }
+
+  /**
+   * The rows each of the catalog's versions (from, to] inserted, as the committer that made them all remembers them,
+   * or null (no committer known, or one that did not make them all: then the store says).
+   */
+  async changes(from: number, to: number): Promise<Row[][] | null> {
+    const peer = this.committing ? null : this.holder?.peer;
+    if (!config.catalogHandoff || !peer || this.holder!.until <= Date.now()) return null;
+    try {
+      const answer = (await callPeer(peer, CHANGES, { catalog: this.store.root.uri, from, to }, CALL_TIMEOUT_MS)) as { versions?: unknown };
+      return Array.isArray(answer.versions) && answer.versions.length === to - from && answer.versions.every(Array.isArray)
+        ? (answer.versions as Row[][])
+        : null;
+    } catch {
       return null;
     }
   }

@@ -30,6 +30,8 @@ import { joinIdentifier, DELIMITER } from "@/lib/identifiers";
 export const DEREGISTERED = "deregistered_table";
 const MANIFEST_DIR = "__manifest";
 const COMPACT_EVERY_WRITES = 100;
+/** How many of its recent group commits a process keeps in memory for the instances that follow it. */
+const GROUP_COMMITS_KEPT = 1_000;
 /** How long a removal of a root-level directory is remembered: longer than any listing of the root takes. */
 const REMOVAL_MEMORY_MS = 60_000;
 /** How often a request that lists no tables starts a listing of the root beside it, when the root's stamp moved. */
@@ -257,13 +259,18 @@ export class CatalogTable {
   private readonly writing = new KeyedLock();
   private pending: Array<{ row: NewRow; resolve: (inserted: boolean) => void; reject: (err: unknown) => void }> = [];
   private flushing?: Promise<void>;
-  private readonly committer: CatalogCommitter;
+  private readonly committer: CatalogCommitter<ManifestRow>;
+  /** The rows this process's recent group commits inserted, by version, for the instances that follow it (followCommitter). */
+  private readonly groupCommits = new Map<number, ManifestRow[]>();
 
   constructor(
     private readonly datasets: Datasets,
     private readonly store: ObjectStore,
   ) {
-    this.committer = new CatalogCommitter(store, (rows, seen) => this.receive(rows, seen));
+    this.committer = new CatalogCommitter(store, {
+      receive: (rows, seen) => this.receive(rows, seen),
+      changes: (from, to) => this.committedSince(from, to),
+    });
   }
 
   /** The catalog's latest version and the root's datasets, shared by the requests that ask while it is read. */
@@ -318,6 +325,7 @@ export class CatalogTable {
   private async catchUp(version: number, foreign: string[]): Promise<CatalogIndex> {
     const current = this.current(version, foreign);
     if (current) return current;
+    if (this.cached && (await this.followCommitter(version))) return this.current(version, foreign)!;
     if (this.cached && this.followed) {
       const followed = await this.follow(version).catch((err: unknown) => {
         log.warn({ err }, "following the catalog's versions failed; reading it whole");
@@ -327,6 +335,35 @@ export class CatalogTable {
       if (followed) return this.current(version, foreign)!;
     }
     return this.load(version, foreign);
+  }
+
+  /**
+   * Follows the catalog to `target` through the root's committer, when every version since the index's was one of its
+   * group commits: it answers the rows each inserted, from memory, in one call on loopback instead of the store's
+   * round trips. What the index is known to hold in the store's terms (`followed`) stays where it was: the next
+   * follow through the store reads those fragments again, which a row already held costs nothing but the reading.
+   */
+  private async followCommitter(target: number): Promise<boolean> {
+    const cached = this.cached!;
+    const versions = await this.committer.changes(cached.version, target);
+    const rows = versions?.flat() ?? [];
+    const wellFormed = rows.every((row) => typeof row?.object_id === "string" && typeof row.object_type === "string");
+    if (!versions || !wellFormed || this.cached !== cached || cached.version >= target) return false;
+    for (const row of rows) cached.index.replaceRow(row, cached.foreign);
+    cached.version = target;
+    countLookup("catalog_committer_changes", true);
+    return true;
+  }
+
+  /** The rows each of versions (from, to] inserted, when every one of them was a group commit of this process. */
+  private committedSince(from: number, to: number): ManifestRow[][] | null {
+    const versions: ManifestRow[][] = [];
+    for (let version = from + 1; version <= to; version++) {
+      const rows = this.groupCommits.get(version);
+      if (!rows) return null;
+      versions.push(rows);
+    }
+    return versions;
   }
 
   /**
@@ -626,6 +663,11 @@ export class CatalogTable {
       for (const row of added) failpoint("kill-after-catalog-commit", row.object_id);
       if (result.numInsertedRows === added.length) {
         this.patch(result.version, (patched) => added.forEach((row) => patched.addRow(row)));
+        this.groupCommits.set(result.version, added);
+        for (const version of this.groupCommits.keys()) {
+          if (this.groupCommits.size <= GROUP_COMMITS_KEPT) break;
+          this.groupCommits.delete(version);
+        }
         return { fresh: fresh.map((f, i) => f || ours[i]), settled: true };
       }
       return { fresh, settled: false };
