@@ -3,7 +3,7 @@
  * the policy on and passing every second. A pass looks at the tables written since the last one, and at rest no
  * table is looked at; when the maintainer is killed, the other instance takes its lease over and maintains.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { client, rows } from "./client";
 import { azuriteStorageOptions, newAzuriteRoot, startAzurite, type Azurite } from "./azurite";
 import { startLatencyProxy, type LatencyProxy } from "./latency-proxy";
@@ -22,7 +22,7 @@ let servers: TestServer[] = [];
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function until<T>(what: string, probe: () => Promise<T>, done: (value: T) => boolean, ms = 60_000): Promise<T> {
+async function until<T>(what: string, probe: () => Promise<T>, done: (value: T) => boolean, ms = 25_000): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const value = await probe();
@@ -68,6 +68,7 @@ beforeAll(async () => {
   for (let i = 0; i < TABLES; i++) expect((await api.arrow(`/v1/table/t${i}/create`, rows(0, 10))).status).toBe(200);
   expect((await api.arrow("/v1/table/t7/insert", rows(10, 20))).status).toBe(200);
 });
+beforeEach(({ onTestFailed }) => onTestFailed(() => servers.forEach((s, i) => console.log(`server ${i}'s log:\n${s.output().slice(-6000)}`))));
 afterAll(async () => {
   await Promise.all(servers.map((s) => s.stop()));
   await proxy?.stop();
@@ -111,7 +112,7 @@ describe("the maintainer", () => {
     const atRest = proxy.requests();
     expect(tablesReached()).toEqual(new Set());
     expect(atRest.length, atRest.map((r) => `${r.kind} ${r.prefix ?? r.path}`).join("\n")).toBeLessThan(5 * 10);
-  });
+  }, 120_000);
 
   it("is replaced by another instance when it is killed, which then maintains the tables written", async () => {
     const said = await Promise.all(servers.map(isMaintainer));

@@ -24,6 +24,8 @@ const CALL = "catalog-rows";
 const CHANGES = "catalog-changes";
 /** A hand-off waits this long for the holder's commit; longer than a commit takes on a slow store under load. */
 const CALL_TIMEOUT_MS = 30_000;
+/** The committer answers changes from memory: one that takes longer is busy, and the store answers instead. */
+const CHANGES_TIMEOUT_MS = 2_000;
 const slotMs = () => Number(process.env.QUIVER_CATALOG_LEASE_MS) || 10_000;
 
 export interface HandedRow {
@@ -120,7 +122,7 @@ export class CatalogCommitter<Row> {
     const peer = this.committing ? null : this.holder?.peer;
     if (!config.catalogHandoff || !peer || this.holder!.until <= Date.now()) return null;
     try {
-      const answer = (await callPeer(peer, CHANGES, { catalog: this.store.root.uri, from, to }, CALL_TIMEOUT_MS)) as { versions?: unknown };
+      const answer = (await callPeer(peer, CHANGES, { catalog: this.store.root.uri, from, to }, CHANGES_TIMEOUT_MS)) as { versions?: unknown };
       return Array.isArray(answer.versions) && answer.versions.length === to - from && answer.versions.every(Array.isArray)
         ? (answer.versions as Row[][])
         : null;

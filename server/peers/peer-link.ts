@@ -56,6 +56,8 @@ export function reachable(peer: PeerAddress): boolean {
 function listen(): Promise<PeerAddress> {
   const server = http.createServer((req, res) => void answer(req, res));
   server.keepAliveTimeout = 30_000;
+  // Another instance's idle connection must not keep this process alive once Next has closed its own server.
+  server.on("connection", (socket) => socket.unref());
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     // Exclusive: a worker of `npm start` would otherwise share one socket with its siblings (Node's cluster hands
@@ -129,6 +131,8 @@ export function callPeer(peer: PeerAddress, name: string, body: unknown, timeout
         });
       },
     );
+    // Nor may this process's connections to others keep it alive when it stops.
+    req.on("socket", (socket) => socket.unref());
     req.on("timeout", () => req.destroy(new Error(`instance ${peer.instance} did not answer within ${timeoutMs} ms`)));
     req.on("error", reject);
     req.end(payload);
