@@ -6,7 +6,7 @@
  */
 import type { Table } from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { client, rows } from "./client";
+import { client, rows, until as waitFor } from "./client";
 import { startServer, type TestServer } from "./server";
 
 interface Job {
@@ -45,15 +45,8 @@ const jobs = async (table: string) => (await apiA.post<{ jobs: Job[] }>(`/v1/tab
 const ids = async (table: string) =>
   [...(await apiB.post<Table>(`/v1/table/${table}/query`, { columns: ["id"], k: 100_000 })).body.getChild("id")!].map(Number).sort((x, y) => x - y);
 
-async function until<T>(what: string, probe: () => Promise<T>, done: (value: T) => boolean, ms = 90_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${ms} ms: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
+/** Waits for `what`, looking every 250 ms, for 90,000 ms unless told otherwise. */
+const until = <T>(what: string, probe: () => Promise<T>, done: (value: T) => boolean, ms = 90_000) => waitFor(what, probe, done, ms, 250);
 
 beforeAll(async () => {
   a = await startServer(POLICY);

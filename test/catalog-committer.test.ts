@@ -4,25 +4,17 @@
  * answering, the instance that handed it answers the declare as made, once; the lease then passes to another.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { client } from "./client";
+import { client, until as waitFor } from "./client";
 import { startServer, storeOf, type TestServer } from "./server";
 
 const servers: TestServer[] = [];
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 afterAll(async () => {
   await Promise.all(servers.map((s) => s.stop()));
 });
 
-async function until<T>(what: string, probe: () => Promise<T>, done: (value: T) => boolean, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${ms} ms: ${JSON.stringify(value)}`);
-    await sleep(100);
-  }
-}
+/** Waits for `what`, looking every 100 ms, for 30,000 ms unless told otherwise. */
+const until = <T>(what: string, probe: () => Promise<T>, done: (value: T) => boolean, ms = 30_000) => waitFor(what, probe, done, ms, 100);
 
 /** An instance's counts of catalog rows by route, and whether it holds the committer's lease. */
 async function committerMetrics(server: TestServer) {

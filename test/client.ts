@@ -94,3 +94,14 @@ export function postOnNewConnection(url: string, headers: Record<string, string>
     request.end(JSON.stringify(body));
   });
 }
+
+/** Polls `probe` every `everyMs` until `done` holds of its value, which it answers; throws, naming `what`, after `ms`. */
+export async function until<T>(what: string, probe: () => Promise<T>, done: (value: T) => boolean, ms: number, everyMs: number): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${ms} ms: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}

@@ -4,7 +4,7 @@
  * table is looked at; when the maintainer is killed, the other instance takes its lease over and maintains.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { client, rows } from "./client";
+import { client, rows, until as waitFor } from "./client";
 import { azuriteStorageOptions, newAzuriteRoot, startAzurite, type Azurite } from "./azurite";
 import { startLatencyProxy, type LatencyProxy } from "./latency-proxy";
 import { startServer, type TestServer } from "./server";
@@ -22,15 +22,8 @@ let servers: TestServer[] = [];
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function until<T>(what: string, probe: () => Promise<T>, done: (value: T) => boolean, ms = 25_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${ms} ms: ${JSON.stringify(value)}`);
-    await sleep(200);
-  }
-}
+/** Waits for `what`, looking every 200 ms, for 25,000 ms unless told otherwise. */
+const until = <T>(what: string, probe: () => Promise<T>, done: (value: T) => boolean, ms = 25_000) => waitFor(what, probe, done, ms, 200);
 
 /** Whether an instance says it is the maintainer (its `quiver_maintainer` gauge). */
 const isMaintainer = async (server: TestServer) =>
