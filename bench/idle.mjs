@@ -8,7 +8,7 @@
  * Run with `npm run bench -- --latency 0 idle`.
  */
 import { performance } from "node:perf_hooks";
-import os from "node:os";
+import { NPM_START } from "./harness.mjs";
 
 const WINDOW_MS = Number(process.env.BENCH_IDLE_WINDOW_S || 60) * 1000;
 const INTERVAL_S = Number(process.env.BENCH_IDLE_INTERVAL_S || 15);
@@ -44,8 +44,8 @@ export async function idleCase(ctx) {
       const began = performance.now();
       for (let k = 0; k < instances; k++) {
         servers.push(
-          await ctx.startQuiver(root, 3500 + k * 10 + Math.floor(Math.random() * 9), azurite.storageOptions, os.availableParallelism(), {
-            QUIVER_MAINTENANCE: "on",
+          await ctx.startQuiver(root, 3500 + k * 10 + Math.floor(Math.random() * 9), azurite.storageOptions, NPM_START.workers, {
+            ...NPM_START.env,
             QUIVER_MAINTENANCE_INTERVAL_S: String(INTERVAL_S),
           }),
         );
@@ -68,7 +68,7 @@ export async function idleCase(ctx) {
         );
         record(
           "at rest, Azurite",
-          `store requests per hour, ${instances} instance${instances > 1 ? "s" : ""} (${os.availableParallelism()} workers each), ${tables.toLocaleString("en")} tables, passes every ${INTERVAL_S} s`,
+          `store requests per hour, ${instances} instance${instances > 1 ? "s" : ""} (${NPM_START.workers} workers each), ${tables.toLocaleString("en")} tables, passes every ${INTERVAL_S} s`,
           "requests/h",
           [perHour],
           [0],

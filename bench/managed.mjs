@@ -6,6 +6,7 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
+import { NPM_START } from "./harness.mjs";
 
 const ADDS = 30;
 
@@ -24,7 +25,8 @@ export async function managedCase(ctx) {
     const name = `${managed ? "managed" : "unmanaged"}-${Date.now()}`;
     const root = onStore ? `az://bench/${name}` : path.join(ctx.scratch, name);
     if (!onStore) mkdirSync(root);
-    const server = await ctx.startQuiver(root, 3500 + (managed ? 0 : 50) + Math.floor(Math.random() * 40), ctx.azurite?.storageOptions, undefined, {
+    const server = await ctx.startQuiver(root, 3500 + (managed ? 0 : 50) + Math.floor(Math.random() * 40), ctx.azurite?.storageOptions, NPM_START.workers, {
+      ...NPM_START.env,
       QUIVER_MANAGED_VERSIONING: managed ? "on" : "off",
       ...(onStore ? { QUIVER_VEND_CREDENTIALS: "container" } : {}),
     });
