@@ -40,6 +40,47 @@ cluster.on("message", (worker, message) => {
   );
 });
 
+// A table's write turn across the workers (server/peers/machine-turns.ts): per table, the workers that asked, in order;
+// the first holds the turn. A worker that exits gives up its place, and its turn passes on. The grant says whether
+// another worker held the table's turn last (its commits then moved the table on under this worker's handle).
+const turns = new Map();
+const lastHolders = new Map();
+const LAST_HOLDERS_KEPT = 10_000;
+const grant = (key) => {
+  const head = turns.get(key)?.[0];
+  if (!head || head.worker.isDead()) return;
+  const last = lastHolders.get(key);
+  lastHolders.delete(key);
+  lastHolders.set(key, head.worker.id);
+  if (lastHolders.size > LAST_HOLDERS_KEPT) lastHolders.delete(lastHolders.keys().next().value);
+  head.worker.send({ type: "quiver:turn-granted", id: head.id, afterAnother: last !== undefined && last !== head.worker.id });
+};
+cluster.on("message", (worker, message) => {
+  if (message?.type === "quiver:turn-ask") {
+    const queue = turns.get(message.key) ?? [];
+    turns.set(message.key, queue);
+    queue.push({ worker, id: message.id });
+    if (queue.length === 1) grant(message.key);
+  } else if (message?.type === "quiver:turn-done") {
+    const queue = turns.get(message.key);
+    if (!queue || queue[0]?.worker !== worker || queue[0].id !== message.id) return;
+    queue.shift();
+    if (queue.length === 0) turns.delete(message.key);
+    else grant(message.key);
+  }
+});
+const leaveTurns = (worker) => {
+  for (const [key, queue] of turns) {
+    const held = queue[0]?.worker === worker;
+    const left = queue.filter((place) => place.worker !== worker);
+    if (left.length === 0) turns.delete(key);
+    else {
+      turns.set(key, left);
+      if (held) grant(key);
+    }
+  }
+};
+
 // Each worker is Next's own `next start`; as a cluster worker its listen() shares the primary's socket.
 cluster.setupPrimary({ exec: next, args: ["start", "-p", port, ...process.argv.slice(2)] });
 
@@ -47,6 +88,7 @@ let stopping = false;
 /** Start times of recent worker exits: a worker that keeps dying right after it starts stops the server. */
 const recentDeaths = [];
 cluster.on("exit", (worker, code, signal) => {
+  leaveTurns(worker);
   if (stopping) {
     if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(process.exitCode ?? 0);
     return;

@@ -50,6 +50,11 @@ function makeMetrics() {
       help: "Table rows of the catalog this instance had committed, by route: committed (by this instance, its own and those received), received (from another instance, to commit), handed (committed by the instance that holds the catalog's committer lease), fallback (committed here after that instance could not be reached or declined)",
       labelNames: ["route"],
     }),
+    writeTurns: new Counter({
+      name: `${PREFIX}write_turns_total`,
+      help: "Write turns on a table that this worker of npm start was given by the primary, by which worker held the table's turn last: this_worker, or another_worker (whose commits this one then builds on)",
+      labelNames: ["last_held_by"],
+    }),
     refused: new Counter({
       name: `${PREFIX}requests_refused_total`,
       help: "Requests answered 503 (busy, store or engine unavailable, timeout), by operation",

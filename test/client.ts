@@ -83,15 +83,18 @@ export async function postAccessKey(base: string, key: string): Promise<Response
  * to the next worker in turn. Answers the status and the body's text.
  */
 export function postOnNewConnection(url: string, headers: Record<string, string>, body: unknown = {}): Promise<{ status: number; text: string }> {
+  // Arrow IPC bytes go as they are, anything else as JSON.
+  const arrow = body instanceof Uint8Array;
+  const type = arrow ? "application/vnd.apache.arrow.stream" : "application/json";
   return new Promise((resolve, reject) => {
-    const request = http.request(url, { method: "POST", agent: false, headers: { ...headers, "content-type": "application/json" } }, (res) => {
+    const request = http.request(url, { method: "POST", agent: false, headers: { ...headers, "content-type": type } }, (res) => {
       let text = "";
       res.on("data", (d) => (text += d));
       res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
     });
     request.on("error", reject);
     request.setTimeout(20_000, () => request.destroy(new Error("no answer within 20 s")));
-    request.end(JSON.stringify(body));
+    request.end(arrow ? body : JSON.stringify(body));
   });
 }
 

@@ -4,6 +4,7 @@
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { tableToIPC } from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { client, postOnNewConnection, rows } from "./client";
 import { startServer, type TestServer } from "./server";
@@ -66,6 +67,27 @@ describe("QUIVER_WORKERS=2", () => {
     expect(now).not.toContain(victim);
     expect((await api.arrow("/v1/table/w/insert", rows(50, 60))).status).toBe(200);
     expect(await Promise.all(Array.from({ length: 10 }, countOnNewConnection))).toEqual(Array(10).fill(60));
+  });
+
+  it("lets the workers commit to one table in turn: small inserts from 8 clients through both, each answered, every row once", async () => {
+    expect((await api.arrow("/v1/table/turns/create", rows(0, 1))).status).toBe(200);
+    const statuses: number[] = [];
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        for (let i = next++; i < 240; i = next++) {
+          const body = tableToIPC(rows(1 + i * 10, 11 + i * 10), "stream");
+          statuses.push((await postOnNewConnection(`${server.url}/v1/table/turns/insert`, server.auth, body)).status);
+        }
+      }),
+    );
+    expect(new Set(statuses)).toEqual(new Set([200]));
+    expect((await api.post("/v1/table/turns/count_rows", {})).body).toBe(2401);
+    // Summed over the workers: the table's turn went from one worker to the other, and each took turns.
+    const metrics = String((await api.get("/metrics")).body);
+    const turns = (holder: string) => Number(new RegExp(`quiver_write_turns_total\\{last_held_by="${holder}"\\} (\\d+)`).exec(metrics)?.[1] ?? 0);
+    expect(turns("another_worker"), metrics).toBeGreaterThan(0);
+    expect(turns("another_worker") + turns("this_worker")).toBeGreaterThan(1);
   });
 
   it("stops every worker on SIGTERM", async () => {

@@ -24,6 +24,7 @@ import type { LatestManifest } from "@/server/lance/version-manifest";
 import { countLookup } from "@/server/metrics";
 import type { ObjectStore } from "@/server/storage/object-store";
 import { AppendGroups, type Appending } from "./append-groups";
+import { inMachineTurn } from "@/server/peers/machine-turns";
 import { WrittenTables } from "./written-tables";
 import { EarlierAttempt, currentWrite, lanceOperationsOf, type CommitShape, type WriteLedger, type WriteTicket } from "./write-ledger";
 
@@ -241,9 +242,9 @@ export class Tables {
     return this.turnOf(entry, () => this.unlessDropped(entry, commit, options));
   }
 
-  /** Runs `work` in the table's write turn. */
+  /** Runs `work` in the table's write turn: this process's, and that of the other workers of its machine. */
   turnOf<T>(entry: TableEntry, work: () => Promise<T>): Promise<T> {
-    return this.turns.run(entry.location, work);
+    return this.turns.run(entry.location, () => inMachineTurn(entry.location, work));
   }
 
   /**
