@@ -55,24 +55,31 @@ export function api(base, p, init = {}) {
     body = JSON.stringify(init.json);
   }
   if (body !== undefined) headers["content-length"] = String(Buffer.byteLength(body));
-  return new Promise((resolve, reject) => {
-    // A large body goes on a connection of its own: written into a kept-alive socket the server has just closed after
-    // an idle pause, it failed the run with EPIPE, and a new connection costs nothing beside a large write.
-    const agent = body !== undefined && Buffer.byteLength(body) > 2 ** 20 ? false : keepAlive;
-    const req = http.request(base + p, { method: init.method ?? (body !== undefined ? "POST" : "GET"), headers, agent }, (res) => {
-      const chunks = [];
-      res.on("data", (c) => chunks.push(c));
-      res.on("end", () => {
-        init.phases?.(serverTiming(res.headers["server-timing"]));
-        const text = Buffer.concat(chunks).toString("utf8");
-        if (res.statusCode >= 300) reject(new Error(`${p}: ${res.statusCode} ${text}`));
-        else resolve(text ? JSON.parse(text) : undefined);
+  const send = () =>
+    new Promise((resolve, reject) => {
+      // A large body goes on a connection of its own: written into a kept-alive socket the server has just closed after
+      // an idle pause, it failed the run with EPIPE, and a new connection costs nothing beside a large write.
+      const agent = body !== undefined && Buffer.byteLength(body) > 2 ** 20 ? false : keepAlive;
+      const req = http.request(base + p, { method: init.method ?? (body !== undefined ? "POST" : "GET"), headers, agent }, (res) => {
+        const chunks = [];
+        res.on("data", (c) => chunks.push(c));
+        res.on("end", () => {
+          init.phases?.(serverTiming(res.headers["server-timing"]));
+          const text = Buffer.concat(chunks).toString("utf8");
+          if (res.statusCode >= 300) reject(new Error(`${p}: ${res.statusCode} ${text}`));
+          else resolve(text ? JSON.parse(text) : undefined);
+        });
+        res.on("error", reject);
       });
-      res.on("error", reject);
+      req.on("error", (err) => {
+        // A kept-alive socket the server closed after an idle pause, as this request went out on it: the server read
+        // nothing of it, so it goes again (as Node's documentation advises).
+        if (req.reusedSocket && err.code === "ECONNRESET") send().then(resolve, reject);
+        else reject(err);
+      });
+      req.end(body);
     });
-    req.on("error", reject);
-    req.end(body);
-  });
+  return send();
 }
 
 const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 64 });
