@@ -21,6 +21,8 @@ export default defineConfig({
         "--disable-background-networking",
         "--disable-component-update",
         "--disable-sync",
+        // A second name for this machine, to open the console at an address other than the one it was started with.
+        "--host-resolver-rules=MAP quiver.test 127.0.0.1",
       ],
     },
   },

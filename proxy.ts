@@ -3,6 +3,8 @@
  * operator to the page they asked for, and sets a Content-Security-Policy whose per-request nonce Next puts on its
  * own scripts, so no other inline script can run.
  *
+ * It gives sign-in's own routes the scheme they were asked over (withForwardedProto).
+ *
  * It also sees API paths with a percent sign that is not a plain ASCII escape. Next.js fails on a path it cannot
  * percent-decode with a bare 500 before the API is reached; such a path is rewritten with its stray `%` signs
  * escaped, so the API reads them as the literal characters they are and answers with its own error.
@@ -37,6 +39,7 @@ function decodable(segment: string): boolean {
 
 export function proxy(request: NextRequest) {
   const { pathname } = request.nextUrl;
+  if (pathname.startsWith("/api/auth/")) return NextResponse.next({ request: { headers: withForwardedProto(request) } });
   if (pathname.startsWith("/v1/")) {
     const segments = pathname.split("/");
     if (segments.every(decodable)) return NextResponse.next();
@@ -54,6 +57,17 @@ export function proxy(request: NextRequest) {
   return response;
 }
 
+/**
+ * Sign-in's own routes learn the address the console was opened at from the request (server/startup.ts trusts it
+ * when NEXTAUTH_URL is unset), its scheme from `X-Forwarded-Proto`, which next-auth otherwise takes to be https. A
+ * proxy in front says what its clients used; without one, it is the scheme this request came in with.
+ */
+function withForwardedProto(request: NextRequest): Headers {
+  const headers = new Headers(request.headers);
+  if (!headers.has("x-forwarded-proto")) headers.set("x-forwarded-proto", request.nextUrl.protocol.replace(/:$/, ""));
+  return headers;
+}
+
 export const config = {
-  matcher: ["/((?!v1|api|_next|healthz$|readyz$|metrics$|favicon.ico).*)", "/v1/(.*%(?![0-7][0-9A-Fa-f]).*)"],
+  matcher: ["/((?!v1|api|_next|healthz$|readyz$|metrics$|favicon.ico).*)", "/v1/(.*%(?![0-7][0-9A-Fa-f]).*)", "/api/auth/:path*"],
 };

@@ -22,7 +22,6 @@ export default async function globalSetup() {
       ...oidc.env,
       QUIVER_ROOT: root,
       QUIVER_ADMIN_API_KEY: E2E_ADMIN_KEY,
-      NEXTAUTH_URL: origin,
       QUIVER_MAINTENANCE: "off",
       QUIVER_ADMINS: "group:ops",
     },

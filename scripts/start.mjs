@@ -7,17 +7,26 @@ import { existsSync } from "node:fs";
 import os from "node:os";
 import { spawnSync } from "node:child_process";
 import promClient from "prom-client";
+import { readyLines, relayWorkerOutput, settleLogFormat } from "./worker-output.mjs";
 
 const { AggregatorRegistry } = promClient;
 
 const next = "node_modules/next/dist/bin/next";
 const port = process.env.PORT || "3000";
-process.env.NEXTAUTH_URL ||= `http://localhost:${port}`;
 
 const workers = workerCount(process.env.QUIVER_WORKERS);
 if (!existsSync(".next/BUILD_ID")) {
-  const build = spawnSync(process.execPath, [next, "build"], { stdio: "inherit" });
+  // The build's own report (its routes, its banner) means nothing to someone starting the server: it is shown only
+  // when the build failed or warned.
+  console.log("quiver: building the server and console (once, on the first start) …");
+  const began = Date.now();
+  const build = spawnSync(process.execPath, [next, "build"], { stdio: ["ignore", "pipe", "pipe"], encoding: "utf8", maxBuffer: 64 * 2 ** 20 });
+  if (build.status !== 0 || /⚠|warn|error/i.test(`${build.stdout}${build.stderr}`)) {
+    process.stdout.write(build.stdout ?? "");
+    process.stderr.write(build.stderr ?? "");
+  }
   if (build.status !== 0) process.exit(build.status ?? 1);
+  console.log(`quiver: built in ${Math.round((Date.now() - began) / 1000)} s`);
 }
 
 function workerCount(value) {
@@ -81,8 +90,44 @@ const leaveTurns = (worker) => {
   }
 };
 
-// Each worker is Next's own `next start`; as a cluster worker its listen() shares the primary's socket.
-cluster.setupPrimary({ exec: next, args: ["start", "-p", port, ...process.argv.slice(2)] });
+// Each worker is Next's own `next start`; as a cluster worker its listen() shares the primary's socket. Its output
+// comes through here (worker-output.mjs).
+settleLogFormat();
+cluster.setupPrimary({ exec: next, args: ["start", "-p", port, ...process.argv.slice(2)], silent: true });
+let forked = 0;
+cluster.on("fork", (worker) => relayWorkerOutput(worker, ++forked === 1));
+
+// The start ends once every worker has started and listens, with where to sign in and the first admin key if a
+// worker made it (server/startup.ts tells its start is done, with the key if it made one).
+const host = hostArgument();
+const url = process.env.NEXTAUTH_URL ?? `http://${!host || host === "0.0.0.0" || host === "::" ? "localhost" : host}:${port}`;
+let listening = 0;
+let started = 0;
+let firstKey;
+let announced = false;
+const announce = () => {
+  if (announced || listening < workers || started < workers) return;
+  announced = true;
+  process.stdout.write(readyLines(url, workers, firstKey));
+};
+cluster.on("listening", () => {
+  listening++;
+  announce();
+});
+cluster.on("message", (_worker, message) => {
+  if (message?.type !== "quiver:started") return;
+  started++;
+  if (message.key) firstKey = message.key;
+  // A key made by a worker that started after the announcement (one that replaced another) is shown on its own.
+  if (announced && message.key) process.stdout.write(readyLines(url, workers, message.key));
+  announce();
+});
+
+function hostArgument() {
+  const args = process.argv.slice(2);
+  const at = args.findIndex((a) => a === "-H" || a === "--hostname");
+  return at >= 0 ? args[at + 1] : process.env.HOSTNAME;
+}
 
 let stopping = false;
 /** Start times of recent worker exits: a worker that keeps dying right after it starts stops the server. */
@@ -115,4 +160,3 @@ function stop(signal, exitCode = 0) {
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => stop(signal));
 
 for (let i = 0; i < workers; i++) cluster.fork();
-if (workers > 1) console.log(`quiver: ${workers} workers on port ${port}`);

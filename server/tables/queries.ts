@@ -59,7 +59,12 @@ function buildQuery(table: NativeTable, options: QueryOptions) {
     // Named columns beside aliased expressions: each column is its own expression, quoted as a field path.
     const named = (options.columns ?? []).map((c): [string, string] => [c, `\`${c.replace(/`/g, "``")}\``]);
     query.select([...named, ...Object.entries(options.aliases)]);
-  } else if (options.columns) query.selectColumns(options.columns);
+  } else if (options.columns) {
+    // A vector search answers its distances whether or not the columns name them; named, the engine does not log a
+    // warning that one day it will not.
+    const distances = query !== base && !options.columns.includes("_distance");
+    query.selectColumns(distances ? [...options.columns, "_distance"] : options.columns);
+  }
   query.limit(options.limit);
   if (options.offset) query.offset(options.offset);
   if (options.withRowId) query.withRowId();

@@ -6,30 +6,22 @@
  * one, which takes the root as the old one left it.
  */
 import { execSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
+import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { client } from "../client";
 import { startServer, type TestServer } from "../server";
+import { sourceCopy } from "../source-copy";
 import { catalogStorm, checkStorm, createStormTable, runStorm } from "./storm";
 
 const PREVIOUS = "b8c7ee3";
 
-/**
- * The previous release, built once beside the system's temporary files: its source from this repository's history,
- * its dependencies this build's, linked file by file (they are the same packages; Next builds nothing that lies
- * below a node_modules directory, so the release cannot live in this one's).
- */
+/** The previous release, built once beside the system's temporary files from this repository's history. */
 function previousRelease(): string {
   const dir = path.join(os.tmpdir(), `quiver-previous-${PREVIOUS}`);
   if (existsSync(path.join(dir, ".next/BUILD_ID"))) return dir;
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(path.join(dir, "node_modules"), { recursive: true });
-  execSync(`git archive ${PREVIOUS} | tar -x -C "${dir}"`);
-  for (const entry of readdirSync("node_modules")) {
-    if (entry !== ".cache") execSync(`cp -al "node_modules/${entry}" "${path.join(dir, "node_modules")}/"`);
-  }
+  sourceCopy(dir, PREVIOUS);
   execSync("node_modules/.bin/next build", { cwd: dir, stdio: "ignore" });
   return dir;
 }
