@@ -1,5 +1,6 @@
 import { expect, test, type Page } from "@playwright/test";
 import { adminKey, apiAs, hydrated, signInWithKey } from "./helpers";
+import { call, rows } from "./api";
 
 async function signInWithOidc(page: Page, login: string, path = "/") {
   await page.goto(`/signin?callbackUrl=${encodeURIComponent(path)}`);
@@ -88,6 +89,23 @@ test("grants and the audit log", async ({ page }) => {
   await hydrated(page);
   await page.getByRole("button", { name: "Remove grant for ana@example.com" }).click();
   await expect(page.getByTestId("grant-row").filter({ hasText: "ana@example.com" })).toHaveCount(0);
+});
+
+test("the automatic policy's own compaction is in the audit log: by the policy, the versions it made, and why", async ({ page }) => {
+  await call("/v1/table/tidy/declare", { json: { properties: { "quiver.maintenance": "on", "quiver.maintenance.compact_small_fragments": "2" } } });
+  for (let i = 0; i < 3; i++) await call("/v1/table/tidy/insert", { body: rows(i * 10, i * 10 + 10) });
+  await expect
+    .poll(async () => ((await call("/v1/admin/audit?principal=quiver:policy&target=tidy")).entries as unknown[]).length, { timeout: 30_000 })
+    .toBeGreaterThan(0);
+  await signInWithKey(page, undefined, "/audit");
+  await page.getByLabel("Principal", { exact: true }).fill("quiver:policy");
+  await page.getByRole("button", { name: "Filter" }).click();
+  const row = page.getByTestId("audit-row").filter({ hasText: "tidy" }).first();
+  await expect(row).toContainText("service:automatic maintenance policy");
+  await expect(row).toContainText("CompactTable");
+  await expect(row).toContainText(/compaction made versions? \d+/);
+  await expect(row).toContainText("why: 3 small fragments");
+  await page.screenshot({ path: "test-results/audit-policy.png" });
 });
 
 // The test provider runs at oidc-provider's defaults: a code flow's ID token holds only `sub`, and email and groups

@@ -18,6 +18,7 @@ interface Job {
   created_at: string;
   finished_at: string | null;
   parameters: Record<string, string>;
+  compaction?: { version_before: number; version_after: number } | null;
 }
 
 interface Health {
@@ -84,6 +85,24 @@ describe("the automatic maintenance policy", () => {
     expect(compacted.last_job).toMatchObject({ kind: "compact", trigger: "policy", requested_by: "quiver:policy" });
     expect(compacted.last_job!.parameters.reason).toMatch(/small fragments/);
     expect(await ids("busy")).toEqual(written);
+    // The policy's own change is in the audit log like any caller's: by the policy, the versions it made, and why.
+    const compaction = compacted.last_job!.compaction!;
+    const audit = await until(
+      "the policy's audit entry",
+      () => apiA.get<{ entries: Array<Record<string, unknown>> }>("/v1/admin/audit?principal=quiver:policy&target=busy"),
+      (r) => r.body.entries.some((e) => e.requestId === `job:${compacted.last_job!.job_id}`),
+    );
+    expect(audit.body.entries.find((e) => e.requestId === `job:${compacted.last_job!.job_id}`)).toMatchObject({
+      principal: { kind: "service", id: "quiver:policy", name: "automatic maintenance policy" },
+      action: "CompactTable",
+      database: "default",
+      target: "busy",
+      status: 200,
+      outcome: "ok",
+      detail: expect.stringMatching(
+        new RegExp(`^compaction made versions? ${compaction.version_before + 1}(-${compaction.version_after})?.*; why: .*small fragments`),
+      ) as unknown,
+    });
 
     // The lease: the table's jobs, whichever instance ran them, never overlap in time.
     const history = (await jobs("busy")).filter((j) => j.status !== "running").reverse();

@@ -61,7 +61,10 @@ export function AuditPanel() {
               <tr key={`${e.time}-${e.requestId}`} className="border-t border-slate-200 dark:border-slate-800" data-testid="audit-row">
                 <td className="whitespace-nowrap py-1.5 pr-3">{new Date(e.time).toLocaleString()}</td>
                 <td className="pr-3">{e.principal ? `${e.principal.kind}:${e.principal.name}` : "anonymous"}</td>
-                <td className="pr-3 font-mono text-xs">{e.action}</td>
+                <td className="pr-3">
+                  <span className="font-mono text-xs">{e.action}</span>
+                  {e.detail && <p className="max-w-md text-xs text-slate-500 dark:text-slate-400">{e.detail}</p>}
+                </td>
                 <td className="pr-3 font-mono text-xs">{e.target ?? "—"}</td>
                 <td className="pr-3">{e.database}</td>
                 <td className="pr-3">

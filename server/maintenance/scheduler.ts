@@ -21,7 +21,12 @@ import { metrics } from "@/server/metrics";
 import { parseDuration } from "@/lib/durations";
 import { rootStore } from "@/server/storage/stores";
 import { WrittenTables } from "@/server/tables/written-tables";
-import { startJob, type JobRequest } from "./jobs";
+import { startJob, type JobRequest, type MaintenanceJob } from "./jobs";
+import { access } from "@/server/auth/access";
+import type { AuditEntry } from "@/server/auth/audit";
+import { formatIdentifier } from "@/lib/identifiers";
+
+import { STATUS_BY_CODE, type ErrorCodeValue } from "@/lib/contract/errors";
 import { Lease } from "@/server/storage/lease";
 import { manifestHealth, planCleanup, type TableHealth } from "./operations";
 import { cleanupDue, compactionDue, servicePolicy, tablePolicy, type MaintenancePolicy } from "./policy";
@@ -165,7 +170,7 @@ async function maintenancePass(service: MaintenancePolicy, agenda: Agenda) {
       if (!policy.enabled) continue;
       try {
         if (swept && !(await changedOrAged(tables, entry, policy, agenda.sweepMs))) continue;
-        agenda.looked(database, entry.location, await maintainTable(tables, entry, policy), policy);
+        agenda.looked(database, entry.location, await maintainTable(database, tables, entry, policy), policy);
       } catch (err) {
         // A table dropped meanwhile, or a store that failed: the next pass looks again.
         if (!(err instanceof QuiverError && err.codeName === "TableNotFound"))
@@ -195,26 +200,61 @@ async function changedOrAged(tables: Tables, entry: TableEntry, policy: Maintena
  * Runs what a table is due for; answers its health as it then is (null: declared, nothing to maintain), or null
  * too when its cleanup was due and found nothing to remove (versions a tag or a branch keeps): nothing to come back for.
  */
-async function maintainTable(tables: Tables, entry: TableEntry, policy: MaintenancePolicy): Promise<TableHealth | null> {
+async function maintainTable(database: string, tables: Tables, entry: TableEntry, policy: MaintenancePolicy): Promise<TableHealth | null> {
   if (await tables.isDeclaredOnly(entry)) return null;
   const files = tables.filesOf(entry);
   const health = await manifestHealth(files);
   const reason = compactionDue(policy, health);
-  if (reason) await runJob(tables, entry, { kind: "compact", reason });
+  if (reason) await runJob(database, tables, entry, { kind: "compact", reason });
   if (!cleanupDue(policy, health)) return health;
   const olderThan = new Date(Date.now() - policy.retentionSeconds * 1000);
   const plan = await planCleanup(tables, entry, olderThan);
   if (plan.versions.length === 0) return null;
-  await runJob(tables, entry, { kind: "cleanup", olderThan, reason: `${plan.versions.length} versions past the retention` });
+  await runJob(database, tables, entry, { kind: "cleanup", olderThan, reason: `${plan.versions.length} versions past the retention` });
   return manifestHealth(files);
 }
 
-async function runJob(tables: Tables, entry: TableEntry, request: Pick<JobRequest, "kind" | "olderThan" | "reason">) {
+async function runJob(database: string, tables: Tables, entry: TableEntry, request: Pick<JobRequest, "kind" | "olderThan" | "reason">) {
   try {
     const { done } = await startJob(tables, entry, { ...request, trigger: "policy", requestedBy: POLICY_PRINCIPAL });
-    await done;
+    const { job } = await done;
+    await access()
+      .audit.record(policyAuditEntry(database, job))
+      .catch((err: unknown) => log.error({ err, job: job.job_id }, "the audit entry of a maintenance job could not be written"));
   } catch (err) {
     // Another instance holds the table's maintenance: it does the work.
     if (!(err instanceof QuiverError && err.codeName === "ConcurrentModification")) throw err;
   }
 }
+
+/** The policy's own change to a table, as the audit log holds every change: by whom, what it made, and why. */
+function policyAuditEntry(database: string, job: MaintenanceJob): AuditEntry {
+  const table = formatIdentifier(job.table);
+  const why = job.parameters.reason ? `; why: ${job.parameters.reason}` : "";
+  const failed = job.error ? `; failed: ${job.error.message}` : "";
+  const compaction = job.compaction;
+  const cleanup = job.cleanup;
+  const made =
+    compaction && compaction.version_after > compaction.version_before
+      ? `made ${versionsText(compaction.version_before + 1, compaction.version_after)} (${compaction.fragments_before} fragments into ${compaction.fragments_after})`
+      : cleanup
+        ? `removed ${cleanup.versions_removed} old version${cleanup.versions_removed === 1 ? "" : "s"} (${cleanup.bytes_removed} bytes)`
+        : "changed nothing";
+  const operation = job.kind === "compact" ? "CompactTable" : "CleanupTableVersions";
+  return {
+    time: job.finished_at ?? new Date().toISOString(),
+    requestId: `job:${job.job_id}`,
+    principal: { kind: "service", id: POLICY_PRINCIPAL, name: "automatic maintenance policy" },
+    action: operation,
+    method: "POLICY",
+    path: `/v1/table/${encodeURIComponent(table)}/maintenance/${job.kind}`,
+    database,
+    target: table,
+    status: job.status === "succeeded" ? 200 : (STATUS_BY_CODE[job.error?.code as ErrorCodeValue] ?? 500),
+    code: job.error?.code ?? null,
+    outcome: job.status === "succeeded" ? "ok" : "failed",
+    detail: `${job.kind === "compact" ? "compaction" : "cleanup"} ${made}${why}${failed}`,
+  };
+}
+
+const versionsText = (from: number, to: number) => (from === to ? `version ${from}` : `versions ${from}-${to}`);
