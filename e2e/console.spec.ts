@@ -901,13 +901,34 @@ test("what a version changed: counts, schema, and on a table with stable row ids
   await expect(page.getByRole("table", { name: "Updated rows" }).getByTestId("changed-row")).toHaveCount(1);
   await shots(page, "table-changes");
 
-  // A table without stable row ids says so, and still counts from its files.
-  await call("/v1/table/shop$plain_changes/create", { body: rows(0, 10) });
+  // A table without stable row ids says what it can: the rows each version held, and what made it.
+  await call(`/v1/table/shop$plain_changes/create?properties=${encodeURIComponent(JSON.stringify({ "quiver.stable_row_ids": "false" }))}`, {
+    body: rows(0, 10),
+  });
   await call("/v1/table/shop$plain_changes/insert", { body: rows(10, 14) });
   await page.goto("/tables/shop/plain_changes?tab=changes");
   await hydrated(page);
-  await expect(page.getByTestId("no-stable-row-ids")).toContainText("cannot show which rows changed");
+  await expect(page.getByTestId("no-stable-row-ids")).toContainText("not which rows changed");
   await expect(page.getByTestId("rows-written")).toHaveText("4");
-  await expect(page.getByTestId("rows-inserted")).toHaveText("—");
+  await expect(page.getByTestId("rows-inserted")).toHaveCount(0);
+  await expect(page.getByTestId("changes-version")).toHaveText(["v2 Insert 4 rows: 10 → 14 rows (+4)"]);
   await shots(page, "table-changes-plain");
+});
+
+test("Changes names the rows of a table LanceDB's client made with createTable", async ({ page }) => {
+  const db = await lancedb.connect("db://default", { apiKey: adminKey(), hostOverride: origin() });
+  const pets = await db.createTable(
+    "pets",
+    Array.from({ length: 6 }, (_, i) => ({ id: i, name: `pet-${i}` })),
+  );
+  await pets.add([{ id: 6, name: "pet-6" }]);
+  await pets.update({ where: "id = 1", values: { name: "renamed" } });
+  await pets.delete("id = 2");
+  await signInWithKey(page, undefined, "/tables/pets?tab=changes&from_version=1");
+  await expect(page.getByTestId("changes-range")).toHaveText("From version 1 to version 4");
+  await expect(page.getByTestId("rows-inserted")).toHaveText("1");
+  await expect(page.getByTestId("rows-updated")).toHaveText("1");
+  await expect(page.getByTestId("rows-deleted")).toHaveText("1");
+  await expect(page.getByRole("table", { name: "Updated rows" }).getByTestId("changed-cell")).toContainText("renamed");
+  await shots(page, "table-changes-client");
 });

@@ -95,7 +95,9 @@ const leaveTurns = (worker) => {
 settleLogFormat();
 cluster.setupPrimary({ exec: next, args: ["start", "-p", port, ...process.argv.slice(2)], silent: true });
 let forked = 0;
-cluster.on("fork", (worker) => relayWorkerOutput(worker, ++forked === 1));
+/** Per worker, what makes its output go as it comes, once it has started. */
+const startedOutput = new Map();
+cluster.on("fork", (worker) => startedOutput.set(worker.id, relayWorkerOutput(worker, ++forked === 1)));
 
 // The start ends once every worker has started and listens, with where to sign in and the first admin key if a
 // worker made it (server/startup.ts tells its start is done, with the key if it made one).
@@ -114,8 +116,10 @@ cluster.on("listening", () => {
   listening++;
   announce();
 });
-cluster.on("message", (_worker, message) => {
+cluster.on("message", (worker, message) => {
   if (message?.type !== "quiver:started") return;
+  startedOutput.get(worker.id)?.();
+  startedOutput.delete(worker.id);
   started++;
   if (message.key) firstKey = message.key;
   // A key made by a worker that started after the announcement (one that replaced another) is shown on its own.
@@ -134,6 +138,7 @@ let stopping = false;
 const recentDeaths = [];
 cluster.on("exit", (worker, code, signal) => {
   leaveTurns(worker);
+  startedOutput.delete(worker.id);
   if (stopping) {
     if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(process.exitCode ?? 0);
     return;

@@ -2,7 +2,6 @@
 // (every worker prints its own), turns the Lance engine's own log lines (written by its native code straight to
 // stderr) into lines of the server's log at their level, and ends the start with where to sign in and, on a new
 // root, the first admin key in a box.
-import readline from "node:readline";
 import { stripVTControlCharacters } from "node:util";
 
 /** Lines of Next.js's start banner (`next start` prints them in each worker). */
@@ -35,21 +34,40 @@ export function engineLogLine(pid, line) {
 }
 
 /**
- * Relays a worker's stdout and stderr line by line. `showsBanner` says whether this worker's banner is the one shown.
+ * Relays a worker's stdout and stderr. Stderr goes line by line for good (the engine writes there, seldom). Stdout,
+ * where the server's log goes a line per request, goes line by line only until the worker has started (its banner is
+ * behind it), then as it comes: read and split, each request's line cost the primary about as much CPU as the
+ * request's own routing. `showsBanner` says whether this worker's banner is the one shown. Answers what to call when
+ * the worker has started.
  */
 export function relayWorkerOutput(worker, showsBanner) {
-  const relay = (stream, out) => {
-    if (!stream) return;
-    readline.createInterface({ input: stream, crlfDelay: Infinity }).on("line", (line) => {
-      const plain = stripVTControlCharacters(line);
-      if (!showsBanner && BANNER.test(plain)) return;
-      const engine = engineLogLine(worker.process.pid, plain);
-      if (engine === null) out.write(line + "\n");
-      else if (engine) process.stdout.write(engine + "\n");
-    });
+  const line = (text, out) => {
+    const plain = stripVTControlCharacters(text);
+    if (!showsBanner && BANNER.test(plain)) return;
+    const engine = engineLogLine(worker.process.pid, plain);
+    if (engine === null) out.write(text + "\n");
+    else if (engine) process.stdout.write(engine + "\n");
   };
-  relay(worker.process.stdout, process.stdout);
+  const relay = (stream, out) => {
+    let rest = "";
+    let whole = false;
+    const onData = (chunk) => {
+      if (whole) return out.write(chunk);
+      const lines = (rest + chunk).split("\n");
+      rest = lines.pop();
+      for (const text of lines) line(text, out);
+    };
+    stream?.setEncoding("utf8").on("data", onData);
+    // The part of a line already read goes first, the rest of it follows as it comes.
+    return () => {
+      whole = true;
+      if (rest) out.write(rest);
+      rest = "";
+    };
+  };
+  const stdoutWhole = relay(worker.process.stdout, process.stdout);
   relay(worker.process.stderr, process.stderr);
+  return stdoutWhole;
 }
 
 /** The last lines of a start: where to sign in, and the first admin key when this start made it. */

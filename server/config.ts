@@ -59,6 +59,12 @@ export const config = {
    * managed by the catalog: off by default.
    */
   managedVersioning: choiceFromEnv("QUIVER_MANAGED_VERSIONING", ["on", "off"] as const) === "on",
+  /**
+   * Whether a table whose first version Quiver writes, and whose `quiver.stable_row_ids` property does not say, is
+   * written with the engine's stable row ids (on by default: its rows then record the versions that made and changed
+   * them, which is what lets Changes name the rows a version inserted, updated and deleted).
+   */
+  stableRowIds: choiceFromEnv("QUIVER_STABLE_ROW_IDS", ["on", "off"] as const, "on") === "on",
   /** The database a request without a database header uses. */
   defaultDatabase: process.env.QUIVER_DEFAULT_DATABASE || "default",
   /** Largest Arrow request body, in bytes (413 beyond). */

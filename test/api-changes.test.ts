@@ -23,6 +23,7 @@ interface Changes {
   rows_updated?: number;
   rows_deleted?: number;
   why_no_rows?: string;
+  versions?: Array<{ version: number; operation: string | null; rows_before: number; rows_after: number; compaction: boolean }> | null;
   schema_changes: Array<{ kind: string; path: string[]; type: string }>;
 }
 
@@ -43,7 +44,7 @@ beforeAll(async () => {
   await api.post("/v1/namespace/c/create", {});
   expect((await api.post("/v1/table/c$stable/declare", { properties: { "quiver.stable_row_ids": "true" } })).status).toBe(200);
   await history("c$stable");
-  await api.post("/v1/table/c$plain/declare", {});
+  await api.post("/v1/table/c$plain/declare", { properties: { "quiver.stable_row_ids": "false" } });
   await history("c$plain");
 });
 afterAll(() => server?.stop());
@@ -103,11 +104,40 @@ describe("a table without stable row ids", () => {
     const whole = await api.post<Changes>("/v1/table/c$plain/changes", { from_version: 1 });
     expect(whole.body).toMatchObject({ stable_row_ids: false, rows_before: 5, rows_after: 7 });
     expect(whole.body.rows_inserted).toBeUndefined();
-    expect(whole.body.why_no_rows).toContain("quiver.stable_row_ids=true");
+    expect(whole.body.why_no_rows).toContain("quiver.stable_row_ids");
+    // What it can say: each version of the range, what made it, and its row count.
+    expect(whole.body.versions).toEqual([
+      expect.objectContaining({ version: 2, operation: "Append", rows_before: 5, rows_after: 8, compaction: false }),
+      expect.objectContaining({ version: 3, operation: "Update", rows_before: 8, rows_after: 8, compaction: false }),
+      expect.objectContaining({ version: 4, operation: "Delete", rows_before: 8, rows_after: 7, compaction: false }),
+      expect.objectContaining({ version: 5, rows_before: 7, rows_after: 7, compaction: false }),
+    ]);
     // The update rewrote its row into a new fragment, and the column was added in place.
     const update = await api.post<Changes>("/v1/table/c$plain/changes", { to_version: 3 });
     expect(update.body).toMatchObject({ rows_written: 1, rows_removed: 1 });
     expectError(await api.post("/v1/table/c$plain/changes/rows", { kind: "inserted" }), 400, ErrorCode.InvalidInput);
+  });
+
+  it("never counts a compaction's moved rows as written or taken out", async () => {
+    expect((await api.post("/v1/table/c$plain/maintenance/compact?wait=true", {})).body).toMatchObject({ job: { status: "succeeded" } });
+    const compacted = await api.post<Changes>("/v1/table/c$plain/changes", { from_version: 5 });
+    expect(compacted.body.to_version).toBeGreaterThan(5);
+    expect(compacted.body).toMatchObject({ rows_before: 7, rows_after: 7, rows_written: 0, rows_removed: 0 });
+    expect(compacted.body.versions!.length).toBeGreaterThan(0);
+    expect(compacted.body.versions!.every((v) => v.compaction)).toBe(true);
+  });
+});
+
+describe("a table whose first version Quiver writes, that does not say", () => {
+  it("gets stable row ids from the service's default", async () => {
+    expect((await api.arrow("/v1/table/c$default/create", rows(0, 3))).status).toBe(200);
+    expect((await api.arrow("/v1/table/c$default/insert", rows(3, 5))).status).toBe(200);
+    const changes = await api.post<Changes>("/v1/table/c$default/changes", {});
+    expect(changes.body).toMatchObject({ stable_row_ids: true, rows_inserted: 2, rows_updated: 0, rows_deleted: 0 });
+    // The property is the table's own choice; the service's default is not written into it.
+    expect((await api.post<{ properties?: Record<string, string> }>("/v1/table/c$default/describe", {})).body.properties ?? {}).not.toHaveProperty(
+      "quiver.stable_row_ids",
+    );
   });
 
   it("refuses ends in the wrong order, twice named, or not there", async () => {

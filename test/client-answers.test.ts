@@ -50,7 +50,8 @@ const plain = (rows: Array<Record<string, unknown>>) =>
 beforeAll(async () => {
   server = await startServer();
   const db = await lancedb.connect("db://default", { apiKey: server.adminKey, hostOverride: server.url, clientConfig: { retryConfig: { retries: 1 } } });
-  const engine = await lancedb.connect(dir);
+  // The engine's table as Quiver writes one: with stable row ids (QUIVER_STABLE_ROW_IDS), which change some plans.
+  const engine = await lancedb.connect(dir, { storageOptions: { new_table_enable_stable_row_ids: "true" } });
   remote = await db.createTable("fruit", rowsOf(0, 600));
   local = await engine.createTable("fruit", rowsOf(0, 600));
 });

@@ -119,6 +119,35 @@ function RowsSection({ database, table, changes, kind }: { database: string; tab
   );
 }
 
+/** The range's versions one by one: what made each, and how its row count moved; a compaction changes no row. */
+function VersionSteps({ steps }: { steps: NonNullable<TableChanges["versions"]> }) {
+  return (
+    <section aria-labelledby="changes-versions">
+      <h3 id="changes-versions" className="mb-1 font-semibold">
+        Versions in the range
+      </h3>
+      <ol className="flex flex-col gap-0.5 text-sm" data-testid="changes-versions">
+        {steps.map((step) => {
+          const delta = step.rows_after - step.rows_before;
+          return (
+            <li key={step.version} data-testid="changes-version">
+              <span className="font-mono">v{step.version}</span> {step.action ?? step.operation ?? "an unknown operation"}:{" "}
+              {step.compaction ? (
+                <span className="text-slate-500">files rewritten, no row changed</span>
+              ) : (
+                <span>
+                  {step.rows_before.toLocaleString()} → {step.rows_after.toLocaleString()} rows
+                  {delta !== 0 ? ` (${delta > 0 ? "+" : "−"}${Math.abs(delta).toLocaleString()})` : ""}
+                </span>
+              )}
+            </li>
+          );
+        })}
+      </ol>
+    </section>
+  );
+}
+
 export function ChangesTab({ database, table }: { database: string; table: string[] }) {
   // One address for both ends, so that choosing one right after the other keeps both.
   const address = useTableAddress();
@@ -153,15 +182,23 @@ export function ChangesTab({ database, table }: { database: string; table: strin
           <p className="text-sm" data-testid="changes-range">
             {data.from_version === null ? `Version ${data.to_version}, the table's first` : `From version ${data.from_version} to version ${data.to_version}`}
           </p>
-          <dl className="grid grid-cols-2 gap-3 sm:grid-cols-4 lg:grid-cols-7">
+          <dl className="grid grid-cols-2 gap-3 sm:grid-cols-4 lg:grid-cols-5">
             <Figure label="Rows before" value={data.rows_before} testId="rows-before" />
             <Figure label="Rows after" value={data.rows_after} testId="rows-after" />
-            <Figure label="Inserted" value={data.rows_inserted} testId="rows-inserted" />
-            <Figure label="Updated" value={data.rows_updated} testId="rows-updated" />
-            <Figure label="Deleted" value={data.rows_deleted} testId="rows-deleted" />
-            <Figure label="Rows written to new fragments" value={data.rows_written} testId="rows-written" />
-            <Figure label="Rows taken out of fragments" value={data.rows_removed} testId="rows-removed" />
+            {data.stable_row_ids ? (
+              <>
+                <Figure label="Inserted" value={data.rows_inserted} testId="rows-inserted" />
+                <Figure label="Updated" value={data.rows_updated} testId="rows-updated" />
+                <Figure label="Deleted" value={data.rows_deleted} testId="rows-deleted" />
+              </>
+            ) : (
+              <>
+                <Figure label="Rows written (inserts and updates)" value={data.rows_written} testId="rows-written" />
+                <Figure label="Rows taken out (deletes and updates)" value={data.rows_removed} testId="rows-removed" />
+              </>
+            )}
           </dl>
+          {data.versions && <VersionSteps steps={data.versions} />}
           <section aria-labelledby="changes-schema">
             <h3 id="changes-schema" className="mb-1 font-semibold">
               Schema
@@ -191,11 +228,12 @@ export function ChangesTab({ database, table }: { database: string; table: strin
               className="rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100"
               data-testid="no-stable-row-ids"
             >
-              <p className="font-medium">This table cannot show which rows changed.</p>
+              <p className="font-medium">This table can say how many rows each version held and what made it, not which rows changed.</p>
               <p>
-                Its rows were not written with stable row ids, so they do not record the version that made or last changed them; the counts above come from its
-                files. A table declared or created with the property <span className="font-mono">{STABLE_ROW_IDS}=true</span> (the “Stable row ids” choice when
-                declaring one here) shows its inserted and updated rows; an existing table cannot be given them: copy its rows into a new one.
+                Its rows were written without stable row ids (by a client that wrote its first version itself, or with{" "}
+                <span className="font-mono">{STABLE_ROW_IDS}=false</span>), so they do not record the version that made or last changed them. Tables whose first
+                version Quiver writes get them unless told otherwise, and then show the rows each range inserted, updated and deleted; an existing table cannot
+                be given them: copy its rows into a new one.
               </p>
             </div>
           )}

@@ -64,11 +64,14 @@ export const isManagedVersioning = (properties: Record<string, string> | null | 
 /**
  * The table property, given at declare or create time, that writes the table with Lance's stable row ids: each row
  * keeps its id through updates and compactions, and the engine records the version that made and last changed it,
- * which is what lets the console show the rows a version inserted and updated. Fixed once the table has data.
+ * which is what lets the console show the rows a version inserted and updated. Fixed once the table has data; a
+ * table that does not say gets the service's default (QUIVER_STABLE_ROW_IDS, on).
  */
 export const STABLE_ROW_IDS = "quiver.stable_row_ids";
 
-export const wantsStableRowIds = (properties: Record<string, string> | null | undefined) => properties?.[STABLE_ROW_IDS] === "true";
+/** Whether a table's first version is written with stable row ids: as its property says, else the service's default. */
+export const wantsStableRowIds = (properties: Record<string, string> | null | undefined, serviceDefault: boolean) =>
+  properties?.[STABLE_ROW_IDS] === undefined ? serviceDefault : properties[STABLE_ROW_IDS] === "true";
 
 export const declaredTable = z.object({
   location: z.string(),

@@ -41,8 +41,27 @@ export const tableChanges = z.object({
   stable_row_ids: z.boolean().describe("Whether the table's rows record the versions that made and changed them"),
   rows_before: z.number().int(),
   rows_after: z.number().int(),
-  rows_written: z.number().int().describe("Rows in fragments the later version has and the earlier one does not (inserted, updated or compacted)"),
-  rows_removed: z.number().int().describe("Rows of the earlier version's fragments the later one no longer has (deleted, updated or compacted)"),
+  rows_written: z
+    .number()
+    .int()
+    .describe("Rows the range's versions wrote into new fragments (inserted or updated; a compaction's moved rows are not counted)"),
+  rows_removed: z
+    .number()
+    .int()
+    .describe("Rows of earlier fragments the range's versions took out (deleted or updated; a compaction's moved rows are not counted)"),
+  versions: z
+    .array(
+      z.object({
+        version: z.number().int(),
+        operation: z.string().nullable().describe("Lance's name of what made the version (Append, Delete, Update, Rewrite, …); null when unknown"),
+        action: z.string().nullable().describe("What was done, in words"),
+        rows_before: z.number().int(),
+        rows_after: z.number().int(),
+        compaction: z.boolean().describe("A compaction: rows moved into new files, none changed"),
+      }),
+    )
+    .nullable()
+    .describe("The range's versions one by one; null for a range of more than 200 versions, told from its two ends"),
   rows_inserted: z.number().int().optional().describe("Stable row ids only: rows made in the range"),
   rows_updated: z.number().int().optional().describe("Stable row ids only: rows there before the range and changed in it"),
   rows_deleted: z.number().int().optional().describe("Stable row ids only: rows there before the range and gone at its end"),

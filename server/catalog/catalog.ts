@@ -395,7 +395,7 @@ export class Catalog {
           return { entry: existing, version: await engineCall("read the version", () => table.version()), made: false };
         }
         const table = await this.datasets.create(existing.location, body, declaredOnly ? "create" : "overwrite", {
-          stableRowIds: wantsStableRowIds({ ...existing.properties, ...chosen }),
+          stableRowIds: wantsStableRowIds({ ...existing.properties, ...chosen }, config.stableRowIds),
         });
         if (Object.keys(properties).length && existing.registered) await this.catalogTable.setProperties(objectId, properties);
         return {
@@ -408,12 +408,14 @@ export class Catalog {
       if (!(await this.datasets.claim(location, id.length > 1)))
         throw new QuiverError("TableAlreadyExists", `the location of table '${objectId}' is already in use`);
       // The data is written before the catalog row, so a crash in between leaves no catalogued table without its data.
-      const table = await this.datasets.create(location, body, "create", { stableRowIds: wantsStableRowIds(chosen) }).catch(async (err) => {
-        // A root-level location is listed as a table as soon as it exists, so a create in another process may have
-        // written its first version here as into a declared table: the table then exists, and is not ours to undo.
-        if (!(err instanceof QuiverError && err.codeName === "TableAlreadyExists")) await this.removeDirectory(location);
-        throw err;
-      });
+      const table = await this.datasets
+        .create(location, body, "create", { stableRowIds: wantsStableRowIds(chosen, config.stableRowIds) })
+        .catch(async (err) => {
+          // A root-level location is listed as a table as soon as it exists, so a create in another process may have
+          // written its first version here as into a declared table: the table then exists, and is not ours to undo.
+          if (!(err instanceof QuiverError && err.codeName === "TableAlreadyExists")) await this.removeDirectory(location);
+          throw err;
+        });
       await this.catalogueClaimed(objectId, location, chosen);
       const entry: TableEntry = { objectId, id, location, properties: chosen, registered: true };
       return { entry, version: await table.version(), made: true };

@@ -18,6 +18,9 @@ export interface VersionOperation {
   rows?: number;
 }
 
+/** Lance's operations a compaction commits (fragment ids reserved, files rewritten), which no user write makes and which change no row. */
+export const COMPACTION_OPERATIONS = new Set(["ReserveFragments", "Rewrite"]);
+
 /** A column of a schema as the version manifests list it. */
 export type SchemaField = Pick<Field, "name" | "id" | "parentId">;
 

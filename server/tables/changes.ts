@@ -9,6 +9,7 @@ import { diffSchemas } from "@/lib/schema-diff";
 import { STABLE_ROW_IDS } from "@/lib/contract/catalog";
 import { QuiverError, invalidInput } from "@/server/errors";
 import { fragmentsIn } from "@/server/lance/version-changes";
+import { COMPACTION_OPERATIONS } from "@/server/lance/version-operations";
 import type { Id, ReadAt } from "@/server/catalog/catalog";
 import { countRows, queryTable } from "./queries";
 import { joinIdentifier } from "@/lib/identifiers";
@@ -38,37 +39,86 @@ async function resolved(tables: Tables, id: Id, ends: ChangeEnds) {
   return { to, from };
 }
 
-/** Reads the manifests of a table's versions (of main): what each says, and its fragments' live rows. */
+/** The versions of a range whose steps are read one by one; a longer range is told from its two ends. */
+const STEPS_READ = 200;
+
+/** Reads the manifests of a table's versions (of main): what each says, its fragments' live rows, and what made it. */
 async function manifestsOf(tables: Tables, id: Id) {
   const entry = await tables.resolve(id);
   const files = tables.filesOf(entry);
   const { sources } = await files.versions(files.directoryOf());
-  return async (version: number) => {
+  const sourceOf = (version: number) => {
     const source = sources.get(version);
     if (!source) throw new QuiverError("TableVersionNotFound", `version ${version} of table '${entry.objectId}' does not exist (cleaned up?)`);
-    const { file, summary } = await files.manifest(version, source);
-    const content = await files.read(file.key);
-    if (!content) throw new QuiverError("ServiceUnavailable", `version ${version} of table '${entry.objectId}' went away while it was read; try again`);
-    return { summary, fragments: new Map(fragmentsIn(content).map((f) => [f.id, f.liveRows])) };
+    return source;
   };
+  const read = async (version: number) => {
+    const made = await files.manifest(version, sourceOf(version));
+    const content = await files.read(made.file.key);
+    if (!content) throw new QuiverError("ServiceUnavailable", `version ${version} of table '${entry.objectId}' went away while it was read; try again`);
+    return { made, summary: made.summary, fragments: new Map(fragmentsIn(content).map((f) => [f.id, f.liveRows])) };
+  };
+  const operation = async (version: number, manifest: Awaited<ReturnType<typeof read>>) =>
+    files.operation(version, sourceOf(version), manifest.made, sources.get(version - 1));
+  return { read, operation };
 }
 
-/** The rows a manifest's fragments hold, and how the later one's differ: written into new fragments, or taken out. */
-async function fragmentChanges(tables: Tables, id: Id, fromVersion: number | null, toVersion: number) {
-  const read = await manifestsOf(tables, id);
-  const [before, after] = await Promise.all([fromVersion === null ? null : read(fromVersion), read(toVersion)]);
+type Manifest = Awaited<ReturnType<Awaited<ReturnType<typeof manifestsOf>>["read"]>>;
+const rowsOf = (m: Manifest) => Number(m.summary.metadata.total_rows ?? 0);
+
+/** Rows in the later manifest's fragments that the earlier one lacks (written), and rows of the earlier one's gone (removed). */
+function fragmentDiff(before: Manifest | null, after: Manifest) {
   let written = 0;
   let removed = 0;
   for (const [fragment, rows] of after.fragments) if (!before?.fragments.has(fragment)) written += rows;
   for (const [fragment, rows] of before?.fragments ?? []) removed += Math.max(0, rows - (after.fragments.get(fragment) ?? 0));
-  const rowsOf = (m: { summary: { metadata: Record<string, string> } }) => Number(m.summary.metadata.total_rows ?? 0);
-  return { rowsBefore: before ? rowsOf(before) : 0, rowsAfter: rowsOf(after), written, removed, stableRowIds: after.summary.stableRowIds };
+  return { written, removed };
+}
+
+/**
+ * What the range's versions did, one by one: each version's operation and row count, and the rows written into new
+ * fragments or taken out by the versions that changed data. A compaction moves rows into new files without changing
+ * any, so it counts for neither. A range longer than STEPS_READ versions is told from its two ends only.
+ */
+async function versionSteps(tables: Tables, id: Id, fromVersion: number | null, toVersion: number) {
+  const { read, operation } = await manifestsOf(tables, id);
+  const first = (fromVersion ?? 0) + 1;
+  const [start, end] = await Promise.all([fromVersion === null ? null : read(fromVersion), read(toVersion)]);
+  if (toVersion - first + 1 > STEPS_READ) {
+    return { rowsBefore: start ? rowsOf(start) : 0, rowsAfter: rowsOf(end), ...fragmentDiff(start, end), stableRowIds: end.summary.stableRowIds, steps: null };
+  }
+  const manifests = await Promise.all(Array.from({ length: toVersion - first }, (_, k) => read(first + k)));
+  manifests.push(end);
+  let written = 0;
+  let removed = 0;
+  const steps = await Promise.all(
+    manifests.map(async (after, k) => {
+      const before = k === 0 ? start : manifests[k - 1];
+      const version = first + k;
+      const done = await operation(version, after);
+      const compaction = done !== null && COMPACTION_OPERATIONS.has(done.operation);
+      if (!compaction) {
+        const diff = fragmentDiff(before, after);
+        written += diff.written;
+        removed += diff.removed;
+      }
+      return {
+        version,
+        operation: done?.operation ?? null,
+        action: done?.action ?? null,
+        rows_before: before ? rowsOf(before) : 0,
+        rows_after: rowsOf(after),
+        compaction,
+      };
+    }),
+  );
+  return { rowsBefore: start ? rowsOf(start) : 0, rowsAfter: rowsOf(end), written, removed, stableRowIds: end.summary.stableRowIds, steps };
 }
 
 export async function tableChanges(tables: Tables, id: Id, ends: ChangeEnds) {
   const { to, from } = await resolved(tables, id, ends);
   const fromVersion = from?.version ?? null;
-  const physical = await fragmentChanges(tables, id, fromVersion, to.version!);
+  const physical = await versionSteps(tables, id, fromVersion, to.version!);
   const schema = diffSchemas(from?.schema ?? { fields: [] }, to.schema!)
     .filter((c) => c.kind !== "same")
     .map((c) => ({
@@ -95,12 +145,13 @@ export async function tableChanges(tables: Tables, id: Id, ends: ChangeEnds) {
     rows_after: physical.rowsAfter,
     rows_written: physical.written,
     rows_removed: physical.removed,
+    versions: physical.steps,
     ...(rows ? { rows_inserted: rows.inserted, rows_updated: rows.updated, rows_deleted: rows.deleted } : {}),
     schema_changes: schema,
     ...(physical.stableRowIds
       ? { inserted_filter: insertedFilter(fromVersion ?? 0), updated_filter: updatedFilter(fromVersion ?? 0) }
       : {
-          why_no_rows: `this table was not written with stable row ids, so its rows do not record the versions that made and changed them; a table created with the property ${STABLE_ROW_IDS}=true does (it cannot be turned on later: copy the rows into a new table to get it)`,
+          why_no_rows: `this table was not written with stable row ids, so its rows do not record the versions that made and changed them: what it can say is how many rows each version of the range held and what made it. A table whose first version Quiver writes gets stable row ids unless its property ${STABLE_ROW_IDS} is false (or QUIVER_STABLE_ROW_IDS is off); an existing table cannot be given them: copy its rows into a new table`,
         }),
   };
 }
@@ -120,8 +171,7 @@ export async function changedRows(
 ): Promise<Buffer> {
   const { to, from } = await resolved(tables, id, ends);
   const fromVersion = from?.version ?? 0;
-  const manifestAt = await manifestsOf(tables, id);
-  const { stableRowIds } = (await manifestAt(to.version!)).summary;
+  const { stableRowIds } = (await (await manifestsOf(tables, id)).read(to.version!)).summary;
   if (!stableRowIds)
     throw invalidInput(`table '${joinIdentifier(id)}' was not written with stable row ids, so its rows do not say which version made or changed them`);
   if (kind === "previous") {

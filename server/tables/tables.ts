@@ -10,6 +10,7 @@ import { LRUCache } from "lru-cache";
 import { tableFromIPC } from "apache-arrow";
 import { schemaToJson, type JsonSchema } from "@/lib/arrow-schema";
 import { wantsStableRowIds } from "@/lib/contract/catalog";
+import { config } from "@/server/config";
 import { QuiverError, invalidInput } from "@/server/errors";
 import type { Catalog, Id, ReadAt } from "@/server/catalog/catalog";
 import type { TableEntry } from "@/server/catalog/catalog-table";
@@ -120,7 +121,7 @@ export class Tables {
     return this.commitTo(entry, async () => {
       if (!(await this.catalog.awaitsFirstWrite(entry, beingCreated))) return null;
       try {
-        const table = await this.datasets.create(entry.location, body, "create", { stableRowIds: wantsStableRowIds(entry.properties) });
+        const table = await this.datasets.create(entry.location, body, "create", { stableRowIds: wantsStableRowIds(entry.properties, config.stableRowIds) });
         return await table.version();
       } catch (err) {
         if (err instanceof QuiverError && err.codeName === "TableAlreadyExists") return null;

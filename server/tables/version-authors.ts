@@ -13,6 +13,7 @@ import { isManagedVersioning, versionAuthor, type VersionAuthor } from "@/lib/co
 import type { ObjectStore } from "@/server/storage/object-store";
 import type { TableEntry } from "@/server/catalog/catalog-table";
 import { metrics } from "@/server/metrics";
+import { COMPACTION_OPERATIONS } from "@/server/lance/version-operations";
 import type { Tables } from "./tables";
 import type { ClaimRecord } from "./write-ledger";
 
@@ -89,9 +90,6 @@ export async function recordDecided(store: ObjectStore, claim: ClaimRecord, vers
   };
   await store.putIfAbsent(recordKey(location, branch ?? undefined, version), JSON.stringify(body));
 }
-
-/** Lance's operations a compaction commits (fragment ids reserved, files rewritten), which no user write makes. */
-const COMPACTION_OPERATIONS = new Set(["ReserveFragments", "Rewrite"]);
 
 /**
  * Records a maintenance job as the author of the versions its compaction made: those after `before` up to `after`
