@@ -700,7 +700,7 @@ test("build and drop indices of every kind a column takes, then search by vector
   await form.getByLabel("Sub-vectors").fill("2");
   await form.getByLabel("Partitions").fill("2");
   await form.getByRole("button", { name: "Build index" }).click();
-  const list = page.getByRole("table", { name: "Indices" });
+  const list = page.getByRole("table", { name: "Indexes" });
   await expect(list.getByRole("row").filter({ hasText: "embedding_idx" })).toContainText("IVF_PQ");
   await expect(list.getByRole("row").filter({ hasText: "embedding_idx" })).toContainText("300");
   await expect(list.getByRole("row").filter({ hasText: "embedding_idx" })).toContainText("l2");
@@ -751,13 +751,40 @@ test("build and drop indices of every kind a column takes, then search by vector
   await page.getByRole("button", { name: "Apply" }).click();
   await page.getByRole("table", { name: "Rows" }).getByRole("row").nth(8).getByRole("button", { name: "Similar" }).click();
   const vector = page.getByRole("form", { name: "Vector search" });
+  // Similar searches at once, with the row's vector at its own precision (no float32 noise such as 0.8799999952316284).
+  await expect(page.getByTestId("search-count")).toHaveText("10 nearest rows, nearest first");
+  await expect(results.getByTestId("data-cell").first()).toHaveText("7");
   await expect(vector.getByLabel("Query vector")).not.toHaveValue("");
+  expect(await vector.getByLabel("Query vector").inputValue()).not.toMatch(/\d\.\d{10,}/);
   await vector.getByLabel("Results").fill("3");
   await vector.getByRole("button", { name: "Search" }).click();
   await expect(page.getByTestId("search-count")).toHaveText("3 nearest rows, nearest first");
   await expect(results.getByRole("columnheader", { name: "_distance" })).toBeVisible();
   await expect(results.getByTestId("data-cell").first()).toHaveText("7");
   await shots(page, "table-search");
+});
+
+test("the data grid orders by a column, and a row opens under its own key", async ({ page }) => {
+  await call("/v1/table/shop$ordered/create", { body: rows(0, 30) });
+  // Updated rows move to the end of the table's own order.
+  await call("/v1/table/shop$ordered/update", { json: { predicate: "id < 3", updates: [["name", "'moved'"]] } });
+  const favicon: number[] = [];
+  page.on("response", (res) => {
+    if (new URL(res.url()).pathname === "/favicon.ico") favicon.push(res.status());
+  });
+  await signInWithKey(page, undefined, "/tables/shop/ordered?tab=data");
+  const grid = page.getByRole("table", { name: "Rows" });
+  const firstId = () => grid.getByRole("row").nth(1).getByTestId("data-cell").first();
+  await grid.getByRole("columnheader", { name: "id" }).getByRole("button").click();
+  await expect(grid.getByRole("columnheader", { name: "id ▲" })).toHaveAttribute("aria-sort", "ascending");
+  await expect(firstId()).toHaveText("0");
+  await grid.getByRole("columnheader", { name: "id ▲" }).getByRole("button").click();
+  await expect(firstId()).toHaveText("29");
+  await expect(page).toHaveURL(/sort=-id/);
+  await grid.getByRole("row").nth(1).getByRole("button", { name: "Open" }).click();
+  await expect(page.getByRole("dialog")).toContainText("Row id 29");
+  await shots(page, "table-row-detail");
+  expect(favicon.filter((status) => status >= 400)).toEqual([]);
 });
 
 test("media inline: thumbnails, players, a row's detail at full size, a script-carrying SVG that runs nothing, search results with their media", async ({

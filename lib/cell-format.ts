@@ -20,7 +20,7 @@ export function readableNumber(n: number): string {
 }
 
 /** The shortest decimal that reads back as the same 32-bit float (12.800000190734863 → 12.8). */
-function float32Text(n: number): string {
+export function float32Text(n: number): string {
   if (!Number.isFinite(n)) return String(n);
   for (let digits = 1; digits < 10; digits++) {
     const text = String(Number(n.toPrecision(digits)));

@@ -34,7 +34,7 @@ function CreateKeyForm() {
       </h2>
       <form onSubmit={submit} className="mt-3 grid grid-cols-1 gap-3 sm:grid-cols-3">
         <Field label="Name" htmlFor="key-name">
-          <TextInput id="key-name" value={name} onChange={(e) => setName(e.target.value)} required maxLength={100} placeholder="nightly-loader" />
+          <TextInput id="key-name" value={name} onChange={(e) => setName(e.target.value)} required maxLength={100} placeholder="e.g. nightly-loader" />
         </Field>
         <RoleField id="key-role" value={role} onChange={setRole} forKey />
         <Field label="Expires (optional)" htmlFor="key-expires">

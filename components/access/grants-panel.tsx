@@ -37,7 +37,7 @@ export function GrantsPanel() {
             </Select>
           </Field>
           <Field label="Principal" htmlFor="grant-name">
-            <TextInput id="grant-name" value={principalName} onChange={(e) => setPrincipalName(e.target.value)} required placeholder="ana@example.com" />
+            <TextInput id="grant-name" value={principalName} onChange={(e) => setPrincipalName(e.target.value)} required placeholder="e.g. ana@example.com" />
           </Field>
           <RoleField id="grant-role" value={role} onChange={setRole} />
           <ScopeFields value={scope} onChange={setScope} prefix="grant-scope" />

@@ -35,7 +35,7 @@ export function ScopeFields({ value, onChange, prefix }: { value: ScopeDraft; on
           id={`${prefix}-id`}
           value={value.id}
           onChange={(e) => onChange({ ...value, id: e.target.value })}
-          placeholder={value.kind === "table" ? "sales$orders" : "sales"}
+          placeholder={value.kind === "table" ? "e.g. sales$orders" : "e.g. sales"}
         />
       </Field>
       <Field label="Database (empty = all)" htmlFor={`${prefix}-db`}>

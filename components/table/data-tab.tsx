@@ -23,6 +23,9 @@ export function DataTab({ database, table }: { database: string; table: string[]
   const filter = address.get("filter") ?? "";
   const offset = Number(address.get("offset") ?? 0);
   const selected = address.get("columns")?.split(",").filter(Boolean);
+  // `sort=name` orders by that column ascending, `sort=-name` descending.
+  const sortParam = address.get("sort");
+  const sort = sortParam ? { column: sortParam.replace(/^-/, ""), ascending: !sortParam.startsWith("-") } : undefined;
   const [draftFilter, setDraftFilter] = useState(filter);
   const search = address.get("search");
   const mode: SearchKind | "" = search === "vector" || search === "text" ? search : "";
@@ -39,7 +42,7 @@ export function DataTab({ database, table }: { database: string; table: string[]
   const rows = useRows(
     database,
     table,
-    { ...rowsAt, columns: projection.columns, filter, limit: PAGE, offset, withRowId: projection.media.length > 0 },
+    { ...rowsAt, columns: projection.columns, filter, limit: PAGE, offset, withRowId: projection.media.length > 0, sort },
     browsing,
   );
   const media = useMediaGrid(database, table, described.data?.version, projection, rows.data);
@@ -131,6 +134,15 @@ export function DataTab({ database, table }: { database: string; table: string[]
                 data={data}
                 label="Rows"
                 media={media}
+                sort={{
+                  by: sort,
+                  // Each click on a column's header: ascending, then descending, then the table's own order.
+                  toggle: (column) =>
+                    address.set({
+                      sort: sort?.column !== column ? column : sort.ascending ? `-${column}` : undefined,
+                      offset: undefined,
+                    }),
+                }}
                 rowAction={
                   vectorColumn && !columns?.every((c) => c !== vectorColumn)
                     ? (row) => (

@@ -250,12 +250,12 @@ export function IndexesTab({ database, table }: { database: string; table: strin
   const indexes = useIndexes(database, table);
   if (described.isPending) return <Loading />;
   if (described.isError) return <ErrorBanner error={described.error} />;
-  if (described.data.is_only_declared) return <Empty title="No data yet">Indices are built on a table's rows: write data first.</Empty>;
+  if (described.data.is_only_declared) return <Empty title="No data yet">Indexes are built on a table's rows: write data first.</Empty>;
   return (
     <div className="flex flex-col gap-6">
       <section aria-labelledby="indexes" className="rounded-lg border border-slate-200 p-4 dark:border-slate-800">
         <h2 id="indexes" className="mb-3 font-semibold">
-          Indices
+          Indexes
         </h2>
         {indexes.isPending ? (
           <Loading />
@@ -264,7 +264,7 @@ export function IndexesTab({ database, table }: { database: string; table: strin
         ) : indexes.data.indexes.length === 0 ? (
           <p className="text-sm text-slate-500">This table has no index: every filter and search reads all of it.</p>
         ) : (
-          <table className="w-full text-sm" aria-label="Indices">
+          <table className="w-full text-sm" aria-label="Indexes">
             <thead className="text-left text-xs text-slate-500">
               <tr>
                 <th className="pb-1 pr-4 font-medium">Name</th>

@@ -66,7 +66,7 @@ export function OverviewTab({ database, table }: { database: string; table: stri
     ["Rows", d.stats ? d.stats.num_rows.toLocaleString() : "—"],
     ["Size", d.stats ? formatBytes(d.stats.total_bytes) : "—"],
     ["Fragments", d.stats?.num_fragments ?? "—"],
-    ["Indices", d.stats?.num_indices ?? "—"],
+    ["Indexes", d.stats?.num_indices ?? "—"],
   ];
   return (
     <div className="grid gap-6 lg:grid-cols-2">

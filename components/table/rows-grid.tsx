@@ -25,16 +25,29 @@ export interface GridMedia {
   address: (column: string, rowId: string) => CellAddress;
 }
 
+/** The grid's order, when its columns can order it: the column it is ordered by, and what a header's click does. */
+export interface GridSort {
+  by: { column: string; ascending: boolean } | undefined;
+  toggle: (column: string) => void;
+}
+
+/** What names a row to a person: a column called `id` (or ending in `_id`), else the first column. */
+function keyColumn(names: string[]): string | undefined {
+  return names.find((n) => n.toLowerCase() === "id") ?? names.find((n) => /(^|_)id$/i.test(n)) ?? names[0];
+}
+
 export function RowsGrid({
   data,
   rowAction,
   label,
   media,
+  sort,
 }: {
   data: ArrowTable;
   rowAction?: (row: Record<string, unknown>) => ReactNode;
   label?: string;
   media?: GridMedia;
+  sort?: GridSort;
 }) {
   const [expanded, setExpanded] = useState<{ column: string; value: string } | null>(null);
   const [opened, setOpened] = useState<number | null>(null);
@@ -45,6 +58,8 @@ export function RowsGrid({
   const rows = data.toArray() as Array<Record<string, unknown>>;
   const rowIdOf = (row: Record<string, unknown>) => String(row[ROW_ID]);
   const openedRow = opened === null ? null : rows[opened];
+  const key = keyColumn(dataNames);
+  const rowTitle = (row: Record<string, unknown>) => (key ? `Row ${key} ${cellText(row[key]).short}` : "Row");
   return (
     <>
       <div className="overflow-auto rounded-md border border-slate-200 dark:border-slate-800">
@@ -52,11 +67,25 @@ export function RowsGrid({
           <thead className="sticky top-0 bg-slate-50 text-xs dark:bg-slate-900">
             <tr>
               <th className="px-2 py-2" aria-label="Actions" />
-              {names.map((n) => (
-                <th key={n} className={`whitespace-nowrap px-3 py-2 font-mono ${numeric.has(n) ? "text-right" : ""}`}>
-                  {n}
-                </th>
-              ))}
+              {names.map((n) => {
+                const sorted = sort?.by?.column === n ? (sort.by.ascending ? "ascending" : "descending") : undefined;
+                return (
+                  <th
+                    key={n}
+                    aria-sort={sort ? (sorted ?? "none") : undefined}
+                    className={`whitespace-nowrap px-3 py-2 font-mono ${numeric.has(n) ? "text-right" : ""}`}
+                  >
+                    {sort && !isMedia(n) ? (
+                      <button type="button" className="font-mono hover:underline" title={`Order the rows by ${n}`} onClick={() => sort.toggle(n)}>
+                        {n}
+                        {sorted ? (sorted === "ascending" ? " ▲" : " ▼") : ""}
+                      </button>
+                    ) : (
+                      n
+                    )}
+                  </th>
+                );
+              })}
             </tr>
           </thead>
           <tbody>
@@ -114,7 +143,7 @@ export function RowsGrid({
           </Button>
         </div>
       </Dialog>
-      <Dialog wide open={openedRow !== null} onClose={() => setOpened(null)} title={openedRow && media ? `Row id ${rowIdOf(openedRow)}` : "Row"}>
+      <Dialog wide open={openedRow !== null} onClose={() => setOpened(null)} title={openedRow ? rowTitle(openedRow) : "Row"}>
         {openedRow && (
           <dl className="grid max-h-[70vh] grid-cols-[minmax(6rem,auto)_1fr] gap-x-4 gap-y-3 overflow-auto text-sm" data-testid="row-detail">
             {names.map((n) => (

@@ -6,6 +6,7 @@
  */
 import { useState } from "react";
 import type { JsonField } from "@/lib/arrow-schema";
+import { float32Text } from "@/lib/cell-format";
 import { columnKind, indexTypeLabel } from "@/lib/index-types";
 import { useExplainPlan, useTableQuery, type At } from "@/lib/queries/catalog";
 import { useIndexes } from "@/lib/queries/indexes";
@@ -54,20 +55,35 @@ export function SearchPanel({
   const textColumns = fields.filter((f) => columnKind(f) === "text");
   const indexes = useIndexes(database, table);
   const ftsColumns = new Set(indexes.data?.indexes.filter((i) => indexTypeLabel(i.index_type) === "FTS").flatMap((i) => i.columns));
+  const projection = mediaProjection(fields, undefined);
+  // Media columns are left out of the results and shown a cell at a time, from the version searched.
+  const pinned = projection.media.length ? { version, columns: projection.columns, with_row_id: true } : { version: at.version, tag: at.tag };
+  const vectorSearch = (vector: number[], column: string, limit: number, distance: string) => ({
+    k: limit,
+    filter: filter || undefined,
+    prefilter: true,
+    ...pinned,
+    vector,
+    vector_column: column,
+    ...(distance ? { distance_type: distance } : {}),
+  });
   const [vectorColumn, setVectorColumn] = useState(seed?.column ?? vectorColumns[0]?.name ?? "");
-  const [vectorText, setVectorText] = useState(seed ? JSON.stringify(seed.vector) : "");
+  // A row's vector reads at its own precision (a float32 as 0.88, not 0.8799999952316284).
+  const [vectorText, setVectorText] = useState(seed ? `[${seed.vector.map(float32Text).join(", ")}]` : "");
   const [distance, setDistance] = useState("");
   const [textColumn, setTextColumn] = useState(textColumns.find((f) => ftsColumns.has(f.name))?.name ?? textColumns[0]?.name ?? "");
   const [words, setWords] = useState("");
   const [k, setK] = useState("10");
-  const [query, setQuery] = useState<Record<string, unknown> | null>(null);
+  // "Similar" on a row searches at once for the rows nearest to it.
+  const [query, setQuery] = useState<Record<string, unknown> | null>(() => (seed ? vectorSearch(seed.vector, seed.column, 10, "") : null));
   const [planOpen, setPlanOpen] = useState(false);
   const explain = useExplainPlan(database, table);
   const results = useTableQuery(database, table, query);
-  const projection = mediaProjection(fields, undefined);
   const media = useMediaGrid(database, table, version, projection, results.data);
 
   const dimension = vectorColumns.find((f) => f.name === vectorColumn)?.type.length;
+  // An index on a vector column is a vector index, whose distance a search uses unless told otherwise.
+  const vectorIndexed = indexes.data?.indexes.some((i) => i.columns.includes(vectorColumn));
   const parsed = kind === "vector" ? parseVector(vectorText, dimension) : null;
   const limit = Number(k);
   const problem =
@@ -85,12 +101,14 @@ export function SearchPanel({
   const badLimit = !Number.isInteger(limit) || limit < 1 || limit > 10_000;
 
   const request = (): Record<string, unknown> => {
-    // Media columns are left out of the results and shown a cell at a time, from the version searched.
-    const pinned = projection.media.length ? { version, columns: projection.columns, with_row_id: true } : { version: at.version, tag: at.tag };
-    const base = { k: limit, filter: filter || undefined, prefilter: true, ...pinned };
-    if (kind === "vector" && parsed && "vector" in parsed)
-      return { ...base, vector: parsed.vector, vector_column: vectorColumn, ...(distance ? { distance_type: distance } : {}) };
-    return { ...base, full_text_query: { string_query: { query: words.trim(), columns: [textColumn] } } };
+    if (kind === "vector" && parsed && "vector" in parsed) return vectorSearch(parsed.vector, vectorColumn, limit, distance);
+    return {
+      k: limit,
+      filter: filter || undefined,
+      prefilter: true,
+      ...pinned,
+      full_text_query: { string_query: { query: words.trim(), columns: [textColumn] } },
+    };
   };
 
   return (
@@ -119,7 +137,7 @@ export function SearchPanel({
             </Field>
             <Field label="Distance" htmlFor="search-distance">
               <Select id="search-distance" value={distance} onChange={(e) => setDistance(e.target.value)}>
-                <option value="">the index's</option>
+                <option value="">{vectorIndexed ? "the index's" : "l2 (the default)"}</option>
                 {["l2", "cosine", "dot", "hamming"].map((d) => (
                   <option key={d}>{d}</option>
                 ))}

@@ -16,7 +16,13 @@ export function Button({
     danger: "bg-red-600 text-white hover:bg-red-700 disabled:bg-red-300 dark:disabled:bg-red-900",
     ghost: "text-slate-700 hover:bg-slate-100 dark:text-slate-200 dark:hover:bg-slate-800",
   }[variant];
-  return <button className={`rounded-md px-3 py-1.5 text-sm font-medium disabled:cursor-not-allowed ${styles} ${focus} ${className}`} {...props} />;
+  // Disabled reads as disabled in both themes: dimmed, whatever the variant's colours.
+  return (
+    <button
+      className={`rounded-md px-3 py-1.5 text-sm font-medium disabled:cursor-not-allowed disabled:opacity-50 ${styles} ${focus} ${className}`}
+      {...props}
+    />
+  );
 }
 
 export function TextInput({ className = "", ...props }: InputHTMLAttributes<HTMLInputElement>) {

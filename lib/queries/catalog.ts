@@ -69,6 +69,8 @@ export interface RowsQuery extends At {
   limit: number;
   offset: number;
   withRowId?: boolean;
+  /** A column to order the rows by, ascending or descending (the engine's ordering). */
+  sort?: { column: string; ascending: boolean };
 }
 
 export const useRows = (database: string, id: Id, q: RowsQuery, enabled = true) =>
@@ -86,6 +88,7 @@ export const useRows = (database: string, id: Id, q: RowsQuery, enabled = true) 
           limit: q.limit,
           offset: q.offset,
           with_row_id: q.withRowId || undefined,
+          order_by: q.sort ? [{ column_name: q.sort.column, ascending: q.sort.ascending }] : undefined,
         },
       });
       return tableFromIPC(new Uint8Array(buf));
