@@ -151,10 +151,10 @@ test("a table whose versions the catalog manages says who made each version, and
   await expect(page.getByTestId("version-author")).toHaveCount(0);
   await page.goto("/tables/shop/switchable?tab=overview");
   await hydrated(page);
-  await expect(page.getByTestId("versioning")).toContainText("committed by each writer");
-  await page.getByRole("button", { name: "Manage in the catalog" }).click();
+  await expect(page.getByTestId("versioning")).toContainText("each client commits its own");
+  await page.getByRole("button", { name: "Have Quiver manage them" }).click();
   await page.getByRole("dialog").getByRole("button", { name: "Manage", exact: true }).click();
-  await expect(page.getByTestId("versioning")).toContainText("managed by the catalog");
+  await expect(page.getByTestId("versioning")).toContainText("managed by Quiver");
   expect((await call("/v1/table/shop$switchable/describe", { json: {} })).managed_versioning).toBe(true);
   await call("/v1/table/shop$switchable/insert", { body: rows(5, 7) });
   await page.goto("/tables/shop/switchable?tab=versions");
@@ -761,6 +761,11 @@ test("build and drop indices of every kind a column takes, then search by vector
   await expect(page.getByTestId("search-count")).toHaveText("3 nearest rows, nearest first");
   await expect(results.getByRole("columnheader", { name: "_distance" })).toBeVisible();
   await expect(results.getByTestId("data-cell").first()).toHaveText("7");
+  // Distances are 32-bit floats, read at that precision, and right-aligned like every number, cut or not.
+  const distance = results.getByRole("row").nth(2).getByTestId("data-cell").last();
+  await expect(distance).toHaveText(/^0\.\d{1,9}$/);
+  const [cell, value] = await Promise.all([distance.boundingBox(), distance.locator("button, span").first().boundingBox()]);
+  expect(cell!.x + cell!.width - (value!.x + value!.width)).toBeLessThan(16);
   await shots(page, "table-search");
 });
 

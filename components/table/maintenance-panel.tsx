@@ -46,9 +46,13 @@ const statusTone = { running: "indigo", succeeded: "green", failed: "red", aband
 function HealthFacts({ health }: { health: TableHealth }) {
   const facts: Array<[string, React.ReactNode]> = [
     ["Fragments", `${health.fragments.toLocaleString()} (${health.small_fragments.toLocaleString()} small)`],
-    ["Deleted rows", health.deleted_rows.toLocaleString()],
+    // An update marks the row's old copy deleted too: both still take room until a compaction.
+    ["Rows marked deleted (by deletes and updates)", health.deleted_rows.toLocaleString()],
     ["Versions", `${health.versions.toLocaleString()}${health.oldest_version_time ? `, oldest ${formatTime(Date.parse(health.oldest_version_time))}` : ""}`],
-    ["Unindexed rows", health.indices ? `${health.unindexed_rows.toLocaleString()} (${health.indices} indices)` : "no indices"],
+    [
+      "Unindexed rows",
+      health.indices ? `${health.unindexed_rows.toLocaleString()} (${health.indices} ${health.indices === 1 ? "index" : "indexes"})` : "no indexes",
+    ],
     [
       "Automatic",
       health.policy.enabled

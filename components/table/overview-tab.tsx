@@ -24,9 +24,9 @@ function Versioning({ database, table, managed }: { database: string; table: str
   };
   return (
     <span className="flex flex-wrap items-center gap-2" data-testid="versioning">
-      {managed ? <Badge tone="indigo">managed by the catalog</Badge> : <span>committed by each writer</span>}
+      {managed ? <Badge tone="indigo">managed by Quiver</Badge> : <span>each client commits its own</span>}
       <Button variant="ghost" onClick={() => setAsking(true)}>
-        {managed ? "Stop managing" : "Manage in the catalog"}
+        {managed ? "Stop managing" : "Have Quiver manage them"}
       </Button>
       <Dialog open={asking} onClose={close} title={managed ? "Stop managing this table's versions?" : "Manage this table's versions in the catalog?"}>
         <p className="text-sm">
@@ -98,18 +98,19 @@ export function OverviewTab({ database, table }: { database: string; table: stri
         ) : (
           <ol className="flex flex-col gap-2 text-sm">
             {recent.map((v) => (
-              <li key={v.version} className="flex items-center justify-between gap-3">
+              <li key={v.version} className="flex items-baseline justify-between gap-3">
                 <Link
                   href={tableHref(database, table, "versions", { version: v.version })}
                   className="font-mono text-indigo-700 hover:underline dark:text-indigo-300"
                 >
                   v{v.version}
                 </Link>
-                <span className="flex-1 truncate" title={v.operation ?? undefined}>
+                {/* Whole, wrapped between words: a line cut mid-word could not be read. */}
+                <span className="min-w-0 flex-1 break-words" title={v.operation ?? undefined}>
                   {v.action ?? "commit"}
                 </span>
-                <span className="text-slate-500">{Number(v.metadata.total_rows ?? 0).toLocaleString()} rows</span>
-                <span className="text-xs text-slate-500">{formatTime(v.timestamp_millis)}</span>
+                <span className="whitespace-nowrap text-slate-500">{Number(v.metadata.total_rows ?? 0).toLocaleString()} rows</span>
+                <span className="whitespace-nowrap text-xs text-slate-500">{formatTime(v.timestamp_millis)}</span>
               </li>
             ))}
           </ol>

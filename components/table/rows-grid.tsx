@@ -4,8 +4,8 @@
  * they hold (media-cell.tsx); each row opens whole in a detail view; an optional action per row.
  */
 import { useState, type ReactNode } from "react";
-import { DataType, type Field, type Table as ArrowTable } from "apache-arrow";
-import { cellText } from "@/lib/cell-format";
+import { DataType, Precision, type Field, type Table as ArrowTable } from "apache-arrow";
+import { cellText, float32Text } from "@/lib/cell-format";
 import { cellKey, type CellAddress, type CellSummary } from "@/lib/queries/media";
 import { Button } from "../ui/controls";
 import { Dialog } from "../ui/dialog";
@@ -55,6 +55,12 @@ export function RowsGrid({
   const isMedia = (n: string) => media?.columns.includes(n) ?? false;
   const names = media ? [...media.order.filter((n) => isMedia(n) || dataNames.includes(n)), ...dataNames.filter((n) => !media.order.includes(n))] : dataNames;
   const numeric = new Set(data.schema.fields.filter(isNumeric).map((f) => f.name));
+  // A 32-bit float reads at its own precision (_distance 0.06414019, not 0.0641401857138).
+  const float32 = new Set(data.schema.fields.filter((f) => DataType.isFloat(f.type) && f.type.precision === Precision.SINGLE).map((f) => f.name));
+  const valueOf = (row: Record<string, unknown>, n: string) => {
+    const value = row[n];
+    return float32.has(n) && typeof value === "number" ? Number(float32Text(value)) : value;
+  };
   const rows = data.toArray() as Array<Record<string, unknown>>;
   const rowIdOf = (row: Record<string, unknown>) => String(row[ROW_ID]);
   const openedRow = opened === null ? null : rows[opened];
@@ -106,7 +112,7 @@ export function RowsGrid({
                       </td>
                     );
                   }
-                  const { short, full } = cellText(values[n]);
+                  const { short, full } = cellText(valueOf(values, n));
                   return (
                     <td
                       key={n}
@@ -118,7 +124,7 @@ export function RowsGrid({
                       ) : (
                         <button
                           type="button"
-                          className="block max-w-full truncate text-left hover:text-indigo-600 hover:underline"
+                          className={`block max-w-full truncate hover:text-indigo-600 hover:underline ${numeric.has(n) ? "ml-auto text-right" : "text-left"}`}
                           title="Show the whole value"
                           onClick={() => setExpanded({ column: n, value: full })}
                         >
@@ -134,7 +140,7 @@ export function RowsGrid({
         </table>
       </div>
       <Dialog open={expanded !== null} onClose={() => setExpanded(null)} title={`Value of ${expanded?.column ?? ""}`}>
-        <pre className="max-h-96 overflow-auto whitespace-pre-wrap break-all rounded bg-slate-100 p-3 font-mono text-xs dark:bg-slate-800">
+        <pre className="max-h-96 overflow-auto whitespace-pre-wrap rounded bg-slate-100 p-3 font-mono text-xs [overflow-wrap:anywhere] dark:bg-slate-800">
           {expanded?.value}
         </pre>
         <div className="mt-3 flex justify-end">
@@ -153,7 +159,7 @@ export function RowsGrid({
                   {isMedia(n) && media ? (
                     <MediaValue summary={media.cells?.get(cellKey(rowIdOf(openedRow), n))} at={media.address(n, rowIdOf(openedRow))} />
                   ) : (
-                    <pre className="whitespace-pre-wrap break-all font-mono text-xs">{cellText(openedRow[n]).full}</pre>
+                    <pre className="whitespace-pre-wrap font-mono text-xs [overflow-wrap:anywhere]">{cellText(valueOf(openedRow, n)).full}</pre>
                   )}
                 </dd>
               </div>

@@ -196,7 +196,7 @@ export function SearchPanel({
           <RowsGrid data={results.data} label="Search results" media={media} />
         </>
       )}
-      <Dialog open={planOpen} onClose={() => setPlanOpen(false)} title="Query plan">
+      <Dialog wide open={planOpen} onClose={() => setPlanOpen(false)} title="Query plan">
         {explain.isPending ? (
           <Loading />
         ) : explain.isError ? (
