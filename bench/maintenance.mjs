@@ -2,7 +2,7 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { api, NPM_START, streamOf, startQuiver, KEY } from "./harness.mjs";
+import { api, NPM_START, queryArrow, streamOf, startQuiver } from "./harness.mjs";
 
 /** On a root of its own: the inserts through a process without the policy, then the root served as `npm start` serves it. */
 export async function maintenanceCase({ scratch, azurite, record }) {
@@ -20,11 +20,7 @@ export async function maintenanceCase({ scratch, azurite, record }) {
     for (let i = 0; i <= 30; i++) {
       const from = 10 * ((i * 97) % SMALL);
       const s = performance.now();
-      await fetch(`${at}/v1/table/small/query`, {
-        method: "POST",
-        headers: { "x-api-key": KEY, "content-type": "application/json" },
-        body: JSON.stringify({ filter: `id >= ${from} AND id < ${from + 10}`, limit: 100 }),
-      }).then((r) => r.arrayBuffer());
+      await queryArrow(at, "small", { filter: `id >= ${from} AND id < ${from + 10}`, limit: 100 });
       if (i > 0) ms.push(performance.now() - s);
     }
     return ms;

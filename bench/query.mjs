@@ -1,6 +1,6 @@
 /** A filtered query of 1,000 rows from 1M, against the engine's. */
 import { performance } from "node:perf_hooks";
-import { api, streamOf, rowsTable, KEY, arrowCjs } from "./harness.mjs";
+import { api, queryArrow, streamOf, rowsTable, arrowCjs } from "./harness.mjs";
 
 export async function queryCase({ base, engine, record }) {
   console.log("query 1,000 rows with a filter from 1M rows");
@@ -11,11 +11,7 @@ export async function queryCase({ base, engine, record }) {
   for (let i = 0; i <= 20; i++) {
     const from = 1000 * i * 37;
     const s = performance.now();
-    await fetch(`${base}/v1/table/q/query`, {
-      method: "POST",
-      headers: { "x-api-key": KEY, "content-type": "application/json" },
-      body: JSON.stringify({ filter: `id >= ${from} AND id < ${from + 1000}`, limit: 1000 }),
-    }).then((r) => r.arrayBuffer());
+    await queryArrow(base, "q", { filter: `id >= ${from} AND id < ${from + 1000}`, limit: 1000 });
     const qm = performance.now() - s;
     const s2 = performance.now();
     await e

@@ -26,13 +26,8 @@ test("sign in through the OpenID provider's login page, see the console, sign ou
 test("with no public address configured, sign-in and sign-out stay at the address the console was opened at", async ({ page, baseURL }) => {
   // quiver.test is this machine too (playwright.config.ts maps it to loopback): a name other than the one the server was started with.
   for (const opened of [baseURL!, baseURL!.replace("127.0.0.1", "quiver.test")]) {
-    await page.goto(`${opened}/signin?callbackUrl=${encodeURIComponent("/keys")}`);
-    await hydrated(page);
-    await page.getByRole("textbox", { name: "Access key" }).fill(adminKey());
-    await page.getByRole("button", { name: "Sign in with access key" }).click();
-    await expect(page.getByTestId("signed-in-user")).toBeVisible();
+    await signInWithKey(page, adminKey(), "/keys", opened);
     await expect(page).toHaveURL(`${opened}/keys`);
-    await hydrated(page);
     await page.getByRole("button", { name: "Sign out" }).click();
     await expect(page).toHaveURL(`${opened}/signin`);
   }

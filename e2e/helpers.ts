@@ -8,8 +8,9 @@ export async function hydrated(page: Page) {
   await expect(page.locator("[data-hydrated=true]").first()).toBeAttached();
 }
 
-export async function signInWithKey(page: Page, key = adminKey(), path = "/") {
-  await page.goto(`/signin?callbackUrl=${encodeURIComponent(path)}`);
+/** Signs in with an access key and lands on `path`; `at` opens the console at another address than the tests' own. */
+export async function signInWithKey(page: Page, key = adminKey(), path = "/", at = "") {
+  await page.goto(`${at}/signin?callbackUrl=${encodeURIComponent(path)}`);
   await hydrated(page);
   await page.getByRole("textbox", { name: "Access key" }).fill(key);
   await page.getByRole("button", { name: "Sign in with access key" }).click();

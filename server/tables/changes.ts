@@ -84,9 +84,8 @@ async function versionSteps(tables: Tables, id: Id, fromVersion: number | null, 
   const { read, operation } = await manifestsOf(tables, id);
   const first = (fromVersion ?? 0) + 1;
   const [start, end] = await Promise.all([fromVersion === null ? null : read(fromVersion), read(toVersion)]);
-  if (toVersion - first + 1 > STEPS_READ) {
-    return { rowsBefore: start ? rowsOf(start) : 0, rowsAfter: rowsOf(end), ...fragmentDiff(start, end), stableRowIds: end.summary.stableRowIds, steps: null };
-  }
+  const ends = { rowsBefore: start ? rowsOf(start) : 0, rowsAfter: rowsOf(end), stableRowIds: end.summary.stableRowIds };
+  if (toVersion - first + 1 > STEPS_READ) return { ...ends, ...fragmentDiff(start, end), steps: null };
   const manifests = await Promise.all(Array.from({ length: toVersion - first }, (_, k) => read(first + k)));
   manifests.push(end);
   let written = 0;
@@ -112,7 +111,7 @@ async function versionSteps(tables: Tables, id: Id, fromVersion: number | null, 
       };
     }),
   );
-  return { rowsBefore: start ? rowsOf(start) : 0, rowsAfter: rowsOf(end), written, removed, stableRowIds: end.summary.stableRowIds, steps };
+  return { ...ends, written, removed, steps };
 }
 
 export async function tableChanges(tables: Tables, id: Id, ends: ChangeEnds) {
