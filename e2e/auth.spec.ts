@@ -128,7 +128,7 @@ test("sign-in takes email and groups from userinfo: a group's member is an admin
   await expect(analyst.getByTestId("signed-in-user")).toHaveText("analyst-7");
   const whoami = await analyst.evaluate(() => fetch("/v1/whoami").then((r) => r.json() as Promise<{ principal: { name: string }; admin: boolean }>));
   expect(whoami).toMatchObject({ principal: { name: "analyst-7@example.com" }, admin: false });
-  const tree = analyst.getByRole("navigation", { name: "Namespaces" });
+  const tree = analyst.getByRole("navigation", { name: "Catalog" });
   await expect(tree.getByRole("link", { name: "by_group" })).toBeVisible();
   await expect(tree.getByRole("link", { name: "not_granted" })).toHaveCount(0);
   await analyst.goto("/keys");

@@ -49,7 +49,7 @@ test.beforeAll(async () => {
 
 test("browse namespaces and tables, search, and see each page in both themes", async ({ page }) => {
   await signInWithKey(page);
-  await expect(page.getByRole("navigation", { name: "Namespaces" }).getByRole("link", { name: "shop" })).toBeVisible();
+  await expect(page.getByRole("navigation", { name: "Catalog" }).getByRole("link", { name: "shop" })).toBeVisible();
   await page.getByRole("list", { name: "Child namespaces" }).getByRole("link", { name: /shop/ }).click();
   await expect(page).toHaveURL(/\/browse\/shop$/);
   await hydrated(page);
@@ -85,7 +85,7 @@ test("schema, data, versions and tags of a table", async ({ page }) => {
   await page.getByRole("button", { name: "Apply" }).click();
   await expect(page.getByTestId("data-range")).toContainText("Rows 1–10 of 10 matching");
   await page.getByRole("checkbox", { name: "score" }).click();
-  await expect(page.getByTestId("data-grid").locator("th")).toHaveText(["", "id", "title"]);
+  await expect(page.getByTestId("data-grid").locator("th")).toHaveText(["", "id ▲", "title", ""]);
   await expect(page).toHaveURL(/columns=id%2Ctitle|columns=id,title/);
   await shots(page, "table-data");
   await page.goto("/tables/shop/items?tab=data&tag=launch");
@@ -97,6 +97,12 @@ test("schema, data, versions and tags of a table", async ({ page }) => {
   await expect(page.getByTestId("version-row-3").getByTestId("version-action")).toHaveText(/^Rename column name to title\s*Project$/);
   await expect(page.getByTestId("version-row-2").getByTestId("version-action")).toHaveText(/^Insert 30 rows\s*Append$/);
   await expect(page.getByTestId("version-row-1")).toContainText("launch");
+  // The chart reads against its axes: rows on the left to a round top, the versions along the bottom.
+  await expect(page.getByTestId("chart-axis-rows").locator("span")).toHaveText(["200", "100", "0"]);
+  await expect(page.getByTestId("chart-axis-versions").locator("span")).toHaveText(["v1", "v2", "v3"]);
+  // The latest version has no Restore; its links stay in line with the others'.
+  const dataLink = (version: number) => page.getByTestId(`version-row-${version}`).getByRole("link", { name: "data" }).boundingBox();
+  expect((await dataLink(3))!.x).toBe((await dataLink(1))!.x);
   await page.getByRole("button", { name: "Tag version 2" }).click();
   await page.getByLabel("Tag name").fill("appended");
   await page.getByRole("button", { name: "Create tag" }).click();
@@ -468,7 +474,7 @@ test("switch databases from the header, and every link keeps the database", asyn
   await page.getByRole("combobox", { name: "Database" }).selectOption("analytics");
   await expect(page).toHaveURL(/\?db=analytics$/);
   await hydrated(page);
-  const tree = page.getByRole("navigation", { name: "Namespaces" });
+  const tree = page.getByRole("navigation", { name: "Catalog" });
   await expect(tree.getByRole("link", { name: "metrics" })).toBeVisible();
   await expect(tree.getByRole("link", { name: "shop" })).toHaveCount(0);
   await page
@@ -488,17 +494,31 @@ test("switch databases from the header, and every link keeps the database", asyn
   await expect(page.getByRole("combobox", { name: "Database" })).toHaveValue("analytics");
   await page.getByRole("combobox", { name: "Database" }).selectOption("default");
   await expect(page).not.toHaveURL(/db=/);
-  await expect(page.getByRole("navigation", { name: "Namespaces" }).getByRole("link", { name: "shop" })).toBeVisible();
+  await expect(page.getByRole("navigation", { name: "Catalog" }).getByRole("link", { name: "shop" })).toBeVisible();
 });
 
-test("a root whose tables all sit at the top level says how namespaces are made", async ({ page }) => {
+test("a root whose tables all sit at the top level says how namespaces are made, and the tree shows them", async ({ page }) => {
   await call("/v1/admin/databases/create", { json: { name: "flat" } });
   await call("/v1/table/loose/create", { body: rows(0, 3), database: "flat" });
   await signInWithKey(page, undefined, "/?db=flat");
   await expect(page.getByRole("main").getByRole("link", { name: /loose/ }).first()).toBeVisible();
-  await expect(page.getByTestId("no-namespaces-hint")).toContainText("every table sits at the root");
   await expect(page.getByRole("main")).toContainText("No namespaces yet: tables can sit at the root");
+  const tree = page.getByRole("navigation", { name: "Catalog" });
+  await expect(tree.getByRole("link", { name: "loose" })).toHaveAttribute("href", "/tables/loose?db=flat");
   await shots(page, "flat-root");
+
+  // A namespace offers to open only when it holds something; the one holding the table shown is open.
+  await call("/v1/namespace/empty/create", { json: {}, database: "flat" });
+  await call("/v1/namespace/full/create", { json: {}, database: "flat" });
+  await call("/v1/table/full$inner/create", { body: rows(0, 2), database: "flat" });
+  await page.reload();
+  await expect(tree.getByRole("link", { name: "empty" })).toBeVisible();
+  await expect(tree.getByRole("button", { name: "Expand empty" })).toHaveCount(0);
+  await tree.getByRole("button", { name: "Expand full" }).click();
+  await tree.getByRole("link", { name: "inner" }).click();
+  await expect(page).toHaveURL(/\/tables\/full\/inner\?db=flat$/);
+  await expect(tree.getByRole("link", { name: "inner" })).toHaveAttribute("aria-current", "page");
+  await expect(tree.getByRole("button", { name: "Collapse full" })).toBeVisible();
 });
 
 test("the theme choice is remembered across reloads and rendered by the server", async ({ page }) => {
@@ -724,7 +744,7 @@ test("build and drop indices of every kind a column takes, then search by vector
   // Rows written after the build are not in the indices until maintenance indexes them.
   await call("/v1/table/shop$docs/insert", { body: docs(Array.from({ length: 20 }, (_, i) => count + i)) });
   await page.reload();
-  await expect(page.getByTestId("unindexed-rows")).toContainText("20 rows written since the indices were built");
+  await expect(page.getByTestId("unindexed-rows")).toContainText("20 rows written since the indexes were built");
   await shots(page, "table-indexes");
   await page.getByRole("button", { name: "Index new rows" }).click();
   await expect(page.getByTestId("unindexed-rows")).toHaveCount(0, { timeout: 30_000 });
@@ -780,12 +800,23 @@ test("the data grid orders by a column, and a row opens under its own key", asyn
   await signInWithKey(page, undefined, "/tables/shop/ordered?tab=data");
   const grid = page.getByRole("table", { name: "Rows" });
   const firstId = () => grid.getByRole("row").nth(1).getByTestId("data-cell").first();
-  await grid.getByRole("columnheader", { name: "id" }).getByRole("button").click();
+  // By default the rows stay in their places, ordered by the table's id, not moved to the end by the update.
   await expect(grid.getByRole("columnheader", { name: "id ▲" })).toHaveAttribute("aria-sort", "ascending");
   await expect(firstId()).toHaveText("0");
+  await expect(page.getByTestId("data-range")).toContainText("by id, the table's id");
   await grid.getByRole("columnheader", { name: "id ▲" }).getByRole("button").click();
   await expect(firstId()).toHaveText("29");
   await expect(page).toHaveURL(/sort=-id/);
+  await grid.getByRole("columnheader", { name: "name" }).getByRole("button").click();
+  await expect(grid.getByRole("columnheader", { name: "name ▲" })).toHaveAttribute("aria-sort", "ascending");
+  await expect(page.getByTestId("data-range")).toContainText("by name, ascending");
+  await expect(page).toHaveURL(/sort=name/);
+  await grid.getByRole("columnheader", { name: "name ▲" }).getByRole("button").click();
+  await grid.getByRole("columnheader", { name: "name ▼" }).getByRole("button").click();
+  await expect(grid.getByRole("columnheader", { name: "id ▲" })).toBeVisible();
+  await expect(page).not.toHaveURL(/sort=/);
+  await grid.getByRole("columnheader", { name: "id ▲" }).getByRole("button").click();
+  await expect(firstId()).toHaveText("29");
   await grid.getByRole("row").nth(1).getByRole("button", { name: "Open" }).click();
   await expect(page.getByRole("dialog")).toContainText("Row id 29");
   await shots(page, "table-row-detail");

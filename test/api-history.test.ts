@@ -237,8 +237,24 @@ describe("version operations and console listings", () => {
     const all = await api.get<{ entries: Array<{ name: string; declared_only: boolean }>; page_token?: string }>("/v1/namespace/h/entries?limit=2");
     expect(all.body.entries).toHaveLength(2);
     expect(all.body.page_token).toBeDefined();
+    // A namespace's entry says whether it holds anything: a tree offers to open only those.
+    await api.post("/v1/namespace/h$hollow/create", {});
+    await api.post("/v1/namespace/h$nested/create", {});
+    await api.post("/v1/namespace/h$nested$inner/create", {});
+    const namespaces = await api.get<{ entries: Array<{ name: string; has_children: boolean }> }>("/v1/namespace/h/entries?kind=namespace");
+    expect(namespaces.body.entries).toEqual([
+      { name: "hollow", kind: "namespace", has_children: false },
+      { name: "nested", kind: "namespace", has_children: true },
+    ]);
+    const root = await api.get<{ entries: Array<{ name: string; has_children: boolean }> }>("/v1/namespace/%24/entries?kind=namespace&filter=h");
+    expect(root.body.entries.find((e) => e.name === "h")).toEqual({ name: "h", kind: "namespace", has_children: true });
     const found = await api.get<{ namespaces: string[][]; tables: string[][] }>("/v1/search?q=ops");
     expect(found.body.tables).toEqual([["h", "ops"]]);
-    expect((await api.get<{ namespaces: string[][] }>("/v1/search?q=h")).body.namespaces).toEqual([["h"]]);
+    expect((await api.get<{ namespaces: string[][] }>("/v1/search?q=h")).body.namespaces).toEqual([
+      ["h"],
+      ["h", "hollow"],
+      ["h", "nested"],
+      ["h", "nested", "inner"],
+    ]);
   });
 });

@@ -8,7 +8,7 @@ export function NamespacePage({ namespace }: { namespace: string[] }) {
   const database = useDatabase();
   return (
     <>
-      <NamespaceTree database={database} current={namespace} />
+      <NamespaceTree database={database} shown={{ path: namespace, kind: "namespace" }} />
       <NamespaceView key={`${database}:${joinIdentifier(namespace)}`} database={database} namespace={namespace} />
     </>
   );

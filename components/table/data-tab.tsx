@@ -1,6 +1,7 @@
 "use client";
 import { useState } from "react";
 import { columnKind } from "@/lib/index-types";
+import { defaultRowOrder, type DefaultRowOrder, type RowOrder } from "@/lib/row-order";
 import { useCount, useRows, useTable } from "@/lib/queries/catalog";
 import { Button, TextInput } from "../ui/controls";
 import { Empty, ErrorBanner, Loading } from "../ui/states";
@@ -25,7 +26,7 @@ export function DataTab({ database, table }: { database: string; table: string[]
   const selected = address.get("columns")?.split(",").filter(Boolean);
   // `sort=name` orders by that column ascending, `sort=-name` descending.
   const sortParam = address.get("sort");
-  const sort = sortParam ? { column: sortParam.replace(/^-/, ""), ascending: !sortParam.startsWith("-") } : undefined;
+  const chosenOrder = sortParam ? { column: sortParam.replace(/^-/, ""), ascending: !sortParam.startsWith("-") } : undefined;
   const [draftFilter, setDraftFilter] = useState(filter);
   const search = address.get("search");
   const mode: SearchKind | "" = search === "vector" || search === "text" ? search : "";
@@ -36,6 +37,7 @@ export function DataTab({ database, table }: { database: string; table: string[]
   const declaredOnly = described.data?.is_only_declared ?? false;
   const browsing = Boolean(described.data) && !declaredOnly && mode === "";
   const fields = described.data?.schema?.fields ?? [];
+  const sort: RowOrder | DefaultRowOrder | undefined = chosenOrder ?? defaultRowOrder(fields, described.data?.stats?.num_rows);
   const projection = mediaProjection(fields, columns);
   // Row ids hold for one version: with media shown, the rows are read at the version described.
   const rowsAt = projection.media.length ? { version: described.data?.version } : at;
@@ -136,7 +138,7 @@ export function DataTab({ database, table }: { database: string; table: string[]
                 media={media}
                 sort={{
                   by: sort,
-                  // Each click on a column's header: ascending, then descending, then the table's own order.
+                  // Each click on a column's header: ascending, then descending, then the default order.
                   toggle: (column) =>
                     address.set({
                       sort: sort?.column !== column ? column : sort.ascending ? `-${column}` : undefined,
@@ -167,6 +169,7 @@ export function DataTab({ database, table }: { database: string; table: string[]
                 <span data-testid="data-range">
                   {data.numRows === 0 ? "No rows" : `Rows ${offset + 1}–${offset + data.numRows}`} of {count.data?.toLocaleString() ?? "…"}
                   {filter ? " matching" : ""}
+                  {` · ${orderCaption(sort)}`}
                 </span>
                 <div className="flex gap-2">
                   <Button variant="secondary" disabled={offset === 0} onClick={() => address.set({ offset: Math.max(0, offset - PAGE) || undefined })}>
@@ -187,4 +190,10 @@ export function DataTab({ database, table }: { database: string; table: string[]
       )}
     </div>
   );
+}
+
+function orderCaption(order: RowOrder | DefaultRowOrder | undefined): string {
+  if (!order) return "in the order they are stored";
+  if ("reason" in order) return `by ${order.column}, the table's ${order.reason === "primary key" ? "primary key" : "id"}`;
+  return `by ${order.column}, ${order.ascending ? "ascending" : "descending"}`;
 }

@@ -1,6 +1,6 @@
 "use client";
 /**
- * A table's indices: each with its type, columns, rows indexed and not yet indexed, size and distance; dropping one;
+ * A table's indexes: each with its type, columns, rows indexed and not yet indexed, size and distance; dropping one;
  * and building one, with the types a column can take, each parameter's default and meaning, and the checks the
  * engine would otherwise fail on (a vector index needs a vector column and enough rows to train).
  */
@@ -84,7 +84,7 @@ function NewRows({ database, table, indexes }: { database: string; table: string
       ) : (
         <>
           <span className="text-amber-700 dark:text-amber-300">
-            {unindexed.toLocaleString()} rows written since the indices were built are not in them yet: queries read those rows without the index.
+            {unindexed.toLocaleString()} rows written since the indexes were built are not in them yet: queries read those rows without the index.
           </span>
           <Button variant="secondary" disabled={compact.isPending} onClick={() => compact.mutate(undefined)}>
             Index new rows

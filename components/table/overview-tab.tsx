@@ -25,7 +25,7 @@ function Versioning({ database, table, managed }: { database: string; table: str
   return (
     <span className="flex flex-wrap items-center gap-2" data-testid="versioning">
       {managed ? <Badge tone="indigo">managed by Quiver</Badge> : <span>each client commits its own</span>}
-      <Button variant="ghost" onClick={() => setAsking(true)}>
+      <Button variant="secondary" className="px-2 py-0.5 text-xs" onClick={() => setAsking(true)}>
         {managed ? "Stop managing" : "Have Quiver manage them"}
       </Button>
       <Dialog open={asking} onClose={close} title={managed ? "Stop managing this table's versions?" : "Manage this table's versions in the catalog?"}>

@@ -92,6 +92,8 @@ export function RowsGrid({
                   </th>
                 );
               })}
+              {/* Takes the width the values do not need, so that each column is as wide as its values. */}
+              <th className="w-full" role="presentation" />
             </tr>
           </thead>
           <tbody>
@@ -134,6 +136,7 @@ export function RowsGrid({
                     </td>
                   );
                 })}
+                <td role="presentation" />
               </tr>
             ))}
           </tbody>

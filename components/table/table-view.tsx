@@ -40,7 +40,7 @@ export function TableView({ table }: { table: string[] }) {
   const Tab = tab[2];
   return (
     <>
-      <NamespaceTree database={database} current={table.slice(0, -1)} />
+      <NamespaceTree database={database} shown={{ path: table, kind: "table" }} />
       <main className="min-w-0 flex-1 px-6 py-5">
         <Breadcrumbs database={database} namespace={table.slice(0, -1)} table={table[table.length - 1]} />
         <div className="mb-4 flex flex-wrap items-start justify-between gap-3">

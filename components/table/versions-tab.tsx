@@ -10,8 +10,10 @@ import { Empty, ErrorBanner, Loading } from "../ui/states";
 import { formatBytes, formatTime } from "./format";
 
 /**
- * Row count and size across versions, oldest to newest, as two lines on one chart that fills its width. Each
- * version is a column that names its figures on hover and opens that version's data.
+ * Row count and size across versions, oldest to newest, as two lines on one chart that fills its width: rows read
+ * against the left axis, size against the right, versions along the bottom. Each version is a column that names its
+ * figures on hover and opens that version's data. The axes are HTML beside the drawing, which stretches to its width
+ * and so cannot hold text.
  */
 function HistoryChart({ database, table, versions }: { database: string; table: string[]; versions: VersionRecord[] }) {
   const router = useRouter();
@@ -20,55 +22,112 @@ function HistoryChart({ database, table, versions }: { database: string; table: 
   const W = 1000;
   const H = 100;
   const series = [
-    { name: "rows", color: "#4f46e5", values: points.map((v) => Number(v.metadata.total_rows ?? 0)) },
-    { name: "size", color: "#059669", values: points.map((v) => Number(v.metadata.total_files_size ?? 0)) },
-  ];
+    { name: "rows", color: "#4f46e5", values: points.map((v) => Number(v.metadata.total_rows ?? 0)), label: (n: number) => n.toLocaleString(), unitBase: 10 },
+    { name: "size", color: "#059669", values: points.map((v) => Number(v.metadata.total_files_size ?? 0)), label: formatBytes, unitBase: 1024 },
+  ].map((s) => ({ ...s, top: niceCeiling(Math.max(...s.values), s.unitBase) }));
   const step = W / (points.length - 1);
   const x = (i: number) => i * step;
-  const y = (v: number, max: number) => H - 4 - (v / max) * (H - 8);
+  const y = (v: number, top: number) => H - (v / top) * H;
+  const ticks = versionTicks(points.length);
   const open = (href: string) => (e: MouseEvent) => {
     e.preventDefault();
     router.push(href);
   };
+  const axis = (s: (typeof series)[number], side: "left" | "right") => (
+    <div
+      className={`flex h-36 flex-col justify-between font-mono text-xs ${side === "left" ? "text-right text-indigo-700 dark:text-indigo-300" : "text-emerald-700 dark:text-emerald-300"}`}
+      data-testid={`chart-axis-${s.name}`}
+      aria-hidden
+    >
+      {[s.top, s.top / 2, 0].map((v) => (
+        <span key={v} className="-my-2 leading-4">
+          {s.label(v)}
+        </span>
+      ))}
+    </div>
+  );
   return (
     <figure className="rounded-lg border border-slate-200 p-3 dark:border-slate-800" data-testid="history-chart">
-      <svg
-        viewBox={`0 0 ${W} ${H}`}
-        preserveAspectRatio="none"
-        className="h-36 w-full overflow-visible"
-        role="img"
-        aria-label={`Rows and size across versions ${points[0].version} to ${points[points.length - 1].version}`}
-      >
-        {series.map((s) => {
-          const max = Math.max(...s.values, 1);
-          const d = s.values.map((v, i) => `${i ? "L" : "M"}${x(i).toFixed(2)},${y(v, max).toFixed(2)}`).join(" ");
-          return <path key={s.name} d={d} fill="none" stroke={s.color} strokeWidth={2} vectorEffect="non-scaling-stroke" />;
-        })}
-        {points.map((v, i) => {
-          const href = tableHref(database, table, "data", { version: v.version });
-          return (
-            <a key={v.version} href={href} onClick={open(href)}>
-              <rect x={Math.max(0, x(i) - step / 2)} y={0} width={step} height={H} className="fill-transparent hover:fill-slate-400/15">
-                <title>{`version ${v.version}: ${series[0].values[i].toLocaleString()} rows, ${formatBytes(series[1].values[i])}`}</title>
-              </rect>
-            </a>
-          );
-        })}
-      </svg>
+      <div className="grid grid-cols-[auto_1fr_auto] gap-x-2">
+        {axis(series[0], "left")}
+        <svg
+          viewBox={`0 0 ${W} ${H}`}
+          preserveAspectRatio="none"
+          className="h-36 w-full overflow-visible border-b border-l border-r border-slate-300 dark:border-slate-700"
+          role="img"
+          aria-label={`Rows and size across versions ${points[0].version} to ${points[points.length - 1].version}`}
+        >
+          {[0, H / 2].map((gy) => (
+            <line
+              key={gy}
+              x1={0}
+              x2={W}
+              y1={gy}
+              y2={gy}
+              className="stroke-slate-200 dark:stroke-slate-800"
+              strokeDasharray="4 4"
+              vectorEffect="non-scaling-stroke"
+            />
+          ))}
+          {series.map((s) => {
+            const d = s.values.map((v, i) => `${i ? "L" : "M"}${x(i).toFixed(2)},${y(v, s.top).toFixed(2)}`).join(" ");
+            return <path key={s.name} d={d} fill="none" stroke={s.color} strokeWidth={2} vectorEffect="non-scaling-stroke" />;
+          })}
+          {points.map((v, i) => {
+            const href = tableHref(database, table, "data", { version: v.version });
+            return (
+              <a key={v.version} href={href} onClick={open(href)}>
+                <rect x={Math.max(0, x(i) - step / 2)} y={0} width={step} height={H} className="fill-transparent hover:fill-slate-400/15">
+                  <title>{`version ${v.version}: ${series[0].values[i].toLocaleString()} rows, ${formatBytes(series[1].values[i])}`}</title>
+                </rect>
+              </a>
+            );
+          })}
+        </svg>
+        {axis(series[1], "right")}
+        <div />
+        <div className="relative h-5 font-mono text-xs text-slate-600 dark:text-slate-300" data-testid="chart-axis-versions" aria-hidden>
+          {ticks.map((i) => (
+            <span
+              key={i}
+              className={`absolute top-1 ${i === 0 ? "" : i === points.length - 1 ? "-translate-x-full" : "-translate-x-1/2"}`}
+              style={{ left: `${(x(i) / W) * 100}%` }}
+            >
+              v{points[i].version}
+            </span>
+          ))}
+        </div>
+      </div>
       <figcaption className="mt-1 flex flex-wrap items-center gap-4 text-xs text-slate-600 dark:text-slate-300">
-        <span className="font-mono">v{points[0].version}</span>
         <span>
           <span className="mr-1 inline-block h-2 w-3 bg-indigo-600" />
-          rows (max {Math.max(...series[0].values).toLocaleString()})
+          rows (left axis)
         </span>
         <span>
           <span className="mr-1 inline-block h-2 w-3 bg-emerald-600" />
-          size (max {formatBytes(Math.max(...series[1].values))})
+          size (right axis)
         </span>
-        <span className="ml-auto font-mono">v{points[points.length - 1].version}</span>
+        <span>by version, oldest to newest; a click on a version opens its data</span>
       </figcaption>
     </figure>
   );
+}
+
+/**
+ * An axis's top that reads as a round number: the smallest of 1, 2, 2.5 and 5 times a power of ten at or above n, in
+ * the units n is read in (powers of 1024 for sizes: 2.5 MiB, not 2.4 MiB for 2,500,000).
+ */
+function niceCeiling(n: number, unitBase: number): number {
+  if (n <= 0) return 1;
+  const unit = unitBase ** Math.floor(Math.log(n) / Math.log(unitBase));
+  const power = 10 ** Math.floor(Math.log10(n / unit));
+  return [1, 2, 2.5, 5, 10].map((m) => m * power * unit).find((v) => v >= n)!;
+}
+
+/** Up to six evenly spread indexes of n points, the first and the last among them. */
+function versionTicks(n: number): number[] {
+  const count = Math.min(n, 6);
+  return [...new Set(Array.from({ length: count }, (_, k) => Math.round((k * (n - 1)) / (count - 1))))];
 }
 
 export function VersionsTab({ database, table }: { database: string; table: string[] }) {
@@ -152,7 +211,7 @@ export function VersionsTab({ database, table }: { database: string; table: stri
                   </span>
                 ))}
               </td>
-              <td className="whitespace-nowrap text-right">
+              <td className="whitespace-nowrap">
                 <Link className="mr-2 text-indigo-600 underline" href={tableHref(database, table, "data", { version: v.version })}>
                   data
                 </Link>

@@ -26,6 +26,7 @@ export const catalogEntry = z.object({
   name: z.string(),
   kind: z.enum(["namespace", "table"]),
   declared_only: z.boolean().optional().describe("Tables only: declared, with no data written yet"),
+  has_children: z.boolean().optional().describe("Namespaces only: whether it holds a namespace or table the caller can see"),
 });
 export const entriesResponse = z.object({ entries: z.array(catalogEntry), page_token: pageToken, context });
 export const searchResponse = z.object({ namespaces: z.array(z.array(z.string())), tables: z.array(z.array(z.string())), context });

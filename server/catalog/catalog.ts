@@ -186,15 +186,44 @@ export class Catalog {
    * One page of a namespace's children of one kind, optionally filtered by a case-insensitive substring, with
    * each table's state, for the console's namespace page.
    */
-  async entries(namespace: Id, kind: "namespace" | "table", filter: string, pageToken: string | undefined, limit: number, visible: Visible = everything) {
+  /**
+   * One page of a namespace's child namespaces or tables. A namespace says whether it holds anything the caller can
+   * see, so that a tree offers to open only the ones that do.
+   */
+  async entries(
+    namespace: Id,
+    kind: "namespace" | "table",
+    filter: string,
+    pageToken: string | undefined,
+    limit: number,
+    visible: { namespaces: Visible; tables: Visible } = { namespaces: everything, tables: everything },
+  ) {
     const index = await this.requireNamespace(namespace, undefined, true);
-    const names = (kind === "namespace" ? index.childNamespaces : index.childTables).get(joinIdentifier(namespace)) ?? [];
+    const childrenOf = (kind: "namespace" | "table", parent: Id) =>
+      (kind === "namespace" ? index.childNamespaces : index.childTables).get(joinIdentifier(parent)) ?? [];
+    const someVisible = async (names: string[], parent: Id, isVisible: Visible) => {
+      for (const name of names) if (await isVisible([...parent, name])) return true;
+      return false;
+    };
     const needle = filter.toLowerCase();
-    const page = await pageOf(names, pageToken, limit, (name) => (!needle || name.toLowerCase().includes(needle)) && visible([...namespace, name]));
+    const visibleHere = kind === "namespace" ? visible.namespaces : visible.tables;
+    const page = await pageOf(
+      childrenOf(kind, namespace),
+      pageToken,
+      limit,
+      (name) => (!needle || name.toLowerCase().includes(needle)) && visibleHere([...namespace, name]),
+    );
     const items = await Promise.all(
       page.items.map(async (name) => {
-        if (kind === "namespace") return { name, kind };
-        const entry = index.tables.get(joinIdentifier([...namespace, name]))!;
+        const id = [...namespace, name];
+        if (kind === "namespace")
+          return {
+            name,
+            kind,
+            has_children:
+              (await someVisible(childrenOf("namespace", id), id, visible.namespaces)) || (await someVisible(childrenOf("table", id), id, visible.tables)),
+          };
+        const entry = index.tables.get(joinIdentifier(id))!;
         return { name, kind, declared_only: await this.isDeclaredOnly(entry) };
       }),
     );

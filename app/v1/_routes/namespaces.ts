@@ -59,7 +59,7 @@ export const namespaceRoutes = [
     access: { need: "visible", on: "namespace" },
     handler: async (ctx) => {
       const { id, query, catalog } = ctx;
-      const visible = query.kind === "namespace" ? visibleNamespaces(ctx) : readableTables(ctx);
+      const visible = { namespaces: visibleNamespaces(ctx), tables: readableTables(ctx) };
       const page = await catalog.entries(id, query.kind, query.filter, query.page_token, pageLimit(query.limit), visible);
       return json({ entries: page.items, page_token: page.pageToken });
     },
