@@ -47,6 +47,12 @@ export const tableDescription = z.object({
   version: z.number().int().optional(),
   schema: jsonArrowSchema.optional(),
   properties,
+  metadata: z
+    .record(z.string(), z.string())
+    .optional()
+    .describe(
+      "Lance's table metadata (key-value pairs about the table, apart from its configuration and schema metadata); read from the version's manifest, on the main branch",
+    ),
   is_only_declared: z.boolean(),
   storage_options: z.record(z.string(), z.string()),
   managed_versioning: z.boolean(),
@@ -143,8 +149,11 @@ export const indexDescription = z.object({
   index_name: z.string(),
   index_uuid: z.string(),
   index_type: z.string(),
+  type_url: z.string().optional().describe("The protobuf type URL of the index's details: its precise kind"),
   columns: z.array(z.string()),
   status: z.string(),
+  num_segments: z.number().int().optional().describe("The deltas (segments) the index is made of"),
+  index_version: z.number().int().optional().describe("The index's on-disk format version"),
   num_indexed_rows: z.number().optional(),
   num_unindexed_rows: z.number().optional(),
   size_bytes: z.number().optional(),

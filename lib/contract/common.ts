@@ -118,3 +118,15 @@ export const distanceType = (description: string) =>
     .string()
     .nullish()
     .meta({ enum: [...DISTANCE_TYPES, null], description: `${description} (case-insensitive)` });
+
+/**
+ * A field the spec defines for something Quiver does not do (a computed column, a virtual one): taken by the schema so
+ * that it is never refused as unknown, and refused with 406 (Unsupported) and this reason when a request sets it.
+ */
+const unsupportedFields = z.registry<{ unsupported: string }>();
+export const unsupported = (reason: string) => {
+  const field = z.unknown().optional().describe(`Not supported (406 when set): ${reason}`);
+  unsupportedFields.add(field, { unsupported: reason });
+  return field;
+};
+export const unsupportedReason = (schema: z.ZodType) => unsupportedFields.get(schema)?.unsupported;

@@ -19,7 +19,7 @@ import { access } from "../auth/access";
 import type { AuditEntry } from "../auth/audit";
 import { describePrincipal, roleRank, type Principal, type Role } from "../auth/model";
 import { principalOf } from "./authenticate";
-import { refuseUnknown, unknownFields } from "./unknown-fields";
+import { fieldIssues, refuseIssues, refuseUnknown, unknownFields } from "./unknown-fields";
 import { refusedOperation } from "./refused-operations";
 import { discardBody, parseArrowBody, readBody, readJsonBody, requestDeadline } from "./request-body";
 import { whenAnswerSent } from "./body-source";
@@ -220,13 +220,20 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
     let bodyDigest: string | null = null;
     if (json) {
       if ("error" in json) throw json.error;
-      refuseUnknown(unknownFields((route.body as JsonBody).schema, json.value, "body"));
+      refuseIssues(fieldIssues((route.body as JsonBody).schema, json.value, "body"));
       const parsed = (route.body as JsonBody).schema.safeParse(json.value);
       if (!parsed.success) throw invalidInput(zodMessage(parsed.error, "body"));
       body = parsed.data;
       const bodyId = (body as { id?: unknown }).id;
       if (bodyId !== undefined && bodyId !== null && (params.id !== undefined || params.table_name !== undefined)) {
         if (!sameIdentifier(identifierIn(bodyId, "body.id"), id)) throw invalidInput("the id in the body does not match the id in the path");
+      }
+      // Lance's RestNamespace sends the whole request as the body, path parameters included (DescribeTableIndexStats'
+      // index_name): they must say what the path says.
+      for (const [name, value] of Object.entries(params)) {
+        const sent = (body as Record<string, unknown>)[name];
+        if (name !== "id" && name !== "table_name" && sent !== undefined && sent !== null && sent !== value)
+          throw invalidInput(`the ${name} in the body ('${String(sent)}') does not match the ${name} in the path ('${value}')`);
       }
     } else if (route.body?.kind === "arrow") {
       const held = await timing.time("body", readBody(request, config.maxArrowBodyBytes, true, FILE_ROOM));

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { unknownFields } from "./unknown-fields";
+import { unsupported } from "@/lib/contract/common";
+import { fieldIssues, unknownFields } from "./unknown-fields";
 
 const schema = z.object({
   filter: z.string().nullish(),
@@ -42,5 +43,17 @@ describe("unknownFields", () => {
 
   it("leaves values that fit no branch, or are not objects, to the parser", () => {
     expect(unknownFields(schema, { columns: 5, alterations: "x", filter: { a: 1 } }, "body")).toEqual([]);
+  });
+
+  it("names a field set that the schema takes only to refuse, with its reason, and lets it pass unset or empty", () => {
+    const columns = z.object({ new_columns: z.array(z.object({ name: z.string(), computed: unsupported("no computed columns") })) });
+    expect(fieldIssues(columns, { new_columns: [{ name: "a" }, { name: "b", computed: null }, { name: "c", computed: {} }] }, "body")).toEqual({
+      unknown: [],
+      unsupported: [],
+    });
+    expect(fieldIssues(columns, { new_columns: [{ name: "a" }, { name: "b", computed: { udf: "x" }, typo: 1 }] }, "body")).toEqual({
+      unknown: ["body.new_columns[1].typo"],
+      unsupported: [{ path: "body.new_columns[1].computed", reason: "no computed columns" }],
+    });
   });
 });

@@ -1,11 +1,13 @@
 /**
- * The fields of a request that its schema does not name. Zod drops such keys quietly when it parses; a client that
- * sent one (a search mode, a bound, an option) would get an answer that ignored it without knowing. So every request
- * is walked beside its schema first, and what the schema does not know is refused by name.
+ * The fields of a request that its schema does not name, and those it names only to refuse. Zod drops unknown keys
+ * quietly when it parses; a client that sent one (a search mode, a bound, an option) would get an answer that ignored
+ * it without knowing. So every request is walked beside its schema first: what the schema does not know is refused by
+ * name (400), and a field of the spec for something this service does not do (the contract's `unsupported`) with 406.
  */
 import "server-only";
 import type { z } from "zod";
-import { invalidInput } from "../errors";
+import { unsupportedReason } from "@/lib/contract/common";
+import { QuiverError, invalidInput } from "../errors";
 
 /** The parts of Zod's definitions the walk reads; everything else is a leaf. */
 interface Def {
@@ -23,40 +25,73 @@ const defOf = (schema: z.ZodType) => (schema as unknown as { _zod: { def: Def } 
 const WRAPPERS = new Set(["optional", "nullable", "default", "prefault", "readonly", "catch", "nonoptional"]);
 const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
-/** Paths (`where.a.b`, `where.list[2].c`) of every key in `value` that `schema` has no place for. */
-export function unknownFields(schema: z.ZodType, value: unknown, where: string): string[] {
+/** What a request holds that its schema has no place for, or a place only to refuse. */
+export interface FieldIssues {
+  /** Paths (`where.a.b`, `where.list[2].c`) of keys the schema does not name. */
+  unknown: string[];
+  /** Fields set that the schema marks unsupported, with the reason. */
+  unsupported: Array<{ path: string; reason: string }>;
+}
+
+const holdsSomething = (value: unknown) =>
+  value !== undefined && value !== null && !(isPlainObject(value) && Object.keys(value).length === 0) && !(Array.isArray(value) && value.length === 0);
+
+/** Walks `value` beside `schema`, gathering its unknown fields and its unsupported ones. */
+export function fieldIssues(schema: z.ZodType, value: unknown, where: string, issues: FieldIssues = { unknown: [], unsupported: [] }): FieldIssues {
+  const reason = unsupportedReason(schema);
+  if (reason !== undefined) {
+    if (holdsSomething(value)) issues.unsupported.push({ path: where, reason });
+    return issues;
+  }
   const def = defOf(schema);
-  if (WRAPPERS.has(def.type)) return value === undefined || value === null ? [] : unknownFields(def.innerType!, value, where);
+  if (WRAPPERS.has(def.type)) return value === undefined || value === null ? issues : fieldIssues(def.innerType!, value, where, issues);
   switch (def.type) {
-    case "object": {
-      if (!isPlainObject(value)) return [];
-      const shape = def.shape!;
-      return Object.entries(value).flatMap(([key, inner]) =>
-        Object.hasOwn(shape, key) ? unknownFields(shape[key], inner, `${where}.${key}`) : [`${where}.${key}`],
-      );
-    }
+    case "object":
+      if (isPlainObject(value))
+        for (const [key, inner] of Object.entries(value)) {
+          if (Object.hasOwn(def.shape!, key)) fieldIssues(def.shape![key], inner, `${where}.${key}`, issues);
+          else issues.unknown.push(`${where}.${key}`);
+        }
+      return issues;
     case "array":
-      return Array.isArray(value) ? value.flatMap((item, i) => unknownFields(def.element!, item, `${where}[${i}]`)) : [];
+      if (Array.isArray(value)) value.forEach((item, i) => fieldIssues(def.element!, item, `${where}[${i}]`, issues));
+      return issues;
     case "record":
-      return isPlainObject(value) ? Object.entries(value).flatMap(([key, inner]) => unknownFields(def.valueType!, inner, `${where}.${key}`)) : [];
+      if (isPlainObject(value)) for (const [key, inner] of Object.entries(value)) fieldIssues(def.valueType!, inner, `${where}.${key}`, issues);
+      return issues;
     case "union": {
       // The branches the value parses as decide what belongs (the one that knows most of it); a value that parses as
       // none is the parser's to refuse.
-      const candidates = def.options!.filter((option) => option.safeParse(value).success).map((option) => unknownFields(option, value, where));
-      return candidates.length ? candidates.reduce((best, next) => (next.length < best.length ? next : best)) : [];
+      const candidates = def.options!.filter((option) => option.safeParse(value).success).map((option) => fieldIssues(option, value, where));
+      if (candidates.length) {
+        const best = candidates.reduce((a, b) => (b.unknown.length < a.unknown.length ? b : a));
+        issues.unknown.push(...best.unknown);
+        issues.unsupported.push(...best.unsupported);
+      }
+      return issues;
     }
     case "pipe":
-      return unknownFields(def.in!, value, where);
+      return fieldIssues(def.in!, value, where, issues);
     case "lazy":
-      return unknownFields(def.getter!(), value, where);
+      return fieldIssues(def.getter!(), value, where, issues);
     default:
-      return [];
+      return issues;
   }
 }
+
+/** Paths of every key in `value` that `schema` has no place for. */
+export const unknownFields = (schema: z.ZodType, value: unknown, where: string) => fieldIssues(schema, value, where).unknown;
 
 /** A field the service would not act on is refused by name, never dropped: the client would not know it was ignored. */
 export function refuseUnknown(paths: string[]) {
   if (paths.length === 0) return;
   const shown = paths.slice(0, 5).join(", ") + (paths.length > 5 ? ` and ${paths.length - 5} more` : "");
   throw invalidInput(`${shown}: not ${paths.length === 1 ? "a field" : "fields"} this operation takes; refused rather than ignored`);
+}
+
+/** A field the spec defines for something this service does not do: 406, with why, before anything is changed. */
+export function refuseIssues(issues: FieldIssues) {
+  refuseUnknown(issues.unknown);
+  const [first] = issues.unsupported;
+  if (first) throw new QuiverError("Unsupported", `${first.path}: ${first.reason}`);
 }

@@ -130,6 +130,11 @@ export interface NativeTable {
       indexType: string;
       columns: string[];
       indexUuid?: string;
+      /** The protobuf type URL of the index's details: its precise kind. */
+      typeUrl?: string;
+      numSegments?: number;
+      /** The on-disk format version of the index. */
+      indexVersion?: number;
       numIndexedRows?: number;
       numUnindexedRows?: number;
       sizeBytes?: number;

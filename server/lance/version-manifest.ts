@@ -24,6 +24,8 @@ export interface VersionSummary {
   smallFragments: number;
   /** Written with stable row ids (Lance's reader feature flag 2): rows keep their ids and the versions that made them. */
   stableRowIds: boolean;
+  /** Lance's table metadata: key-value pairs about the table, apart from its configuration and its schema's metadata. */
+  tableMetadata: Record<string, string>;
 }
 
 const FLAG_STABLE_ROW_IDS = 2n;
@@ -79,6 +81,7 @@ export function parseManifest(buf: Buffer): VersionSummary {
     files: filesNamed(manifest, buf),
     smallFragments: manifest.fragments.filter((f) => Number(f.physicalRows) - Number(f.deletionFile?.numDeletedRows ?? 0) < COMPACTION_TARGET_ROWS).length,
     stableRowIds: (manifest.readerFeatureFlags & FLAG_STABLE_ROW_IDS) !== 0n,
+    tableMetadata: { ...manifest.tableMetadata },
     metadata: {
       total_rows: String(physicalRows - deletedRows),
       total_fragments: String(fragments),

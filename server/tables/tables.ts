@@ -33,7 +33,9 @@ interface TableVersionDescription {
   version: number;
   schema: JsonSchema;
   stats: Awaited<ReturnType<NativeTable["stats"]>>;
-  deletedRows: number;
+  /** From the version's manifest, where it could be read (the main branch). */
+  deletedRows?: number;
+  tableMetadata?: Record<string, string>;
 }
 
 type TableDescription = { entry: TableEntry; declaredOnly: boolean } & Partial<TableVersionDescription>;
@@ -450,19 +452,27 @@ export class Tables {
     const table = await this.readHandle(entry, latest ? { ...at, version: latest.version } : at);
     const [version, schemaBuf, stats] = await engineCall("describe table", () => Promise.all([table.version(), table.schema(), table.stats()]));
     const schema: JsonSchema = schemaToJson(tableFromIPC(schemaBuf).schema);
-    const description = { version, schema, stats, deletedRows: await this.deletedRows(entry, table, version, at.branch) };
+    const description = { version, schema, stats, ...(await this.manifestFacts(entry, table, version, at.branch)) };
     if (cacheKey !== null && latest?.version === version) this.descriptions.set(cacheKey, description);
     return { entry, declaredOnly, ...description };
   }
 
-  /** Rows marked deleted at a version of the main branch, from its manifest (0 where that cannot be read). */
-  private async deletedRows(entry: TableEntry, table: NativeTable, version: number, branch?: string): Promise<number> {
-    if (branch && branch !== "main") return 0;
+  /**
+   * What a version's manifest says beyond the engine's statistics: the rows marked deleted and the table's metadata.
+   * Read for the main branch; nothing where it cannot be read.
+   */
+  private async manifestFacts(
+    entry: TableEntry,
+    table: NativeTable,
+    version: number,
+    branch?: string,
+  ): Promise<Pick<TableVersionDescription, "deletedRows" | "tableMetadata">> {
+    if (branch && branch !== "main") return {};
     try {
       const { summary } = await this.filesOf(entry).manifest(version, { directory: entry.location, v2: await table.usesV2ManifestPaths() });
-      return Number(summary.metadata.total_deletion_file_rows);
+      return { deletedRows: Number(summary.metadata.total_deletion_file_rows), tableMetadata: summary.tableMetadata };
     } catch {
-      return 0;
+      return {};
     }
   }
 

@@ -135,7 +135,6 @@ export interface Alteration {
   rename?: string;
   nullable?: boolean;
   data_type?: unknown;
-  virtual_column?: unknown;
 }
 
 export async function alterColumns(tables: Tables, id: Id, alterations: Alteration[], branch?: string) {
@@ -143,9 +142,6 @@ export async function alterColumns(tables: Tables, id: Id, alterations: Alterati
   const { entry, table } = await tables.dataHandle(id, "have its columns altered", branch);
   const schema = await tables.schemaOf(table);
   const native = alterations.map((a, i) => {
-    if (a.virtual_column !== undefined && a.virtual_column !== null) {
-      throw unsupported(`alterations[${i}]: virtual columns are not supported by this service`);
-    }
     if (a.rename === undefined && a.nullable === undefined && a.data_type === undefined) {
       throw invalidInput(`alterations[${i}] for '${a.path}' needs a rename, nullable or data_type`);
     }
@@ -274,7 +270,7 @@ export async function updateRows(tables: Tables, id: Id, predicate: string | und
   if (updates.length === 0) throw invalidInput("updates must list at least one [column, expression] pair");
   const { entry, table } = await tables.dataHandle(id, "be updated", branch);
   const result = await tables.commitTo(entry, () => engineCall("update", () => table.update(predicate ?? null, updates)));
-  return { version: result.version, updated_rows: result.rowsUpdated, rows_updated: result.rowsUpdated };
+  return { version: result.version, updated_rows: result.rowsUpdated, rows_updated: result.rowsUpdated, properties: entry.properties };
 }
 
 export async function deleteRows(tables: Tables, id: Id, predicate: string, branch?: string) {

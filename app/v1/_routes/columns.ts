@@ -34,7 +34,6 @@ export const columnRoutes = [
         rename: a.rename ?? undefined,
         nullable: a.nullable ?? undefined,
         data_type: a.data_type ?? undefined,
-        virtual_column: a.virtual_column ?? undefined,
       }));
       return json(await alterColumns(tables, id, alterations, body.branch ?? undefined));
     },

@@ -8,7 +8,7 @@ import { THUMBNAIL_SIZES } from "@/lib/contract/media";
 import { joinIdentifier } from "@/lib/identifiers";
 import { parseDuration } from "@/lib/durations";
 import { analyzeQuery, countRows, explainQuery, queryTable } from "@/server/tables/queries";
-import { queryOptions } from "./query-request";
+import { explainedQuery, queryOptions } from "./query-request";
 import { dataOperations as ops } from "@/lib/contract/operations/data";
 
 /** One byte range (`bytes=a-b` or `bytes=a-`), as media players ask; anything else is answered whole. */
@@ -92,7 +92,7 @@ export const dataRoutes = [
     ...ops.ExplainTableQueryPlan,
     access: { need: "viewer", on: "table" },
     handler: async ({ id, body, tables, request }) =>
-      json(await explainQuery(tables, id, queryOptions(body.query, remoteDialect(request)), body.verbose ?? false)),
+      json(await explainQuery(tables, id, queryOptions(explainedQuery(body, id), remoteDialect(request)), body.verbose ?? false)),
   }),
   route({
     ...ops.AnalyzeTableQueryPlan,
@@ -105,7 +105,11 @@ export const dataRoutes = [
     access: { need: "editor", on: "table" },
     heavy: true,
     commits: true,
-    once: { scope: "table", decided: async ({ version, counts }) => json({ version, updated_rows: counts.updated, rows_updated: counts.updated }) },
+    once: {
+      scope: "table",
+      decided: async ({ version, counts }, { id, catalog }) =>
+        json({ version, updated_rows: counts.updated, rows_updated: counts.updated, properties: (await catalog.resolve(id)).properties }),
+    },
     handler: async ({ id, body, tables }) => json(await updateRows(tables, id, body.predicate ?? undefined, body.updates, body.branch ?? undefined)),
   }),
   route({

@@ -4,11 +4,32 @@
  * `{alias: expression}` map of columns, a full-text query as `{query, columns}`).
  */
 import type { z } from "zod";
+import { isDeepStrictEqual } from "node:util";
 import { stringQuery, type QueryRequest } from "@/lib/contract/query";
+import { sameIdentifier } from "@/lib/identifiers";
 import { config } from "@/server/config";
 import { invalidInput } from "@/server/errors";
+import { identifierIn } from "@/server/http/route";
 import { ftsQuery } from "@/server/lance/fts-query";
 import type { QueryOptions } from "@/server/tables/queries";
+
+type Identity = { api_key?: string; auth_token?: string } | null | undefined;
+
+/**
+ * ExplainTableQueryPlan's query: a whole QueryTable request inside the request, as Lance's RestNamespace sends it, so
+ * its id, identity and branch are said twice; each must agree, and the branch may be given on either.
+ */
+export function explainedQuery(
+  body: { identity?: Identity; branch?: string | null; query: QueryRequest & { id?: string[] | null; identity?: Identity } },
+  id: string[],
+): QueryRequest {
+  const { query } = body;
+  if (query.id && !sameIdentifier(identifierIn(query.id, "query.id"), id)) throw invalidInput("query.id does not match the id in the path");
+  if (query.identity && !isDeepStrictEqual(query.identity, body.identity)) throw invalidInput("query.identity differs from the request's identity");
+  if (body.branch && query.branch && body.branch !== query.branch)
+    throw invalidInput(`branch '${body.branch}' and query.branch '${query.branch}' name different branches; give one`);
+  return { ...query, branch: query.branch ?? body.branch };
+}
 
 /**
  * The query as the engine runs it. `remote` is LanceDB's remote client, for which a `k` of 0 means no rows, as the

@@ -117,6 +117,7 @@ export const tableRoutes = [
         version: d.version,
         schema: d.schema,
         properties: d.entry.properties,
+        metadata: d.tableMetadata,
         is_only_declared: d.declaredOnly,
         storage_options: await vendedStorageOptions(ctx, id, location, body.vend_credentials),
         managed_versioning: isManagedVersioning(d.entry.properties),

@@ -1,7 +1,7 @@
 /** A table's schema: add, alter and drop columns, field metadata and the schema's metadata. */
 import { z } from "zod";
 import { schemaMetadata } from "../catalog";
-import { branchField, branchQuery, delimiterQuery, requestBase, versionAnswer, versionResponse } from "../common";
+import { branchField, branchQuery, delimiterQuery, requestBase, unsupported, versionAnswer, versionResponse } from "../common";
 import { defineOperation } from "../operation";
 
 export const columnOperations = {
@@ -14,7 +14,18 @@ export const columnOperations = {
     query: z.object(delimiterQuery),
     body: {
       kind: "json",
-      schema: z.object({ ...requestBase, ...branchField, new_columns: z.array(z.object({ name: z.string().min(1), expression: z.string().min(1) })) }),
+      schema: z.object({
+        ...requestBase,
+        ...branchField,
+        new_columns: z.array(
+          z.object({
+            name: z.string().min(1),
+            expression: z.string().min(1),
+            computed: unsupported("computed columns (kept up to date by backfill) are not supported by this service; give an expression"),
+            virtual_column: unsupported("virtual columns are not supported by this service; give an expression"),
+          }),
+        ),
+      }),
     },
     response: versionAnswer,
   }),
@@ -46,7 +57,7 @@ export const columnOperations = {
             rename: z.string().nullish(),
             nullable: z.boolean().nullish(),
             data_type: z.any().optional(),
-            virtual_column: z.any().optional(),
+            virtual_column: unsupported("virtual columns are not supported by this service"),
           }),
         ),
       }),

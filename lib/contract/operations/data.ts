@@ -8,10 +8,12 @@ import {
   delimiterQuery,
   insertAnswer,
   mergeInsertAnswer,
+  properties,
   qBool,
   qInt,
   qString,
   requestBase,
+  unsupported,
   versionResponse,
 } from "../common";
 import { cellsRequest, cellsResponse, ROW_ID, THUMBNAIL_SIZES } from "../media";
@@ -87,7 +89,15 @@ export const dataOperations = {
     methods: ["POST"],
     path: "/v1/table/{id}/explain_plan",
     query: z.object(delimiterQuery),
-    body: { kind: "json", schema: z.object({ ...requestBase, query: z.object(queryFields), verbose: z.boolean().nullish() }) },
+    body: {
+      kind: "json",
+      schema: z.object({
+        ...requestBase,
+        ...branchField,
+        query: z.object({ ...requestBase, ...queryFields }).describe("A QueryTable request; its id, identity and branch must agree with the request's"),
+        verbose: z.boolean().nullish(),
+      }),
+    },
     response: z.string(),
   }),
   AnalyzeTableQueryPlan: defineOperation({
@@ -109,9 +119,22 @@ export const dataOperations = {
     query: z.object(delimiterQuery),
     body: {
       kind: "json",
-      schema: z.object({ ...requestBase, ...branchField, predicate: z.string().nullish(), updates: z.array(z.tuple([z.string().min(1), z.string()])) }),
+      schema: z.object({
+        ...requestBase,
+        ...branchField,
+        predicate: z.string().nullish(),
+        updates: z.array(z.tuple([z.string().min(1), z.string()])),
+        properties: unsupported(
+          "an update changes rows, and the table's properties are the catalog's: set them with UpdateTableProperties (POST /v1/table/{id}/properties/update), which one request cannot change together with the rows",
+        ),
+      }),
     },
-    response: z.object({ ...versionResponse, updated_rows: z.number().int(), rows_updated: z.number().int() }),
+    response: z.object({
+      ...versionResponse,
+      updated_rows: z.number().int(),
+      rows_updated: z.number().int(),
+      properties: properties.describe("The table's properties in the catalog"),
+    }),
   }),
   DeleteFromTable: defineOperation({
     operationId: "DeleteFromTable",

@@ -100,7 +100,15 @@ export const indexOperations = {
     methods: ["POST", "GET"],
     path: "/v1/table/{id}/index/{index_name}/stats",
     query: z.object(delimiterQuery),
-    body: { kind: "json", schema: z.object({ ...requestBase, ...branchField, version: z.number().int().min(0).nullish() }) },
+    body: {
+      kind: "json",
+      schema: z.object({
+        ...requestBase,
+        ...branchField,
+        version: z.number().int().min(0).nullish(),
+        index_name: z.string().nullish().describe("The index; must agree with the path when given"),
+      }),
+    },
     response: indexStatsAnswer,
   }),
   DropTableIndex: defineOperation({
