@@ -12,12 +12,12 @@ import { client, rows } from "./client";
 import { azuriteStorageOptions } from "./azurite";
 import { startLatencyProxy, type LatencyProxy, type StoreRequest } from "./latency-proxy";
 import { startLoadBalancer, type LoadBalancer } from "./load-balancer";
-import { onObjectStore, startServer, type TestServer } from "./server";
+import { keyOf, onObjectStore, startServer, storeOf, type TestServer } from "./server";
 
 /** A killed instance's unanswered write is taken for stopped after this long without a sign of it. */
 const LEASE = { QUIVER_WRITE_LEASE: "1s" };
 /** The tables whose commits kill the dying instance on a local root. */
-const VICTIMS = ["killed_insert", "killed_update", "killed_client"];
+const VICTIMS = ["killed_insert", "killed_update", "killed_client", "killed_version"];
 
 let dying: TestServer;
 let other: TestServer;
@@ -94,6 +94,35 @@ describe("an instance killed after its commit landed and before it answered", ()
     // Asked again, it answers the same from the record the retry left.
     expect((await api.arrow("/v1/table/killed_insert/insert", rows(10, 15), { "x-request-id": "killed-insert-1" })).body.version).toBe(2);
     expect(await count("killed_insert")).toBe(15);
+  });
+
+  it("a version a client staged (CreateTableVersion): the retry with the same request id answers the version the first published", async () => {
+    const api = client(other.url, other.auth);
+    expect((await api.arrow("/v1/table/killed_version/create", rows(0, 3))).status).toBe(200);
+    expect((await api.arrow("/v1/table/killed_version/insert", rows(3, 5))).status).toBe(200);
+    // Version 2's manifest, staged as a managed table's writer stages it, and the version taken back with its record.
+    const store = storeOf(other);
+    const described = await api.post<{ version: { manifest_path: string } }>("/v1/table/killed_version/version/describe", {});
+    const final = keyOf(other, described.body.version.manifest_path);
+    const staged = final.replace(/\/_versions\/.*$/, "/_versions/2.manifest-staged");
+    await store.put(staged, (await store.get(final))!);
+    await store.delete(final);
+    const location = final.replace(/\/_versions\/.*$/, "");
+    await store.delete(`.quiver/versions/${location}/main/2.json`);
+    const body = { version: 2, manifest_path: staged };
+    const toDying = client(dying.url, dying.auth);
+    const first = await killedAfterCommit("killed_version", () =>
+      toDying.post("/v1/table/killed_version/version/create", body, { "x-request-id": "killed-version-1" }),
+    );
+    expect(first).toBeInstanceOf(Error);
+    expect(await store.get(final)).not.toBeNull();
+    const retry = await api.post<{ version: { version: number; manifest_path: string } }>("/v1/table/killed_version/version/create", body, {
+      "x-request-id": "killed-version-1",
+    });
+    expect(retry.status, JSON.stringify(retry.body)).toBe(200);
+    expect(retry.body.version).toMatchObject({ version: 2, manifest_path: described.body.version.manifest_path });
+    expect(retry.headers.get("idempotent-replayed")).toBe("true");
+    expect(await count("killed_version")).toBe(5);
   });
 
   it("an update's retry answers the first's count, and the update is applied once", async () => {

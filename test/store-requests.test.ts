@@ -239,6 +239,74 @@ describe("the write ledger's records", () => {
   });
 });
 
+describe("a commit of a version a client staged (managed versioning)", () => {
+  it("makes three round trips in a row on Quiver's side: the reads that check it with its claim, the publishing write, then what follows", async () => {
+    // The client writes with the credentials Quiver vends, to the store through the proxy.
+    const writer = await startServer({
+      QUIVER_ROOT: root,
+      QUIVER_STORAGE_OPTIONS: JSON.stringify(azuriteStorageOptions(proxy.endpoint)),
+      QUIVER_VEND_CREDENTIALS: "container",
+    });
+    const managed = encodeURIComponent(JSON.stringify({ "quiver.managed_versioning": "true" }));
+    const made = await fetch(`${writer.url}/v1/table/staged/create?properties=${managed}`, {
+      method: "POST",
+      headers: { ...writer.auth, "content-type": "application/vnd.apache.arrow.stream" },
+      body: Buffer.from(arrow.tableToIPC(rows(0, 10), "stream")),
+    });
+    expect(made.status).toBe(200);
+    const ns = await lancedb.connectNamespace("rest", { uri: writer.url, headers: { "x-api-key": writer.adminKey } });
+    const t = await ns.openTable("staged");
+    await t.add(rows(10, 10));
+    const prefix = `${root.replace(/^az:\/\/[^/]+\//, "")}/`;
+    proxy.reset();
+    const staged = (r: StoreRequest) => /\/_versions\/\d+\.manifest-[0-9a-f-]+$/.test(r.path);
+    const finalManifest = (r: StoreRequest) => r.kind === "write" && /\/_versions\/\d{20}\.manifest$/.test(r.path);
+    const seen = async (matches: (r: StoreRequest) => boolean) => {
+      for (const deadline = Date.now() + 5000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 10))) {
+        if (proxy.requests().some(matches)) return true;
+      }
+      return false;
+    };
+    // Held back together, each group's requests all reach the store: none waits for another's answer.
+    const first = [
+      (r: StoreRequest) => r.kind === "read" && staged(r),
+      (r: StoreRequest) => r.kind === "list" && (r.prefix ?? "").endsWith("/_versions/") && !(r.prefix ?? "").includes("__manifest"),
+      (r: StoreRequest) => r.kind === "write" && /\.claim$/.test(r.path),
+    ];
+    const last = [
+      (r: StoreRequest) => r.kind === "write" && r.path.includes("/.quiver/auth/audit/"),
+      (r: StoreRequest) => /\.answer$/.test(r.path),
+      (r: StoreRequest) => /\/\.quiver\/versions\/.*\.json$/.test(r.path),
+      (r: StoreRequest) => r.kind === "delete" && staged(r),
+    ];
+    // The client's own requests (its data file, its listing of `_versions/`, its transaction) come first; with its
+    // staged manifest's write held, what follows is Quiver's.
+    const stagedWrite = (r: StoreRequest) => r.kind === "write" && staged(r);
+    const stagedWritten = proxy.holdAnswers(stagedWrite);
+    const adding = t.add(rows(20, 10));
+    expect(await seen(stagedWrite)).toBe(true);
+    const firstHeld = first.map((matches) => proxy.holdAnswers(matches));
+    const publishing = proxy.holdAnswers(finalManifest);
+    const lastHeld = last.map((matches) => proxy.holdAnswers(matches));
+    stagedWritten();
+    try {
+      for (const [i, matches] of first.entries()) expect(await seen(matches), `request ${i} of the first round trip`).toBe(true);
+      expect(proxy.requests().some(finalManifest)).toBe(false);
+      firstHeld.forEach((release) => release());
+      expect(await seen(finalManifest)).toBe(true);
+      expect(proxy.requests().some((r) => last.some((matches) => matches(r)))).toBe(false);
+      publishing();
+      for (const [i, matches] of last.entries()) expect(await seen(matches), `request ${i} of the last round trip`).toBe(true);
+    } finally {
+      [stagedWritten, ...firstHeld, publishing, ...lastHeld].forEach((release) => release());
+    }
+    expect((await adding).version).toBe(3);
+    await writer.stop();
+    // What the version did is read from the staged manifest, which holds its transaction: no read of `_transactions/`.
+    expect(proxy.requests().filter((r) => r.kind === "read" && r.path.includes(`${prefix}`) && r.path.includes("/_transactions/"))).toEqual([]);
+  });
+});
+
 describe("freshness is kept", () => {
   it("sees at once what another instance changed: rows, a rename, a drop", async () => {
     const t = await remote.openTable("t");

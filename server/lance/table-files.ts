@@ -89,10 +89,10 @@ export class TableFiles {
   async operation(
     version: number,
     source: ManifestSource,
-    made: { file: ManifestFile; summary: VersionSummary },
+    made: { file: ManifestFile; summary: VersionSummary; inlineTransaction?: Buffer | null },
     before?: ManifestSource,
   ): Promise<VersionOperation | null> {
-    const { file, summary } = made;
+    const { file, summary, inlineTransaction } = made;
     const cacheKey = file.eTag ? `${this.store.root.uri}\0${file.key}\0${file.eTag}\0${before?.info?.etag ?? ""}` : null;
     const cached = cacheKey === null ? undefined : operations.get(cacheKey);
     if (cached) return cached;
@@ -100,7 +100,7 @@ export class TableFiles {
     const operation = await versionOperation(
       this.store,
       source.directory,
-      { key: file.key, version, fields: summary.fields, transactionFile: summary.transactionFile },
+      { key: file.key, version, fields: summary.fields, transactionFile: summary.transactionFile, inlineTransaction },
       fieldsBefore,
     );
     // None is remembered: it may be a store that failed to answer rather than a version without a transaction.

@@ -53,6 +53,20 @@ function readManifest(buf: Buffer): Manifest {
   return fromBinary(ManifestSchema, manifestMessage(buf).message);
 }
 
+/**
+ * The version's transaction as the manifest file holds it, byte for byte its `_transactions/` file: Lance's writers
+ * put it in the manifest too (at `transaction_section`), so what a staged manifest's version did is read without
+ * another request. Null for a manifest without one.
+ */
+export function inlineTransaction(buf: Buffer): Buffer | null {
+  try {
+    const section = readManifest(buf).transactionSection;
+    return section === undefined ? null : messageAt(buf, Number(section));
+  } catch {
+    return null;
+  }
+}
+
 export function parseManifest(buf: Buffer): VersionSummary {
   const manifest = readManifest(buf);
   let physicalRows = 0;

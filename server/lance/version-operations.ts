@@ -168,13 +168,15 @@ const TRANSACTION_NAME = /\d+-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0
 export async function versionOperation(
   store: ObjectStore,
   location: string,
-  manifest: { key: string; version: number; fields: SchemaField[]; transactionFile?: string | null },
+  manifest: { key: string; version: number; fields: SchemaField[]; transactionFile?: string | null; inlineTransaction?: Buffer | null },
   fieldsBefore: () => Promise<SchemaField[] | null>,
 ): Promise<VersionOperation | null> {
-  try {
+  const transactionFile = async () => {
     const name = manifest.transactionFile ?? TRANSACTION_NAME.exec((await store.get(manifest.key))?.toString("latin1") ?? "")?.[0];
-    if (!name) return null;
-    const content = await store.get(`${location}/_transactions/${name}`);
+    return name ? store.get(`${location}/_transactions/${name}`) : null;
+  };
+  try {
+    const content = manifest.inlineTransaction ?? (await transactionFile());
     const transaction = content ? parseTransaction(content) : null;
     const kind = transaction?.operation.case;
     if (!transaction || !kind) return null;

@@ -182,12 +182,12 @@ export class Tables {
    * Where a commit to a branch goes and the version it builds on, as a claim states it: the latest version the write
    * saw of main before it (`seen`), or else the one a listing finds now.
    */
-  private async shapeBase(entry: TableEntry, branch: string | null | undefined, seen: number | null) {
+  private async shapeBase(entry: TableEntry, branch: string | null | undefined, seen: number | null, after?: number) {
     const files = this.filesOf(entry);
     const onMain = !branch || branch === "main";
     const directory = files.directoryOf(onMain ? undefined : branch);
-    const after = onMain && seen !== null ? seen : ((await files.latestManifest(directory))?.version ?? 0);
-    return { location: entry.location, directory, branch: onMain ? null : branch, after };
+    const latest = after ?? (onMain && seen !== null ? seen : ((await files.latestManifest(directory))?.version ?? 0));
+    return { location: entry.location, directory, branch: onMain ? null : branch, after: latest };
   }
 
   /** Claims the current request's write (where the ledger covers it) for the commit about to run. */
@@ -202,7 +202,29 @@ export class Tables {
     const { operation, rows, branch } = ticket.request;
     // A body's rows are what an overwrite or a first write (which creates the table) writes.
     const written = rows === null ? {} : { rows: { min: rows, max: rows } };
-    return { ...(await this.shapeBase(entry, branch, ticket.seen)), operations: lanceOperationsOf(operation), ...written, commit: randomUUID(), ...extra };
+    return {
+      ...(await this.shapeBase(entry, branch, ticket.seen, extra.after)),
+      operations: lanceOperationsOf(operation),
+      ...written,
+      commit: randomUUID(),
+      ...extra,
+    };
+  }
+
+  /**
+   * Claims the current request's write ahead of its commit, for a commit whose shape the request itself says (the
+   * version it makes, so the version before it): the claim is then written beside the reads that check the write,
+   * not after them. Give what it answers to `commitBeforeDrops` as its claim.
+   */
+  async claimAhead(entry: TableEntry, shape: Partial<CommitShape> & { after: number }): Promise<WriteTicket[]> {
+    const ticket = currentWrite.getStore();
+    const claimedAt = ticket?.claimed?.record.shape.location;
+    // Looked up again (the table had moved since this process last looked): the claim already made must be of it.
+    if (claimedAt !== undefined) {
+      if (claimedAt !== entry.location) throw new QuiverError("ConcurrentModification", `table '${entry.objectId}' moved while this write began; retry`);
+      return [ticket!];
+    }
+    return this.claimCurrent(entry, shape);
   }
 
   /** The newest version in the table's `_versions/` listing, with a batch's holds; null for a table without one. */
@@ -287,13 +309,15 @@ export class Tables {
     entry: TableEntry,
     write: () => Promise<T>,
     shape: Partial<CommitShape>,
+    claim: () => Promise<WriteTicket[]> = () => this.claimCurrent(entry, shape),
   ): Promise<{ result: T; settle: () => Promise<WriteOutcome> }> {
     const claimed: WriteTicket[] = [];
     const result = await this.turnOf(entry, async () => {
-      claimed.push(...(await this.claimCurrent(entry, shape)));
+      claimed.push(...(await claim()));
       claimed.forEach((ticket) => (ticket.commitStarted = true));
       return this.writeOrGone(entry, write);
     });
+    failpoint("kill-after-commit", entry.objectId);
     claimed.forEach((ticket) => (ticket.landed = true));
     this.written.note(entry.location);
     return { result, settle: () => this.afterWrite(entry) };

@@ -11,7 +11,7 @@ import type { Id } from "@/server/catalog/catalog";
 import type { TableEntry } from "@/server/catalog/catalog-table";
 import { decodePageToken, encodePageToken } from "@/server/catalog/paging";
 import { engineCall } from "@/server/lance/native";
-import { manifestKey, parseManifest, type VersionSummary } from "@/server/lance/version-manifest";
+import { inlineTransaction, manifestKey, parseManifest, type VersionSummary } from "@/server/lance/version-manifest";
 import type { ManifestSource, TableFiles } from "@/server/lance/table-files";
 import { authorsOf, forgetAuthors, pruneAuthors, versionAt } from "./version-authors";
 import { heldBack, type HeldVersion } from "@/server/catalog/batch-holds";
@@ -144,7 +144,7 @@ export interface Step<R> {
  * writing the audit entry and the version's record, a round trip fewer before the answer.
  */
 export async function createTableVersion(tables: Tables, id: Id, request: NewTableVersion) {
-  const step = await tableVersionStep(tables, id, request);
+  const step = await tableVersionStep(tables, id, request, { alone: true });
   const { created, tidy } = await step.applyBeforeDrops();
   return { created, what: await step.committed(), tidy };
 }
@@ -162,6 +162,7 @@ export async function tableVersionStep(
   tables: Tables,
   id: Id,
   request: NewTableVersion,
+  { alone = false }: { alone?: boolean } = {},
 ): Promise<
   Step<{ version: TableVersionRecord }> & {
     committed: () => Promise<string>;
@@ -182,14 +183,28 @@ export async function tableVersionStep(
     if (staged === null) {
       throw invalidInput(`manifest_path '${request.manifestPath}' is not a staged manifest inside the table's directory`);
     }
-    // With an e-tag, the staged manifest is read only if it is still the one the writer staged.
-    const [{ sources, v2 }, content] = await Promise.all([
-      files.versions(directory),
-      request.eTag === undefined ? files.read(staged) : files.readIfMatch(staged, request.eTag),
+    // The request says the version it makes, so its claim in the write ledger (what a retry of it is told by) is
+    // written beside the reads that check it; with an e-tag, the staged manifest is read only if it is still the
+    // one the writer staged. An earlier attempt found by the claim decides before whatever the reads found.
+    const shape = {
+      location: entry.location,
+      directory,
+      branch: isMain(request.branch) ? null : request.branch!,
+      after: request.version - 1,
+      operations: null,
+      version: { number: request.version, staged },
+    };
+    // A batch's parts are claimed together, as the batch, when it applies them.
+    const [claim, reads] = await Promise.allSettled([
+      alone ? tables.claimAhead(entry, shape) : Promise.resolve([]),
+      Promise.all([files.versions(directory), request.eTag === undefined ? files.read(staged) : files.readIfMatch(staged, request.eTag)]),
     ]);
-    return { files, directory, staged, sources, v2, content };
+    if (claim.status === "rejected") throw claim.reason;
+    if (reads.status === "rejected") throw reads.reason;
+    const [{ sources, v2 }, content] = reads.value;
+    return { files, directory, staged, sources, v2, content, claimed: claim.value };
   });
-  const { files, directory, staged, sources, v2, content } = look;
+  const { files, directory, staged, sources, v2, content, claimed } = look;
   const scheme = request.namingScheme ?? (sources.size === 0 || v2 ? "V2" : "V1");
   if (sources.size > 0 && (scheme === "V2") !== v2) {
     throw invalidInput(`naming_scheme ${scheme} differs from the ${v2 ? "V2" : "V1"} manifest names this table already uses`);
@@ -216,7 +231,7 @@ export async function tableVersionStep(
     .operation(
       request.version,
       { directory, v2: isV2 },
-      { file: { key: finalKey, path: finalKey, size: content.length, eTag: "" }, summary },
+      { file: { key: finalKey, path: finalKey, size: content.length, eTag: "" }, summary, inlineTransaction: inlineTransaction(content) },
       sources.get(request.version - 1),
     )
     .then((done) => (done ? `${at}: ${done.operation}, ${done.action}` : at))
@@ -243,7 +258,7 @@ export async function tableVersionStep(
     // Reading the staged manifest showed the table's directory there: the write needs no other look at it.
     apply: async () => answer(await tables.commitTo(entry, publish, { directorySeen: true })),
     applyBeforeDrops: async () => {
-      const { result, settle } = await tables.commitBeforeDrops(entry, publish, { operations: null, version: { number: request.version, staged } });
+      const { result, settle } = await tables.commitBeforeDrops(entry, publish, {}, async () => claimed);
       const created = await answer(result);
       const tidy = async (recorded: Promise<unknown>) => {
         // The version is committed: a staged file left behind costs space, not a wrong answer.
