@@ -102,9 +102,9 @@ describe("create", () => {
     expect((await api.post("/v1/table/lake$made/count_rows", {})).body).toBe(7);
     expectError(await api.arrow("/v1/table/lake$made/create?mode=replace", rows(0, 3)), 400, ErrorCode.InvalidInput);
     expectError(await api.arrow("/v1/table/lake$bad/create?properties=notjson", rows(0, 3)), 400, ErrorCode.InvalidInput);
-    // Per-table storage options would be dropped (the service writes with its own), so they are refused by name.
+    // Per-table storage options would be dropped (the service writes with its own): a setting it does not support, refused by name.
     const withOptions = await api.arrow(`/v1/table/lake$opts/create?storage_options=${encodeURIComponent('{"aws_region":"eu-west-1"}')}`, rows(0, 3));
-    expectError(withOptions, 400, ErrorCode.InvalidInput);
+    expectError(withOptions, 406, ErrorCode.Unsupported);
     expect(String(withOptions.body.detail)).toContain("storage_options (aws_region) are not taken");
     expect((await api.arrow(`/v1/table/lake$opts/create?storage_options=${encodeURIComponent("{}")}`, rows(0, 3))).status).toBe(200);
   });

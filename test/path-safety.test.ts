@@ -161,7 +161,7 @@ describe("locations", () => {
 
   it("refuses storage options that name paths, and keeps properties that do as plain properties", async () => {
     const options = `storage_options=${encodeURIComponent(JSON.stringify({ root: outside }))}`;
-    await refused(() => api.arrow(`/v1/table/ns$opts/create?${options}`, rows(0, 2)), 400, ErrorCode.InvalidInput);
+    await refused(() => api.arrow(`/v1/table/ns$opts/create?${options}`, rows(0, 2)), 406, ErrorCode.Unsupported);
     const properties = `properties=${encodeURIComponent(JSON.stringify({ location: outside }))}`;
     const reply = await api.arrow<{ location: string; properties: Record<string, string> }>(`/v1/table/ns$opts/create?${properties}`, rows(0, 2));
     expect(reply.status).toBe(200);

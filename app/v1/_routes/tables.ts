@@ -36,7 +36,8 @@ async function createTable(ctx: RouteContext<z.output<typeof createTableQuery>, 
   const mode = query.mode ?? "create";
   const storageOptions = Object.keys(parseStringMap(query.storage_options, "storage_options"));
   if (storageOptions.length) {
-    throw invalidInput(
+    throw new QuiverError(
+      "Unsupported",
       `storage_options (${storageOptions.join(", ")}) are not taken: tables are written with the service's own storage settings (QUIVER_STORAGE_OPTIONS)`,
     );
   }
