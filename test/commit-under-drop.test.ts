@@ -69,3 +69,31 @@ it("answers a managed commit overtaken by a drop as made, and leaves nothing of 
   expectError(await api.post("/v1/table/late/describe", {}), 404, ErrorCode.TableNotFound);
   expect((await api.get<{ tables: string[] }>("/v1/table")).body.tables).toEqual([]);
 });
+
+it("refuses a managed commit to a table another instance dropped before it began, and leaves no claim of it behind", async () => {
+  const api = client(server.url, server.auth);
+  expect((await api.arrow("/v1/table/gone/create", rows(0, 3))).status).toBe(200);
+  expect((await api.arrow("/v1/table/gone/insert", rows(3, 5))).status).toBe(200);
+  const final = "gone.lance/_versions/18446744073709551613.manifest";
+  const staged = `${final}-0a1b2c3d-0000-4000-8000-000000000000`;
+  await store.put(staged, (await store.get(final))!);
+  await store.delete(final);
+  // This instance's last look at the catalog still names the table; the other drops it.
+  expect((await client(other.url, other.auth).post("/v1/table/gone/drop", {})).status).toBe(200);
+  const claims = () => store.list(".quiver/requests/");
+  const before = await claims();
+  // The claim is written beside the commit's first reads; held back, the refusal waits for it rather than leaving it
+  // to land after the request has ended (with nothing left to let it go).
+  const claim = (r: StoreRequest) => r.kind === "write" && r.path.endsWith(".claim");
+  const release = proxy.holdAnswers(claim);
+  proxy.reset();
+  const committing = api.post("/v1/table/gone/version/create", { version: 2, manifest_path: staged }, { "x-request-id": "commit-to-a-dropped-table" });
+  for (let i = 0; i < 250 && !proxy.requests().some(claim); i++) await sleep(20);
+  expect(proxy.requests().some(claim)).toBe(true);
+  const first = await Promise.race([committing.then(() => "answered"), sleep(500).then(() => "waiting for its claim")]);
+  release();
+  expect(first).toBe("waiting for its claim");
+  expectError(await committing, 404, ErrorCode.TableNotFound);
+  // The claim written beside the commit's first reads was let go with the refusal.
+  expect(await claims()).toEqual(before);
+});

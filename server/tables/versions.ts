@@ -174,7 +174,10 @@ export async function tableVersionStep(
   }
   const problem = isMain(request.branch) ? null : branchNameProblem(request.branch!);
   if (problem) throw invalidInput(`'${request.branch}' is not a valid branch name: ${problem}`);
-  const { entry, value: look } = await tables.resolveWith(id, async (entry) => {
+  // Every claim made is settled before this returns or throws, even when the catalog's fresh look refuses the table
+  // first: the request's end then finds it made, and lets it go.
+  const claims: Array<Promise<unknown>> = [];
+  const looked = tables.resolveWith(id, async (entry) => {
     const files = tables.filesOf(entry);
     // Not opened through the engine: Lance's client creating a branch commits the branch's first version before the
     // branch is one the engine can open.
@@ -195,8 +198,10 @@ export async function tableVersionStep(
       version: { number: request.version, staged },
     };
     // A batch's parts are claimed together, as the batch, when it applies them.
+    const claiming = alone ? tables.claimAhead(entry, shape) : Promise.resolve([]);
+    claims.push(claiming);
     const [claim, reads] = await Promise.allSettled([
-      alone ? tables.claimAhead(entry, shape) : Promise.resolve([]),
+      claiming,
       Promise.all([files.versions(directory), request.eTag === undefined ? files.read(staged) : files.readIfMatch(staged, request.eTag)]),
     ]);
     if (claim.status === "rejected") throw claim.reason;
@@ -204,6 +209,7 @@ export async function tableVersionStep(
     const [{ sources, v2 }, content] = reads.value;
     return { files, directory, staged, sources, v2, content, claimed: claim.value };
   });
+  const { entry, value: look } = await looked.finally(() => Promise.allSettled(claims));
   const { files, directory, staged, sources, v2, content, claimed } = look;
   const scheme = request.namingScheme ?? (sources.size === 0 || v2 ? "V2" : "V1");
   if (sources.size > 0 && (scheme === "V2") !== v2) {
