@@ -45,6 +45,8 @@ test("create an API key, use it, revoke it", async ({ page }) => {
   await signInWithKey(page, undefined, "/keys");
   await page.getByLabel("Name", { exact: true }).fill("e2e-loader");
   await page.getByLabel("Role", { exact: true }).selectOption("editor");
+  // Enabled only once the form holds the name: its handlers are attached by then (a click before is lost).
+  await expect(page.getByRole("button", { name: "Create key" })).toBeEnabled();
   await page.getByRole("button", { name: "Create key" }).click();
   const key = (await page.getByTestId("new-api-key").textContent())!.trim();
   expect(key).toMatch(/^qvr_[0-9a-f]{16}_/);
