@@ -130,7 +130,7 @@ describe("the contract's operations and the routes that serve them", () => {
 });
 
 describe("operations served with Lance's answers for what this service never has", () => {
-  it("transactions: every id is TransactionNotFound, after the request is checked", async () => {
+  it("transactions: an id no write gave is TransactionNotFound, after the request is checked", async () => {
     expectError(await api.post("/v1/transaction/tx1/describe", {}), 404, ErrorCode.TransactionNotFound);
     expectError(await api.post("/v1/transaction/tx1/alter", { actions: [{ setStatusAction: { status: "Canceled" } }] }), 404, ErrorCode.TransactionNotFound);
     expectError(await api.post("/v1/transaction/tx1/alter", { actions: [] }), 400, ErrorCode.InvalidInput);

@@ -88,4 +88,29 @@ describe("the spec's answer fields", () => {
     const described = await api.post("/v1/table/spec/describe", { load_detailed_metadata: true });
     expect(described.body.metadata).toEqual({});
   });
+
+  it("a write applied once per request id answers its transaction_id, which DescribeTransaction describes to its caller alone", async () => {
+    const inserted = await api.arrow("/v1/table/spec/insert", rows(1000, 1003), { "x-request-id": "spec-insert-1" });
+    expect(inserted.status, JSON.stringify(inserted.body)).toBe(200);
+    const transaction = inserted.body.transaction_id as string;
+    expect(transaction).toMatch(/^[0-9a-f]{40}$/);
+    const described = await api.post(`/v1/transaction/${transaction}/describe`, {});
+    expect(described.status, JSON.stringify(described.body)).toBe(200);
+    expect(described.body).toMatchObject({
+      status: "Succeeded",
+      properties: { operation: "InsertIntoTable", version: String(inserted.body.version), by: "QUIVER_ADMIN_API_KEY" },
+    });
+    // Its retry answers the same id; a transaction is not altered; another caller is told of none.
+    const again = await api.arrow("/v1/table/spec/insert", rows(1000, 1003), { "x-request-id": "spec-insert-1" });
+    expect(again.body).toMatchObject({ version: inserted.body.version, transaction_id: transaction });
+    expectError(await api.post(`/v1/transaction/${transaction}/alter`, { actions: [{ setStatusAction: { status: "Canceled" } }] }), 406, ErrorCode.Unsupported);
+    const { key } = (await api.post("/v1/admin/keys/create", { name: "spec-editor", role: "editor" })).body as { key: string };
+    const editor = client(server.url, { "x-api-key": key });
+    expectError(await editor.post(`/v1/transaction/${transaction}/describe`, {}), 404, ErrorCode.TransactionNotFound);
+    // A write refused before its commit leaves no transaction; an operation outside the ledger answers none.
+    const refused = await api.post("/v1/table/spec/delete", { predicate: "no_such_column = 1" });
+    expect(refused.status).toBe(404);
+    expect(refused.body).not.toHaveProperty("transaction_id");
+    expect((await api.post("/v1/table/spec/tags/create", { tag: "spec-tag", version: 1 })).body).not.toHaveProperty("transaction_id");
+  });
 });

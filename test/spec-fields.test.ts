@@ -168,10 +168,10 @@ describe(`the contract against ${summary.source}`, () => {
   });
 
   it("lists in the README only answer fields the contract really leaves out", () => {
+    // A `*` row covers the answers that leave the field out: there must be some.
     for (const e of exceptions.filter((x) => x.side === "answer" && x.operationId === "*")) {
       const where = served.flatMap((op) => (op.response.fields ?? []).filter((f) => f.path.split(".").pop() === e.path).map((f) => ({ op, f })));
-      expect(where.length, `${e.path} is a field of the spec's answers`).toBeGreaterThan(0);
-      for (const { op, f } of where) expect(has(contract(op).response as z.ZodType, f.path), `${op.operationId} ${f.path}`).toBe(false);
+      expect(where.filter(({ op, f }) => !has(contract(op).response as z.ZodType, f.path)).length, `${e.path} is left out of some answer`).toBeGreaterThan(0);
     }
     for (const e of exceptions.filter((x) => x.side === "answer" && x.operationId !== "*")) {
       const op = specOps.find((o) => o.operationId === e.operationId);

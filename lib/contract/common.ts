@@ -22,10 +22,20 @@ export const context = z.record(z.string(), z.string()).describe("Response heade
 export const versionResponse = { version: z.number().int(), context };
 export const versionAnswer = z.object(versionResponse);
 
+/**
+ * A write applied once per request id answers its id in the write ledger, which DescribeTransaction takes to tell
+ * what became of it (given when the write committed).
+ */
+export const transactionIdField = {
+  transaction_id: z.string().optional().describe("The write's id in the write ledger, for DescribeTransaction; given when it committed"),
+};
+export const writeAnswer = z.object({ ...versionResponse, ...transactionIdField });
+
 /** The answers of the two Arrow writes the console sends, insert and merge-insert. */
-export const insertAnswer = z.object({ ...versionResponse, num_inserted_rows: z.number().int() });
+export const insertAnswer = z.object({ ...versionResponse, ...transactionIdField, num_inserted_rows: z.number().int() });
 export const mergeInsertAnswer = z.object({
   ...versionResponse,
+  ...transactionIdField,
   num_updated_rows: z.number().int(),
   num_inserted_rows: z.number().int(),
   num_deleted_rows: z.number().int(),

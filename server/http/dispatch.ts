@@ -282,6 +282,9 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
     const owned = releases.splice(0);
     const done = work.finally(() => owned.forEach((release) => release()));
     result = await timing.time("work", withinTimeout(route, done));
+    // A write applied once per request id answers its id in the write ledger, where DescribeTransaction finds it.
+    if (ticket && (ticket.claimed || ticket.replayed) && result.kind === "json" && isJsonObject(result.body))
+      result = { ...result, body: { ...result.body, transaction_id: ticket.request.key } };
     const made = ticket?.replayed ? null : commitAnswered(route, result, id, query, body);
     if (made) {
       ownDetail ??= made.detail;
@@ -386,3 +389,5 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
   if (principal) response.headers.set("server-timing", timing.header());
   return response;
 }
+
+const isJsonObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);

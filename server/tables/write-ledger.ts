@@ -427,6 +427,20 @@ export class WriteLedger {
   }
 
   /**
+   * What became of a write, by its id in the ledger (what its answer gave as `transaction_id`), for DescribeTransaction:
+   * succeeded (with the version it made) once answered or decided as committed, failed once decided as not, and
+   * running until then; null when the ledger holds nothing of it (a write refused before its commit leaves nothing).
+   */
+  async describe(key: string): Promise<{ claim: ClaimRecord; status: "Running" | "Succeeded" | "Failed"; version?: number } | null> {
+    const state = await this.state(key);
+    if (!state?.claim) return null;
+    const { claim, answer, decision } = state;
+    if (answer?.outcome === "committed") return { claim, status: "Succeeded", version: versionIn(answer.body) };
+    if (decision) return decision.landed ? { claim, status: "Succeeded", version: decision.landed.version } : { claim, status: "Failed" };
+    return { claim, status: "Running" };
+  }
+
+  /**
    * What became of the request's earlier attempts: waits while one is under way (up to a limit), and decides from
    * the table's history the outcome of one whose instance stopped without answering. With `fingerprint`, a request
    * that asked something else under the same key is told so.
@@ -495,4 +509,12 @@ export class WriteLedger {
     for (const key of expired) await this.store.delete(key);
     return expired.length;
   }
+}
+
+/** The version a write's answer names: `version`, a number, or the version record CreateTableVersion answers. */
+function versionIn(body: unknown): number | undefined {
+  const version = (body as { version?: unknown } | undefined)?.version;
+  if (typeof version === "number") return version;
+  const inner = (version as { version?: unknown } | undefined)?.version;
+  return typeof inner === "number" ? inner : undefined;
 }

@@ -1,6 +1,6 @@
 /** Changes to several tables applied together, all or nothing. */
 import { z } from "zod";
-import { delimiterQuery, requestBase } from "../common";
+import { delimiterQuery, requestBase, transactionIdField } from "../common";
 import { batchCommitResults, batchCreatedVersions, declareFields, tableVersionFields, versionRangesFields } from "../table-changes";
 import { defineOperation } from "../operation";
 
@@ -45,7 +45,7 @@ export const batchOperations = {
         entries: z.array(z.object({ id: part.id, ...tableVersionFields })),
       }),
     },
-    response: batchCreatedVersions,
+    response: batchCreatedVersions.extend(transactionIdField),
   }),
   BatchCommitTables: defineOperation({
     operationId: "BatchCommitTables",
@@ -58,6 +58,6 @@ export const batchOperations = {
       kind: "json",
       schema: z.object({ identity: requestBase.identity, context: requestBase.context, operations: z.array(operation) }),
     },
-    response: batchCommitResults,
+    response: batchCommitResults.extend(transactionIdField),
   }),
 };

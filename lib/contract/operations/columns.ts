@@ -1,7 +1,7 @@
 /** A table's schema: add, alter and drop columns, field metadata and the schema's metadata. */
 import { z } from "zod";
 import { schemaMetadata } from "../catalog";
-import { branchField, branchQuery, delimiterQuery, requestBase, unsupported, versionAnswer, versionResponse } from "../common";
+import { branchField, branchQuery, delimiterQuery, requestBase, transactionIdField, unsupported, versionResponse, writeAnswer } from "../common";
 import { defineOperation } from "../operation";
 
 export const columnOperations = {
@@ -27,7 +27,7 @@ export const columnOperations = {
         ),
       }),
     },
-    response: versionAnswer,
+    response: writeAnswer,
   }),
   AlterTableDropColumns: defineOperation({
     operationId: "AlterTableDropColumns",
@@ -37,7 +37,7 @@ export const columnOperations = {
     path: "/v1/table/{id}/drop_columns",
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object({ ...requestBase, ...branchField, columns: z.array(z.string().min(1)) }) },
-    response: versionAnswer,
+    response: writeAnswer,
   }),
   AlterTableAlterColumns: defineOperation({
     operationId: "AlterTableAlterColumns",
@@ -62,7 +62,7 @@ export const columnOperations = {
         ),
       }),
     },
-    response: versionAnswer,
+    response: writeAnswer,
   }),
   UpdateFieldMetadata: defineOperation({
     operationId: "UpdateFieldMetadata",
@@ -85,7 +85,7 @@ export const columnOperations = {
         ),
       }),
     },
-    response: z.object({ ...versionResponse, fields: z.record(z.string(), z.record(z.string(), z.string())) }),
+    response: z.object({ ...versionResponse, ...transactionIdField, fields: z.record(z.string(), z.record(z.string(), z.string())) }),
   }),
   UpdateTableSchemaMetadata: defineOperation({
     operationId: "UpdateTableSchemaMetadata",

@@ -13,6 +13,7 @@ import {
   qInt,
   qString,
   requestBase,
+  transactionIdField,
   unsupported,
   versionResponse,
 } from "../common";
@@ -131,6 +132,7 @@ export const dataOperations = {
     },
     response: z.object({
       ...versionResponse,
+      ...transactionIdField,
       updated_rows: z.number().int(),
       rows_updated: z.number().int(),
       properties: properties.describe("The table's properties in the catalog"),
@@ -144,7 +146,7 @@ export const dataOperations = {
     path: "/v1/table/{id}/delete",
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object({ ...requestBase, ...branchField, predicate: z.string().min(1) }) },
-    response: z.object({ ...versionResponse, num_deleted_rows: z.number().int() }),
+    response: z.object({ ...versionResponse, ...transactionIdField, num_deleted_rows: z.number().int() }),
   }),
   DescribeTableCells: defineOperation({
     operationId: "DescribeTableCells",

@@ -32,7 +32,7 @@ export const transactionOperations = {
   }),
   DescribeTransaction: defineOperation({
     operationId: "DescribeTransaction",
-    summary: "Describe a transaction (this service issues none: always TransactionNotFound)",
+    summary: "What became of a write applied once per request id, by the transaction_id its answer gave: Running, Succeeded or Failed",
     group: "Transactions",
     methods: ["POST"],
     path: "/v1/transaction/{id}/describe",
@@ -42,7 +42,7 @@ export const transactionOperations = {
   }),
   AlterTransaction: defineOperation({
     operationId: "AlterTransaction",
-    summary: "Alter a transaction (this service issues none: always TransactionNotFound)",
+    summary: "Alter a transaction: refused (406), as a transaction of this service is one write, done or being done",
     group: "Transactions",
     methods: ["POST"],
     path: "/v1/transaction/{id}/alter",

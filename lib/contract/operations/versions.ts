@@ -1,7 +1,20 @@
 /** A table's versions, tags and branches: list, describe, commit, delete, restore, and what changed. */
 import { z } from "zod";
 import { tableVersion, tagMap, tagsPage, versionsResponse } from "../catalog";
-import { branchField, branchQuery, context, delimiterQuery, pageQuery, pageToken, qBool, requestBase, versionAnswer, versionResponse } from "../common";
+import {
+  branchField,
+  branchQuery,
+  context,
+  delimiterQuery,
+  pageQuery,
+  pageToken,
+  qBool,
+  requestBase,
+  transactionIdField,
+  versionAnswer,
+  versionResponse,
+  writeAnswer,
+} from "../common";
 import { createdVersion, deletedVersions, tableVersionFields, versionRangesFields } from "../table-changes";
 import { defineOperation } from "../operation";
 import { changedRowsRequest, changesRequest, tableChanges } from "../changes";
@@ -49,7 +62,7 @@ export const versionOperations = {
         ...tableVersionFields,
       }),
     },
-    response: createdVersion,
+    response: createdVersion.extend(transactionIdField),
   }),
   BatchDeleteTableVersions: defineOperation({
     operationId: "BatchDeleteTableVersions",
@@ -171,7 +184,7 @@ export const versionOperations = {
     path: "/v1/table/{id}/restore",
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: z.object({ ...requestBase, version: z.number().int().min(0), branch: z.string().nullish() }) },
-    response: versionAnswer,
+    response: writeAnswer,
   }),
   DescribeTableChanges: defineOperation({
     operationId: "DescribeTableChanges",
