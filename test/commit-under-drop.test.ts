@@ -41,15 +41,24 @@ afterAll(async () => {
   await azurite?.stop();
 });
 
-it("answers a managed commit overtaken by a drop as made, and leaves nothing of the dropped table behind", async () => {
+/**
+ * A table of two versions whose second is taken back and staged as a writer that has not committed it yet would
+ * stage it (named as Lance's client names a staged file); answers the staged file's key.
+ */
+async function stagedSecondVersion(table: string): Promise<string> {
   const api = client(server.url, server.auth);
-  expect((await api.arrow("/v1/table/late/create", rows(0, 3))).status).toBe(200);
-  expect((await api.arrow("/v1/table/late/insert", rows(3, 5))).status).toBe(200);
-  // A writer that staged version 2's manifest and has not committed it yet, as Lance's client names a staged file.
-  const final = "late.lance/_versions/18446744073709551613.manifest";
+  expect((await api.arrow(`/v1/table/${table}/create`, rows(0, 3))).status).toBe(200);
+  expect((await api.arrow(`/v1/table/${table}/insert`, rows(3, 5))).status).toBe(200);
+  const final = `${table}.lance/_versions/18446744073709551613.manifest`;
   const staged = `${final}-6f1d2c3b-0000-4000-8000-000000000000`;
   await store.put(staged, (await store.get(final))!);
   await store.delete(final);
+  return staged;
+}
+
+it("answers a managed commit overtaken by a drop as made, and leaves nothing of the dropped table behind", async () => {
+  const api = client(server.url, server.auth);
+  const staged = await stagedSecondVersion("late");
 
   const stagedRead = (r: StoreRequest) => r.kind === "read" && r.path.endsWith(staged);
   const release = proxy.holdAnswers(stagedRead);
@@ -72,12 +81,7 @@ it("answers a managed commit overtaken by a drop as made, and leaves nothing of 
 
 it("refuses a managed commit to a table another instance dropped before it began, and leaves no claim of it behind", async () => {
   const api = client(server.url, server.auth);
-  expect((await api.arrow("/v1/table/gone/create", rows(0, 3))).status).toBe(200);
-  expect((await api.arrow("/v1/table/gone/insert", rows(3, 5))).status).toBe(200);
-  const final = "gone.lance/_versions/18446744073709551613.manifest";
-  const staged = `${final}-0a1b2c3d-0000-4000-8000-000000000000`;
-  await store.put(staged, (await store.get(final))!);
-  await store.delete(final);
+  const staged = await stagedSecondVersion("gone");
   // This instance's last look at the catalog still names the table; the other drops it.
   expect((await client(other.url, other.auth).post("/v1/table/gone/drop", {})).status).toBe(200);
   const claims = () => store.list(".quiver/requests/");

@@ -11,6 +11,7 @@ import { z } from "zod";
 import { operations, type OperationId } from "@/lib/contract/operations";
 import { unsupportedReason } from "@/lib/contract/common";
 import { REFUSED_OPERATIONS } from "@/server/http/refused-operations";
+import { defOf, WRAPPERS } from "@/server/http/unknown-fields";
 
 interface SpecField {
   path: string;
@@ -40,22 +41,6 @@ const exceptions = [...exceptionsSection.matchAll(/^\| (\*|\w+) \| (request|answ
   path,
   why: why.trim(),
 }));
-
-interface Def {
-  type: string;
-  shape?: Record<string, z.ZodType>;
-  innerType?: z.ZodType;
-  element?: z.ZodType;
-  options?: z.ZodType[];
-  valueType?: z.ZodType;
-  in?: z.ZodType;
-  out?: z.ZodType;
-  getter?: () => z.ZodType;
-  left?: z.ZodType;
-  right?: z.ZodType;
-}
-const defOf = (schema: z.ZodType) => (schema as unknown as { _zod: { def: Def } })._zod.def;
-const WRAPPERS = new Set(["optional", "nullable", "default", "prefault", "readonly", "catch", "nonoptional"]);
 
 /** The schemas a field path leads to in `schema` (several through unions); none when the schema has no such field. */
 function at(schema: z.ZodType, path: string[]): z.ZodType[] {

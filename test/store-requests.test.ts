@@ -197,15 +197,15 @@ describe("a catalog write asks the store only what it must", () => {
   });
 });
 
-describe("the write ledger's records", () => {
-  /** Waits until the proxy has seen a request `matches` picks; false after a few seconds without one. */
-  const seen = async (matches: (r: StoreRequest) => boolean) => {
-    for (const deadline = Date.now() + 5000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 10))) {
-      if (proxy.requests().some(matches)) return true;
-    }
-    return false;
-  };
+/** Waits until the proxy has seen a request `matches` picks; false after a few seconds without one. */
+const seen = async (matches: (r: StoreRequest) => boolean) => {
+  for (const deadline = Date.now() + 5000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 10))) {
+    if (proxy.requests().some(matches)) return true;
+  }
+  return false;
+};
 
+describe("the write ledger's records", () => {
   it("ride on round trips the write makes anyway: none waits for another in a row", async () => {
     const t = await remote.openTable("t");
     await t.add(rows(60_000, 100));
@@ -261,12 +261,6 @@ describe("a commit of a version a client staged (managed versioning)", () => {
     proxy.reset();
     const staged = (r: StoreRequest) => /\/_versions\/\d+\.manifest-[0-9a-f-]+$/.test(r.path);
     const finalManifest = (r: StoreRequest) => r.kind === "write" && /\/_versions\/\d{20}\.manifest$/.test(r.path);
-    const seen = async (matches: (r: StoreRequest) => boolean) => {
-      for (const deadline = Date.now() + 5000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 10))) {
-        if (proxy.requests().some(matches)) return true;
-      }
-      return false;
-    };
     // Held back together, each group's requests all reach the store: none waits for another's answer.
     const first = [
       (r: StoreRequest) => r.kind === "read" && staged(r),

@@ -9,8 +9,8 @@ import type { z } from "zod";
 import { unsupportedReason } from "@/lib/contract/common";
 import { QuiverError, invalidInput } from "../errors";
 
-/** The parts of Zod's definitions the walk reads; everything else is a leaf. */
-interface Def {
+/** The parts of Zod's definitions a walk beside a schema reads; everything else is a leaf. */
+export interface ZodDef {
   type: string;
   shape?: Record<string, z.ZodType>;
   innerType?: z.ZodType;
@@ -19,10 +19,14 @@ interface Def {
   valueType?: z.ZodType;
   in?: z.ZodType;
   getter?: () => z.ZodType;
+  out?: z.ZodType;
+  left?: z.ZodType;
+  right?: z.ZodType;
 }
 
-const defOf = (schema: z.ZodType) => (schema as unknown as { _zod: { def: Def } })._zod.def;
-const WRAPPERS = new Set(["optional", "nullable", "default", "prefault", "readonly", "catch", "nonoptional"]);
+export const defOf = (schema: z.ZodType) => (schema as unknown as { _zod: { def: ZodDef } })._zod.def;
+/** Definitions that wrap one schema and add no field: the walk goes through them. */
+export const WRAPPERS = new Set(["optional", "nullable", "default", "prefault", "readonly", "catch", "nonoptional"]);
 const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** What a request holds that its schema has no place for, or a place only to refuse. */

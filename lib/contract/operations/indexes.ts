@@ -63,6 +63,9 @@ const createIndexOperation = (operationId: string, path: string, summary: string
     response: z.object({ context }),
   });
 
+/** A read of a table's indexes: at a version of a branch (the latest of main by default). */
+const indexesAt = { ...requestBase, ...branchField, version: z.number().int().min(0).nullish() };
+
 export const indexOperations = {
   CreateTableIndex: createIndexOperation(
     "CreateTableIndex",
@@ -83,13 +86,7 @@ export const indexOperations = {
     query: z.object({ ...delimiterQuery, ...pageQuery }),
     body: {
       kind: "json",
-      schema: z.object({
-        ...requestBase,
-        ...branchField,
-        version: z.number().int().min(0).nullish(),
-        page_token: z.string().nullish(),
-        limit: z.number().int().min(1).nullish(),
-      }),
+      schema: z.object({ ...indexesAt, page_token: z.string().nullish(), limit: z.number().int().min(1).nullish() }),
     },
     response: indexListAnswer,
   }),
@@ -102,12 +99,7 @@ export const indexOperations = {
     query: z.object(delimiterQuery),
     body: {
       kind: "json",
-      schema: z.object({
-        ...requestBase,
-        ...branchField,
-        version: z.number().int().min(0).nullish(),
-        index_name: z.string().nullish().describe("The index; must agree with the path when given"),
-      }),
+      schema: z.object({ ...indexesAt, index_name: z.string().nullish().describe("The index; must agree with the path when given") }),
     },
     response: indexStatsAnswer,
   }),
