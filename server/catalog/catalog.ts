@@ -183,12 +183,9 @@ export class Catalog {
   }
 
   /**
-   * One page of a namespace's children of one kind, optionally filtered by a case-insensitive substring, with
-   * each table's state, for the console's namespace page.
-   */
-  /**
-   * One page of a namespace's child namespaces or tables. A namespace says whether it holds anything the caller can
-   * see, so that a tree offers to open only the ones that do.
+   * One page of a namespace's children of one kind, optionally filtered by a case-insensitive substring, with each
+   * table's state, for the console's namespace page; a namespace says whether it holds anything the caller can see,
+   * so that the console's tree offers to open only the ones that do.
    */
   async entries(
     namespace: Id,

@@ -19,7 +19,7 @@ import { access } from "../auth/access";
 import type { AuditEntry } from "../auth/audit";
 import { describePrincipal, roleRank, type Principal, type Role } from "../auth/model";
 import { principalOf } from "./authenticate";
-import { fieldIssues, refuseIssues, refuseUnknown, unknownFields } from "./unknown-fields";
+import { fieldIssues, isPlainObject, refuseIssues, refuseUnknown, unknownFields } from "./unknown-fields";
 import { refusedOperation } from "./refused-operations";
 import { discardBody, parseArrowBody, readBody, readJsonBody, requestDeadline } from "./request-body";
 import { whenAnswerSent } from "./body-source";
@@ -283,7 +283,7 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
     const done = work.finally(() => owned.forEach((release) => release()));
     result = await timing.time("work", withinTimeout(route, done));
     // A write applied once per request id answers its id in the write ledger, where DescribeTransaction finds it.
-    if (ticket && (ticket.claimed || ticket.replayed) && result.kind === "json" && isJsonObject(result.body))
+    if (ticket && (ticket.claimed || ticket.replayed) && result.kind === "json" && isPlainObject(result.body))
       result = { ...result, body: { ...result.body, transaction_id: ticket.request.key } };
     const made = ticket?.replayed ? null : commitAnswered(route, result, id, query, body);
     if (made) {
@@ -389,5 +389,3 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
   if (principal) response.headers.set("server-timing", timing.header());
   return response;
 }
-
-const isJsonObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);

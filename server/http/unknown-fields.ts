@@ -27,7 +27,7 @@ export interface ZodDef {
 export const defOf = (schema: z.ZodType) => (schema as unknown as { _zod: { def: ZodDef } })._zod.def;
 /** Definitions that wrap one schema and add no field: the walk goes through them. */
 export const WRAPPERS = new Set(["optional", "nullable", "default", "prefault", "readonly", "catch", "nonoptional"]);
-const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+export const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** What a request holds that its schema has no place for, or a place only to refuse. */
 export interface FieldIssues {

@@ -189,16 +189,10 @@ export async function tableVersionStep(
     // The request says the version it makes, so its claim in the write ledger (what a retry of it is told by) is
     // written beside the reads that check it; with an e-tag, the staged manifest is read only if it is still the
     // one the writer staged. An earlier attempt found by the claim decides before whatever the reads found.
-    const shape = {
-      location: entry.location,
-      directory,
-      branch: isMain(request.branch) ? null : request.branch!,
-      after: request.version - 1,
-      operations: null,
-      version: { number: request.version, staged },
-    };
     // A batch's parts are claimed together, as the batch, when it applies them.
-    const claiming = alone ? tables.claimAhead(entry, shape) : Promise.resolve([]);
+    const claiming = alone
+      ? tables.claimAhead(entry, { after: request.version - 1, operations: null, version: { number: request.version, staged } })
+      : Promise.resolve([]);
     claims.push(claiming);
     const [claim, reads] = await Promise.allSettled([
       claiming,
