@@ -13,8 +13,12 @@ import { heldAnswers } from "./latency-proxy";
 export interface Passed {
   method: string;
   path: string;
+  /** The request's id as the write ledger knows it: its Idempotency-Key, or else its x-request-id. */
   requestId: string | null;
   upstream: number;
+  /** When it arrived (ms since the epoch), and what the balancer's `label` said the request is. */
+  at: number;
+  label?: string;
   /** What the client was answered: the upstream's status, or 502 when the upstream went away. */
   status?: number;
 }
@@ -33,7 +37,10 @@ export interface LoadBalancer {
 /** How long an upstream that refused a connection is passed over. */
 const DOWN_FOR_MS = 2000;
 
-export async function startLoadBalancer(upstreams: string[]): Promise<LoadBalancer> {
+export async function startLoadBalancer(
+  upstreams: string[],
+  options: { label?: (request: { path: string; headers: http.IncomingHttpHeaders; body: Buffer }) => string | undefined } = {},
+): Promise<LoadBalancer> {
   const passed: Passed[] = [];
   const choices: Array<{ matches: (r: Passed) => boolean; index: number }> = [];
   const held = heldAnswers<Passed>();
@@ -46,7 +53,14 @@ export async function startLoadBalancer(upstreams: string[]): Promise<LoadBalanc
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);
     const path = new URL(req.url ?? "/", "http://lb").pathname;
-    const seen: Passed = { method: req.method ?? "", path, requestId: (req.headers["x-request-id"] as string | undefined) ?? null, upstream: -1 };
+    const seen: Passed = {
+      method: req.method ?? "",
+      path,
+      requestId: (req.headers["idempotency-key"] as string | undefined) ?? (req.headers["x-request-id"] as string | undefined) ?? null,
+      upstream: -1,
+      at: Date.now(),
+      label: options.label?.({ path, headers: req.headers, body }),
+    };
     const chosen = [...choices].reverse().find((c) => c.matches(seen));
     passed.push(seen);
     res.on("error", () => undefined);

@@ -62,26 +62,30 @@ export async function decideFromHistory(history: History, claim: ClaimRecord): P
   const files = history.filesAt(shape.location);
   const { sources } = await files.versions(shape.directory);
   /** The commit is this version: its record now names it, so that no later decision takes the version for another's. */
-  const landed = async (version: number): Promise<Verdict> => {
+  const landed = async (version: number, why: string): Promise<Verdict> => {
     const made = await files.manifest(version, sources.get(version)!);
     await recordDecided(history.records, claim, version, made.summary.timestampMillis);
-    return { landed: { version, counts: await countsOf(files, sources, version, claim) } };
+    return { landed: { version, counts: await countsOf(files, sources, version, claim) }, why };
   };
   const recorded = await commitsRecorded(history.records, shape.location, shape.branch, shape.after);
   for (const [version, commit] of recorded) {
-    if (commit === shape.commit && sources.has(version)) return { landed: { version, counts: await countsOf(files, sources, version, claim) } };
+    if (commit === shape.commit && sources.has(version))
+      return { landed: { version, counts: await countsOf(files, sources, version, claim) }, why: `version ${version}'s record names the commit` };
   }
 
   if (shape.version) {
     // A named version: it is this commit's if its manifest is the one the commit published.
     const source = sources.get(shape.version.number);
-    if (!source) return { landed: null };
-    if (recorded.has(shape.version.number)) return { landed: null };
+    if (!source) return { landed: null, why: `version ${shape.version.number} does not exist` };
+    if (recorded.has(shape.version.number)) return { landed: null, why: `version ${shape.version.number}'s record names another commit` };
     const [published, staged] = await Promise.all([
       files.read((await files.manifest(shape.version.number, source)).file.key),
       files.read(shape.version.staged),
     ]);
-    if (published && staged) return published.equals(staged) ? landed(shape.version.number) : { landed: null };
+    if (published && staged)
+      return published.equals(staged)
+        ? landed(shape.version.number, `version ${shape.version.number} is the manifest the write staged`)
+        : { landed: null, why: `version ${shape.version.number} is another manifest than the one the write staged` };
     return { undecidable: `version ${shape.version.number} exists, and the manifest the write staged is gone, so whose it is cannot be read` };
   }
 
@@ -104,10 +108,11 @@ export async function decideFromHistory(history: History, claim: ClaimRecord): P
     if (shape.rows && done.rows !== undefined && (done.rows < shape.rows.min || done.rows > shape.rows.max)) continue;
     alike.push({ version, time: made.summary.timestampMillis });
   }
-  if (alike.length === 0) return { landed: null };
+  if (alike.length === 0) return { landed: null, why: `no version above ${shape.after} looks like the commit (${unrecorded.length} without a record)` };
   const young = alike.filter((v) => v.time > Date.now() - 2 * config.writeLeaseMs);
   if (young.length) return { wait: `version ${young[0].version} was committed moments ago and its record may still be coming` };
-  if (alike.length === 1) return landed(alike[0].version);
+  if (alike.length === 1)
+    return landed(alike[0].version, `version ${alike[0].version} is the one version above ${shape.after} without a record that looks like the commit`);
   return {
     undecidable: `versions ${alike.map((v) => v.version).join(", ")} each look like the write's commit, and none names it; look at the table's versions before sending the write again under a new request id`,
   };

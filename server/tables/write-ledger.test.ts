@@ -14,7 +14,7 @@ let dir: string;
 let store: ObjectStore;
 let ledger: typeof import("./write-ledger");
 let decisions: Array<{ attempt: string }> = [];
-let verdict: Verdict = { landed: null };
+let verdict: Verdict = { landed: null, why: "nothing like it" };
 let subject: WriteLedger;
 
 const shape: CommitShape = { location: "t.lance", directory: "t.lance", branch: null, after: 1, operations: ["Append"], commit: "c" };
@@ -89,7 +89,7 @@ describe("the write ledger", () => {
   it("decides once, from the history, an attempt whose instance went quiet, and keeps the decision", async () => {
     await stopped("k4", "a-stopped");
     decisions = [];
-    verdict = { landed: { version: 3, counts: { inserted: 5, updated: 0, deleted: 0 } } };
+    verdict = { landed: { version: 3, counts: { inserted: 5, updated: 0, deleted: 0 } }, why: "version 3 looks like it" };
     const started = Date.now();
     expect(await subject.settle("k4", "f")).toEqual({ kind: "decided", decided: { version: 3, counts: { inserted: 5, updated: 0, deleted: 0 } } });
     expect(Date.now() - started).toBeGreaterThanOrEqual(300);
@@ -100,7 +100,7 @@ describe("the write ledger", () => {
 
   it("frees the key of a stopped attempt the history says did not land, for an attempt of the next number", async () => {
     await stopped("k5", "b-stopped");
-    verdict = { landed: null };
+    verdict = { landed: null, why: "nothing like it" };
     expect(await subject.settle("k5", "f")).toEqual({ kind: "free", next: 2 });
     const next = ticket("k5");
     next.attempt = 2;

@@ -50,6 +50,8 @@ export interface CommitShape {
 export interface ClaimRecord {
   attempt: string;
   n: number;
+  /** The request id (or Idempotency-Key) the client sent, to find its records by what the client saw. */
+  requestId: string;
   instance: string;
   time: string;
   fingerprint: string;
@@ -77,11 +79,13 @@ export interface Decided {
 interface DecisionRecord {
   attempt: string;
   landed: Decided | null;
+  /** What in the history decided it. */
+  why: string;
   time: string;
 }
 
 /** What the table's history says of a dead attempt's commit. */
-export type Verdict = { landed: Decided } | { landed: null } | { wait: string } | { undecidable: string };
+export type Verdict = { landed: Decided | null; why: string } | { wait: string } | { undecidable: string };
 
 /** One write request as the ledger knows it. */
 export interface WriteRequest {
@@ -246,6 +250,7 @@ export class WriteLedger {
     const record: ClaimRecord = {
       attempt: randomUUID(),
       n,
+      requestId: ticket.request.requestId,
       instance: INSTANCE,
       time: new Date().toISOString(),
       fingerprint: ticket.request.fingerprint,
@@ -380,12 +385,13 @@ export class WriteLedger {
 
   /** Answers a request with the outcome of another (an earlier write of the same body), recorded as its own. */
   async adopt(ticket: WriteTicket, settled: { status: number; body: unknown }): Promise<void> {
-    const { key, fingerprint, operation, rows, principal } = ticket.request;
+    const { key, requestId, fingerprint, operation, rows, principal } = ticket.request;
     const n = ticket.attempt;
     const attempt = randomUUID();
     const claim: ClaimRecord = {
       attempt,
       n,
+      requestId,
       instance: INSTANCE,
       time: new Date().toISOString(),
       fingerprint,
@@ -482,12 +488,12 @@ export class WriteLedger {
     const verdict = await this.decide(claim);
     if ("undecidable" in verdict) return { kind: "undecidable", reason: verdict.undecidable };
     if ("wait" in verdict) return now() - began >= LONGEST_WAIT_MS ? { kind: "undecidable", reason: verdict.wait } : null;
-    const record: DecisionRecord = { attempt: claim.attempt, landed: verdict.landed, time: new Date().toISOString() };
+    const record: DecisionRecord = { attempt: claim.attempt, landed: verdict.landed, why: verdict.why, time: new Date().toISOString() };
     const decisionKey = `${PREFIX}${key}/${claim.n}.decision`;
     const written = await this.store.putIfAbsent(decisionKey, JSON.stringify(record));
     const decision = written ? record : (parse<DecisionRecord>(await this.store.get(decisionKey)) ?? record);
     log.warn(
-      { key, attempt: claim.attempt, operation: claim.operation, landed: decision.landed?.version ?? null },
+      { key, request_id: claim.requestId, attempt: claim.attempt, operation: claim.operation, landed: decision.landed?.version ?? null, why: decision.why },
       "a write whose instance stopped before answering was decided from the table's history",
     );
     return decision.landed ? { kind: "decided", decided: decision.landed } : { kind: "free", next: claim.n + 1 };
