@@ -1,15 +1,40 @@
 /**
- * Crash points for tests of the worst moments, which no proxy can reach on a local root: with
- * `QUIVER_FAILPOINTS=kill-after-commit:<table>` the process kills itself (SIGKILL, as a crash would) the moment a
- * commit to that table has returned from the engine, before anything records it or answers; with
- * `kill-after-catalog-commit:<object id>`, the moment the catalog's commit of that table's row returned. Unset, as in any
- * deployment, a point costs one lookup in an empty set.
+ * Crash points for tests of the worst moments, which no proxy can reach on a local root. `QUIVER_FAILPOINTS` lists
+ * `<point>:<target>` entries, each firing every time its point is reached for its target, or `<point>:<target>@<n>`,
+ * firing only the n-th time. A kill point kills the process (SIGKILL, as a crash would): `kill-after-commit:<table>`
+ * the moment a commit to that table has returned from the engine, before anything records it or answers;
+ * `kill-after-claim:<table>` the moment a write's claim in the write ledger is in the store, before its commit
+ * begins; `kill-after-catalog-commit:<object id>` the moment the catalog's commit of that table's row returned. A hold
+ * point stops the request that reaches it for good, as if its instance had stopped there while the others went on:
+ * `hold-before-answer:<table>` holds a write that has committed before anything records it or answers. Unset, as in
+ * any deployment, a point costs one look at an empty map.
  */
 import "server-only";
 
-const points = new Set((process.env.QUIVER_FAILPOINTS ?? "").split(",").filter(Boolean));
+/** Each point and target set, with the hit it fires at (0: every hit) and the hits so far. */
+const points = new Map<string, { at: number; hits: number }>(
+  (process.env.QUIVER_FAILPOINTS ?? "")
+    .split(",")
+    .filter(Boolean)
+    .map((entry) => {
+      const [point, at] = entry.split("@");
+      return [point, { at: at === undefined ? 0 : Number(at), hits: 0 }];
+    }),
+);
 
-/** Dies here when the point `name:target` is set. */
+function fires(name: string, target: string): boolean {
+  const point = points.size ? points.get(`${name}:${target}`) : undefined;
+  if (!point) return false;
+  point.hits++;
+  return point.at === 0 || point.hits === point.at;
+}
+
+/** Dies here when the point `name:target` fires. */
 export function failpoint(name: string, target: string) {
-  if (points.size && points.has(`${name}:${target}`)) process.kill(process.pid, "SIGKILL");
+  if (fires(name, target)) process.kill(process.pid, "SIGKILL");
+}
+
+/** Never settles when the point `name:target` fires: the request waits here until its process is killed. */
+export function holdpoint(name: string, target: string): Promise<void> {
+  return fires(name, target) ? new Promise<void>(() => {}) : Promise.resolve();
 }

@@ -8,6 +8,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import * as lancedb from "@lancedb/lancedb";
+import type { Table } from "apache-arrow";
 import { client, rows } from "./client";
 import { azuriteStorageOptions } from "./azurite";
 import { startLatencyProxy, type LatencyProxy, type StoreRequest } from "./latency-proxy";
@@ -15,9 +16,18 @@ import { startLoadBalancer, type LoadBalancer } from "./load-balancer";
 import { keyOf, onObjectStore, startServer, storeOf, type TestServer } from "./server";
 
 /** A killed instance's unanswered write is taken for stopped after this long without a sign of it. */
-const LEASE = { QUIVER_WRITE_LEASE: "1s" };
+const LEASE_MS = 1000;
+const LEASE = { QUIVER_WRITE_LEASE: `${LEASE_MS}ms` };
 /** The tables whose commits kill the dying instance on a local root. */
 const VICTIMS = ["killed_insert", "killed_update", "killed_client", "killed_version"];
+const BACK_TO_BACK = "back_to_back";
+const APART = "killed_apart";
+/**
+ * The dying instance's failpoints on any root: the second write to BACK_TO_BACK that commits is held before it records
+ * or answers anything, and the instance dies once the third write's claim is in the ledger; it dies once the first
+ * write to APART has claimed.
+ */
+const ON_ANY_ROOT = [`hold-before-answer:${BACK_TO_BACK}@2`, `kill-after-claim:${BACK_TO_BACK}@3`, `kill-after-claim:${APART}`];
 
 let dying: TestServer;
 let other: TestServer;
@@ -25,12 +35,10 @@ let root: string;
 let proxy: LatencyProxy | undefined;
 let lb: LoadBalancer;
 
-/** Starts the instance that dies (again, on the same port, after it did). */
-async function startDying(port?: number) {
-  const env = onObjectStore
-    ? { ...LEASE, QUIVER_STORAGE_OPTIONS: JSON.stringify(azuriteStorageOptions(proxy!.endpoint)) }
-    : { ...LEASE, QUIVER_FAILPOINTS: VICTIMS.map((t) => `kill-after-commit:${t}`).join(",") };
-  dying = await startServer(env, { root, port });
+/** Starts the instance that dies (again, on the same port, after it did), with its failpoints. */
+async function startDying(port?: number, failpoints = onObjectStore ? ON_ANY_ROOT : [...VICTIMS.map((t) => `kill-after-commit:${t}`), ...ON_ANY_ROOT]) {
+  const store: Record<string, string> = onObjectStore ? { QUIVER_STORAGE_OPTIONS: JSON.stringify(azuriteStorageOptions(proxy!.endpoint)) } : {};
+  dying = await startServer({ ...LEASE, ...store, QUIVER_FAILPOINTS: failpoints.join(",") }, { root, port });
 }
 
 beforeAll(async () => {
@@ -72,6 +80,19 @@ async function killedAfterCommit<T>(table: string, write: () => Promise<T>): Pro
     release!();
   }
   return writing;
+}
+
+/** The claims in the write ledger, with the request id each was sent under. */
+async function ledgerClaims() {
+  const store = storeOf(other);
+  const keys = (await store.list(".quiver/requests/")).filter((k) => k.endsWith(".claim") && !k.includes("/same-body/"));
+  return Promise.all(keys.map(async (k) => JSON.parse((await store.get(k))!.toString()) as { requestId: string }));
+}
+
+/** Sends rows to the other instance, as a client sends them again after a 502: its answer's status, version and whether it was an earlier attempt's. */
+async function sendAgain(table: string, body: Table, headers: Record<string, string>) {
+  const reply = await client(other.url, other.auth).arrow(`/v1/table/${table}/insert`, body, headers);
+  return { status: reply.status, version: reply.body.version, replayed: reply.headers.get("idempotent-replayed") === "true" };
 }
 
 const count = async (table: string) => (await client(other.url, other.auth).post(`/v1/table/${table}/count_rows`, {})).body;
@@ -158,6 +179,85 @@ describe("an instance killed after its commit landed and before it answered", ()
     ]);
     expect(inserts[0].requestId).not.toBe(inserts[1].requestId);
     expect(await count("killed_client")).toBe(30);
+  });
+});
+
+describe("an instance killed between two writes to one table, the first committed and the second only claimed", () => {
+  it("each retry under a new request id gets its own write's outcome: the one committed is answered with its version, the other is written", async () => {
+    const api = client(other.url, other.auth);
+    const toDying = client(dying.url, dying.auth);
+    expect((await api.arrow(`/v1/table/${BACK_TO_BACK}/create`, rows(0, 10))).status).toBe(200);
+    const insert = (body: Table, requestId: string) =>
+      toDying.arrow(`/v1/table/${BACK_TO_BACK}/insert`, body, { "x-request-id": requestId }).catch((err: Error) => err);
+    // A large write holds the table's turn while two writes alike (appends of as many rows, each over 8 MiB, so
+    // committed on their own) wait for it. When it is done they commit one after the other, in one turn: the first
+    // of them is held once committed and records nothing, the second claims the moment the first's commit returns,
+    // and the instance dies before the second's commit.
+    const ahead = insert(rows(10_000_000, 11_200_000), "back-to-back-ahead");
+    for (
+      const deadline = Date.now() + 30_000;
+      !(await ledgerClaims()).some((c) => c.requestId === "back-to-back-ahead");
+      await new Promise((r) => setTimeout(r, 5))
+    ) {
+      if (Date.now() > deadline) throw new Error("the write ahead never claimed");
+    }
+    const writes = { one: rows(10, 400_010), two: rows(1_000_000, 1_400_000) };
+    const sent = await Promise.all([insert(writes.one, "back-to-back-one"), insert(writes.two, "back-to-back-two")]);
+    expect(sent.every((reply) => reply instanceof Error)).toBe(true);
+    expect((await ahead) as unknown).toMatchObject({ status: 200, body: { version: 2 } });
+    expect((await api.post<{ version: { version: number } }>(`/v1/table/${BACK_TO_BACK}/version/describe`, {})).body.version.version).toBe(3);
+    const rowsOf = async (name: keyof typeof writes) => {
+      const ids = writes[name].getChild("id")!;
+      const predicate = `id >= ${ids.get(0)} AND id <= ${ids.get(ids.length - 1)}`;
+      return (await api.post<number>(`/v1/table/${BACK_TO_BACK}/count_rows`, { predicate })).body;
+    };
+    const committed = (await rowsOf("one")) === 400_000 ? "one" : "two";
+    const onlyClaimed = committed === "one" ? "two" : "one";
+    expect(await rowsOf(onlyClaimed)).toBe(0);
+
+    // As LanceDB's client retries after a 502: the same rows under a new request id, the one only claimed first.
+    const retry = (name: keyof typeof writes) => sendAgain(BACK_TO_BACK, writes[name], { "x-request-id": `back-to-back-${name}-retry` });
+    const retried = { onlyClaimed: await retry(onlyClaimed), committed: await retry(committed) };
+    expect({ ...retried, rows: { one: await rowsOf("one"), two: await rowsOf("two") } }).toEqual({
+      // The one only claimed is written now, the committed one answered with its version: each there once.
+      onlyClaimed: { status: 200, version: 4, replayed: false },
+      committed: { status: 200, version: 3, replayed: true },
+      rows: { one: 400_000, two: 400_000 },
+    });
+  });
+});
+
+describe("two instances killed one after the other, the first once it claimed a write, the second after committing one alike", () => {
+  it("the first's retry is written, not taken for the second's version; the second's retry is answered with that version", async () => {
+    const api = client(other.url, other.auth);
+    expect((await api.arrow(`/v1/table/${APART}/create`, rows(0, 10))).status).toBe(200);
+    const writes = { claimed: rows(100, 200), committed: rows(200, 300) };
+    const insert = (name: keyof typeof writes, requestId: string, to = api) =>
+      to.arrow(`/v1/table/${APART}/insert`, writes[name], { "x-request-id": requestId }).catch((err: Error) => err);
+    // The instance dies once its write's claim is in the ledger.
+    expect(await insert("claimed", "apart-claimed", client(dying.url, dying.auth))).toBeInstanceOf(Error);
+    // Well over a lease later, another instance (this one started again) commits a write alike (as many rows) and
+    // dies before anything records it: an unrecorded version made after the first claim, as that claim's would be.
+    await new Promise((resolve) => setTimeout(resolve, LEASE_MS * 1.5));
+    await startDying(Number(new URL(dying.url).port), [`hold-before-answer:${APART}`]);
+    const committing = insert("committed", "apart-committed", client(dying.url, dying.auth));
+    const latest = async () => (await api.post<{ version: { version: number } }>(`/v1/table/${APART}/version/describe`, {})).body.version.version;
+    for (const deadline = Date.now() + 30_000; (await latest()) < 2; await new Promise((r) => setTimeout(r, 20))) {
+      if (Date.now() > deadline) throw new Error("the second write never committed");
+    }
+    await dying.kill();
+    expect(await committing).toBeInstanceOf(Error);
+
+    // Each sent again under a new request id, as LanceDB's client does after a 502: the one only claimed first.
+    const retry = (name: keyof typeof writes) => sendAgain(APART, writes[name], { "x-request-id": `apart-${name}-retry` });
+    const retried = { claimed: await retry("claimed"), committed: await retry("committed") };
+    const rowsIn = async (from: number) =>
+      (await api.post<number>(`/v1/table/${APART}/count_rows`, { predicate: `id >= ${from} AND id < ${from + 100}` })).body;
+    expect({ ...retried, rows: { claimed: await rowsIn(100), committed: await rowsIn(200) } }).toEqual({
+      claimed: { status: 200, version: 3, replayed: false },
+      committed: { status: 200, version: 2, replayed: true },
+      rows: { claimed: 100, committed: 100 },
+    });
   });
 });
 

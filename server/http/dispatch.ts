@@ -11,6 +11,7 @@ import { QuiverError, invalidInput } from "../errors";
 import { ErrorCode } from "@/lib/contract/errors";
 import { FILE_ROOM, type ArrowBody } from "@/server/lance/arrow-ipc";
 import { metrics } from "@/server/metrics";
+import { holdpoint } from "@/server/failpoints";
 import { config } from "../config";
 import { heavyRequests } from "./admission";
 import { PhaseTimer } from "./phase-timer";
@@ -282,6 +283,7 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
     const owned = releases.splice(0);
     const done = work.finally(() => owned.forEach((release) => release()));
     result = await timing.time("work", withinTimeout(route, done));
+    if (ticket?.landed && target) await holdpoint("hold-before-answer", target);
     // A write applied once per request id answers its id in the write ledger, where DescribeTransaction finds it.
     if (ticket && (ticket.claimed || ticket.replayed) && result.kind === "json" && isPlainObject(result.body))
       result = { ...result, body: { ...result.body, transaction_id: ticket.request.key } };

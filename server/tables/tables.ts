@@ -290,6 +290,7 @@ export class Tables {
     const [stamp, claimed] = await Promise.all([directorySeen ? "" : this.datasets.directoryStamp(entry.location), claim()]);
     if (stamp === null) throw gone(entry);
     claimed.forEach((ticket) => (ticket.commitStarted = true));
+    if (claimed.length) failpoint("kill-after-claim", entry.objectId);
     const result = await this.writeOrGone(entry, () => write(stamp));
     failpoint("kill-after-commit", entry.objectId);
     claimed.forEach((ticket) => (ticket.landed = true));
@@ -315,6 +316,7 @@ export class Tables {
     const result = await this.turnOf(entry, async () => {
       claimed.push(...(await claim()));
       claimed.forEach((ticket) => (ticket.commitStarted = true));
+      if (claimed.length) failpoint("kill-after-claim", entry.objectId);
       return this.writeOrGone(entry, write);
     });
     failpoint("kill-after-commit", entry.objectId);

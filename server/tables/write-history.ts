@@ -4,9 +4,13 @@
  * transaction may record and, for appends, how many rows it adds. Every commit Quiver answers leaves a version
  * record naming the commit (version-authors.ts), so the versions above the claim's that no record names are the
  * ones to look at: exactly one of them looking like the claimed commit is it, none means it did not land, and more
- * than one cannot be told apart (the request is then answered so, never committed twice). A version that looks like
- * it but is younger than a lease may be another instance's commit whose record is still being written: the
- * decision waits for it.
+ * than one cannot be told apart (the request is then answered so, never committed twice). Only versions made while
+ * the attempt could commit count, read on the claiming machine's clock: after its claim (a commit's manifest reads a
+ * later millisecond than its claim, so the commit its instance made just before, unrecorded because the instance
+ * died, is never taken for it), and no later than a lease after the attempt last renewed its lease (so a version
+ * another instance made after the attempt's instance died, and died itself before recording, is not taken for it
+ * either). A version that looks like it but is younger than a lease may be another instance's commit whose record is
+ * still being written: the decision waits for it.
  */
 import "server-only";
 import { config } from "@/server/config";
@@ -16,8 +20,8 @@ import type { ObjectStore } from "@/server/storage/object-store";
 import { commitsRecorded, recordDecided } from "./version-authors";
 import type { ClaimRecord, Decided, Verdict } from "./write-ledger";
 
-/** How far a manifest's time (the engine's clock) may read before its claim's (the same clock, read by Node) for one commit. */
-const CLOCK_STEP_MS = 5;
+/** How far a claim of an earlier release, which did not wait for the clock, let its manifest's time read before its own. */
+const EARLIER_RELEASE_CLOCK_STEP_MS = 5;
 
 /** Lance's operations that only Quiver's maintenance and index builds commit, never a write of a request. */
 const NOT_A_WRITE = new Set(["ReserveFragments", "Rewrite", "CreateIndex"]);
@@ -56,7 +60,8 @@ async function countsOf(files: TableFiles, sources: Map<number, ManifestSource>,
   return { inserted: 0, updated: 0, deleted: 0 };
 }
 
-export async function decideFromHistory(history: History, claim: ClaimRecord): Promise<Verdict> {
+/** Decides a stopped attempt's commit from the table's history; `lastSign` is when the attempt last showed it was alive. */
+export async function decideFromHistory(history: History, claim: ClaimRecord, lastSign: number): Promise<Verdict> {
   const { shape } = claim;
   if (shape.undecidable) return { undecidable: shape.undecidable };
   const files = history.filesAt(shape.location);
@@ -92,12 +97,19 @@ export async function decideFromHistory(history: History, claim: ClaimRecord): P
   const unrecorded = [...sources.keys()].filter((v) => v > shape.after && !recorded.has(v)).sort((a, b) => a - b);
   const alike: Array<{ version: number; time: number }> = [];
   const claimed = Date.parse(claim.time);
+  /** The earliest time the commit's manifest can read (a claim of an earlier release allowed for a clock step). */
+  const madeAfter = claim.committedAfterTime ? claimed + 1 : claimed - EARLIER_RELEASE_CLOCK_STEP_MS;
+  /** The latest: its instance renews the attempt's lease while it lives, so it was gone a lease after its last renewal. */
+  const madeBy = claim.leaseMs ? lastSign + claim.leaseMs : Infinity;
   for (const version of unrecorded) {
     const source = sources.get(version)!;
     const made = await files.manifest(version, source);
-    // The commit's manifest was written after its claim, on the same machine's clock: an earlier one is another's
-    // (the commit its instance made just before, say, whose record its death kept from being written).
-    if (made.summary.timestampMillis < claimed - CLOCK_STEP_MS) continue;
+    // The commit's manifest is made in a later millisecond than its claim, on the same machine's clock (the ledger
+    // waits for the clock to move on after a claim): one made in the claim's millisecond or before is another's,
+    // such as the commit its instance made just before, whose record its death kept from being written. And it is
+    // made while its instance lives: one made a lease after the attempt's last sign is another instance's, one that
+    // died after it, say, before recording it.
+    if (made.summary.timestampMillis < madeAfter || made.summary.timestampMillis > madeBy) continue;
     const done = await files.operation(version, source, made, sources.get(version - 1));
     if (!done) {
       alike.push({ version, time: made.summary.timestampMillis });

@@ -54,6 +54,16 @@ export interface ClaimRecord {
   requestId: string;
   instance: string;
   time: string;
+  /**
+   * Set by claims whose commit waits for the clock to leave the claim's millisecond (every claim since this field):
+   * a manifest made in that millisecond or before is then another commit's. Older claims allowed a few.
+   */
+  committedAfterTime?: true;
+  /**
+   * The lease its instance keeps while the commit runs (renewed at a third of it, each renewal saying when): a version
+   * made more than this after the attempt's last sign of life is not its commit. Older claims do not say it.
+   */
+  leaseMs?: number;
   fingerprint: string;
   operation: string;
   /** Rows the request's own body holds, for the answer of an insert decided from the history. */
@@ -222,6 +232,8 @@ interface RequestState {
   claim: ClaimRecord | null;
   answer: AnswerRecord | null;
   decision: DecisionRecord | null;
+  /** The newest renewal of the attempt's lease, if any. */
+  lastLease: string | null;
   /** What the listing showed, to tell whether anything came since the last look. */
   signature: string;
 }
@@ -235,8 +247,8 @@ export class WriteLedger {
 
   constructor(
     private readonly store: ObjectStore,
-    /** Reads the table's history for a claim whose attempt ended without saying how. */
-    private readonly decide: (claim: ClaimRecord) => Promise<Verdict>,
+    /** Reads the table's history for a claim whose attempt ended without saying how, given its last sign of life. */
+    private readonly decide: (claim: ClaimRecord, lastSign: number) => Promise<Verdict>,
   ) {}
 
   /**
@@ -253,6 +265,8 @@ export class WriteLedger {
       requestId: ticket.request.requestId,
       instance: INSTANCE,
       time: new Date().toISOString(),
+      committedAfterTime: true,
+      leaseMs: config.writeLeaseMs,
       fingerprint: ticket.request.fingerprint,
       operation: ticket.request.operation,
       rows: ticket.request.rows,
@@ -278,6 +292,9 @@ export class WriteLedger {
       await this.release(ticket);
       throw new EarlierAttempt(earlier, true);
     }
+    // The commit's manifest must read a later millisecond than the claim, so that the history tells it from a commit
+    // made before the claim (write-history.ts); a claim written within its millisecond waits for the next.
+    while (Date.now() <= Date.parse(record.time)) await sleep(1);
     const ended = ticket.startLease(this, n);
     this.running.set(key, ended);
     void ended.then(() => {
@@ -298,7 +315,7 @@ export class WriteLedger {
   }
 
   renew(key: string, n: number, k: number) {
-    return this.store.put(`${PREFIX}${key}/${n}.lease-${k}`, "");
+    return this.store.put(`${PREFIX}${key}/${n}.lease-${k}`, JSON.stringify({ time: new Date().toISOString() }));
   }
 
   /**
@@ -427,9 +444,11 @@ export class WriteLedger {
     const has = (kind: string) => names.includes(`${n}.${kind}`);
     const read = <T>(kind: string) => (has(kind) ? this.store.get(`${PREFIX}${key}/${n}.${kind}`).then((b) => parse<T>(b)) : Promise.resolve(null));
     const [claim, answer, decision] = await Promise.all([read<ClaimRecord>("claim"), read<AnswerRecord>("answer"), read<DecisionRecord>("decision")]);
+    const leases = names.map((name) => Number(new RegExp(`^${n}\\.lease-(\\d+)$`).exec(name)?.[1])).filter((k) => Number.isInteger(k));
+    const lastLease = leases.length ? `${PREFIX}${key}/${n}.lease-${Math.max(...leases)}` : null;
     // A claim given up and made again by another attempt has the same name: its etag tells them apart.
     const signature = [...listed].map(([name, info]) => `${name} ${info.etag}`).join("\n");
-    return { n, claim, answer, decision, signature };
+    return { n, claim, answer, decision, lastLease, signature };
   }
 
   /**
@@ -475,7 +494,7 @@ export class WriteLedger {
       }
       // Nothing came from the attempt's instance for a lease's time (or it said it could not tell): it has stopped.
       if (answer?.outcome === "undecided" || now() - quietSince >= config.writeLeaseMs) {
-        const decided = await this.decideOnce(key, claim, began);
+        const decided = await this.decideOnce(key, state, began);
         if (decided) return decided;
       }
       if (now() - began >= LONGEST_WAIT_MS) return { kind: "running" };
@@ -483,9 +502,16 @@ export class WriteLedger {
     }
   }
 
+  /** When the attempt last showed it was alive, by its own clock: its claim, its newest lease renewal, its answer. */
+  private async lastSignOf({ claim, answer, lastLease }: RequestState): Promise<number> {
+    const renewed = lastLease ? parse<{ time?: string }>(await this.store.get(lastLease))?.time : undefined;
+    return Math.max(...[claim!.time, answer?.time, renewed].filter((t): t is string => t !== undefined).map(Date.parse));
+  }
+
   /** Decides a stopped attempt's outcome from the history and records it; null when the history must settle first. */
-  private async decideOnce(key: string, claim: ClaimRecord, began: number): Promise<Settled | null> {
-    const verdict = await this.decide(claim);
+  private async decideOnce(key: string, state: RequestState, began: number): Promise<Settled | null> {
+    const claim = state.claim!;
+    const verdict = await this.decide(claim, await this.lastSignOf(state));
     if ("undecidable" in verdict) return { kind: "undecidable", reason: verdict.undecidable };
     if ("wait" in verdict) return now() - began >= LONGEST_WAIT_MS ? { kind: "undecidable", reason: verdict.wait } : null;
     const record: DecisionRecord = { attempt: claim.attempt, landed: verdict.landed, why: verdict.why, time: new Date().toISOString() };
