@@ -19,7 +19,7 @@ import { keyOf, onObjectStore, startServer, storeOf, type TestServer } from "./s
 const LEASE_MS = 1000;
 const LEASE = { QUIVER_WRITE_LEASE: `${LEASE_MS}ms` };
 /** The tables whose commits kill the dying instance on a local root. */
-const VICTIMS = ["killed_insert", "killed_update", "killed_client", "killed_version"];
+const VICTIMS = ["killed_insert", "killed_update", "killed_client", "killed_version", "killed_then_again", "killed_keyed"];
 const BACK_TO_BACK = "back_to_back";
 const APART = "killed_apart";
 /**
@@ -82,11 +82,11 @@ async function killedAfterCommit<T>(table: string, write: () => Promise<T>): Pro
   return writing;
 }
 
-/** The claims in the write ledger, with the request id each was sent under. */
+/** The claims in the write ledger, with the request id each was sent under and its marker among writes of its body. */
 async function ledgerClaims() {
   const store = storeOf(other);
   const keys = (await store.list(".quiver/requests/")).filter((k) => k.endsWith(".claim") && !k.includes("/same-body/"));
-  return Promise.all(keys.map(async (k) => JSON.parse((await store.get(k))!.toString()) as { requestId: string }));
+  return Promise.all(keys.map(async (k) => JSON.parse((await store.get(k))!.toString()) as { requestId: string; marker?: string }));
 }
 
 /** Sends rows to the other instance, as a client sends them again after a 502: its answer's status, version and whether it was an earlier attempt's. */
@@ -179,6 +179,43 @@ describe("an instance killed after its commit landed and before it answered", ()
     ]);
     expect(inserts[0].requestId).not.toBe(inserts[1].requestId);
     expect(await count("killed_client")).toBe(30);
+  });
+});
+
+describe("the same rows sent again after an instance died", () => {
+  const claimOf = async (requestId: string) => (await ledgerClaims()).find((c) => c.requestId === requestId);
+  /**
+   * Makes `table`, sends rows to the dying instance under `first` (a request id or an Idempotency-Key, as `header`
+   * says) and kills it once they are committed; answers a sender of the same rows to the other instance, which gives
+   * each answer's status, version and whether it was an earlier attempt's.
+   */
+  async function sameRowsAfterDeath(table: string, header: "x-request-id" | "idempotency-key", first: string) {
+    const api = client(other.url, other.auth);
+    expect((await api.arrow(`/v1/table/${table}/create`, rows(0, 10))).status).toBe(200);
+    const send = (id: string, to = api) => to.arrow(`/v1/table/${table}/insert`, rows(10, 15), { [header]: id });
+    expect(await killedAfterCommit(table, () => send(first, client(dying.url, dying.auth)).catch((err: Error) => err))).toBeInstanceOf(Error);
+    return (id: string) => sendAgain(table, rows(10, 15), { [header]: id });
+  }
+
+  it("once a retry under a new request id has been answered for the first try, they are the caller's new write", async () => {
+    const send = await sameRowsAfterDeath("killed_then_again", "x-request-id", "again-1");
+    expect(await send("again-2")).toEqual({ status: 200, version: 2, replayed: true });
+    // The first try's marker goes once the retry's answer is out: nothing is left to take a later write for.
+    const marker = (await claimOf("again-1"))!.marker!;
+    for (let i = 0; i < 100 && (await storeOf(other).head(marker)); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await storeOf(other).head(marker)).toBeNull();
+    expect(await send("again-3")).toEqual({ status: 200, version: 3, replayed: false });
+    expect(await count("killed_then_again")).toBe(20);
+  });
+
+  it("under another Idempotency-Key, they are a new write at once; under the first's key, its answer", async () => {
+    const send = await sameRowsAfterDeath("killed_keyed", "idempotency-key", "keyed-1");
+    // A request with a key of its own is never taken for another's retry, and leaves no marker among writes of its body.
+    expect(await claimOf("keyed-1")).toMatchObject({ requestId: "keyed-1" });
+    expect((await claimOf("keyed-1"))!.marker).toBeUndefined();
+    expect(await send("keyed-2")).toEqual({ status: 200, version: 3, replayed: false });
+    expect(await send("keyed-1")).toEqual({ status: 200, version: 2, replayed: true });
+    expect(await count("killed_keyed")).toBe(20);
   });
 });
 

@@ -257,7 +257,17 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
       if (idempotencyKey !== null && !REQUEST_ID.test(idempotencyKey)) {
         throw invalidInput("Idempotency-Key must be 1 to 128 letters, digits or '.', '_', ':', '-'");
       }
-      ticket = writeTicket(route, { principal, database, id, requestId: idempotencyKey ?? requestId, query, body, bodyDigest, rows: arrowRows });
+      ticket = writeTicket(route, {
+        principal,
+        database,
+        id,
+        requestId: idempotencyKey ?? requestId,
+        keyed: idempotencyKey !== null,
+        query,
+        body,
+        bodyDigest,
+        rows: arrowRows,
+      });
     }
     const ctx: RouteContext<unknown, unknown> = {
       request,
@@ -366,10 +376,10 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
       });
   }
   await Promise.all([recorded, answered, ...besides]);
-  // A committed insert's marker among writes of its body goes once its answer is on its way: until then, a write of
-  // the same body is its client's retry.
+  // A committed insert's marker among writes of its body (or that of the earlier attempt it was answered for) goes
+  // once its answer is on its way: until then, a write of the same body is its client's retry.
   const sent = ticket;
-  if (sent?.marker && response.ok && !sent.replayed && opened) {
+  if (sent?.marker && response.ok && opened) {
     const ledger = opened.tables.ledger;
     whenAnswerSent(request, () => void ledger.answerSent(sent));
   }

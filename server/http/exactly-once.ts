@@ -46,9 +46,11 @@ export function writeTicket(
     body: unknown;
     bodyDigest: string | null;
     rows: number | null;
+    /** Named by an Idempotency-Key: its client keeps the key across its retries, so its body need not tell them. */
+    keyed: boolean;
   },
 ): WriteTicket {
-  const { principal, database, id, requestId, query, body, bodyDigest, rows } = request;
+  const { principal, database, id, requestId, query, body, bodyDigest, rows, keyed } = request;
   const who = `${principal.kind}:${principal.id}`;
   const target = route.once!.scope === "batch" ? "batch" : formatIdentifier(id);
   const fingerprint = fingerprintOf(route.operationId, query, body, bodyDigest);
@@ -57,7 +59,7 @@ export function writeTicket(
     key: requestKey(who, database, target, requestId),
     requestId,
     fingerprint,
-    sameBody: route.once!.sameBody ? sameBodyKey(who, database, target, fingerprint) : null,
+    sameBody: route.once!.sameBody && !keyed ? sameBodyKey(who, database, target, fingerprint) : null,
     operation: route.operationId,
     rows,
     branch: branch && branch !== "main" ? branch : null,
@@ -83,6 +85,8 @@ export async function runOnce(route: RouteDef, ctx: RouteContext<unknown, unknow
   /** The earlier attempt's answer, when it was applied. */
   const counted = (outcome: string) => metrics.repeats.inc({ operation: route.operationId, outcome });
   const replay = (settled: Settled): Promise<Reply> | null => {
+    // The earlier attempt's marker among writes of its body goes once this answer is out: it is answered for now.
+    if (settled.kind === "committed" || settled.kind === "decided") ticket.marker = settled.marker ?? null;
     if (settled.kind === "committed") {
       counted("replayed");
       ticket.replayed = `request ${requestId} was applied by an earlier attempt; this is its answer`;
@@ -153,6 +157,8 @@ export async function runOnce(route: RouteDef, ctx: RouteContext<unknown, unknow
           throw new QuiverError("Internal", `an earlier write of the same body settled as ${settled.kind}`);
         // The earlier write committed and its answer never reached its client: this is its retry.
         const adopted = await replay(settled)!;
+        // As the listing named it: a claim of an earlier release does not name its marker.
+        ticket.marker = marker!;
         await ledger.adopt(ticket, { status: 200, body: (adopted as { body: unknown }).body });
         ticket.replayed = `the same rows were written by an earlier request whose answer never reached its client; this is its answer`;
         return adopted;

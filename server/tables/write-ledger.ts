@@ -64,6 +64,8 @@ export interface ClaimRecord {
    * made more than this after the attempt's last sign of life is not its commit. Older claims do not say it.
    */
   leaseMs?: number;
+  /** The attempt's marker among writes of the same body, where it left one. */
+  marker?: string;
   fingerprint: string;
   operation: string;
   /** Rows the request's own body holds, for the answer of an insert decided from the history. */
@@ -130,8 +132,8 @@ export const lanceOperationsOf = (operation: string): readonly string[] | null =
 
 /** What became of a request's earlier attempts. */
 export type Settled =
-  | { kind: "committed"; status: number; body: unknown }
-  | { kind: "decided"; decided: Decided }
+  | { kind: "committed"; status: number; body: unknown; marker?: string }
+  | { kind: "decided"; decided: Decided; marker?: string }
   | { kind: "free"; next: number }
   | { kind: "running" }
   | { kind: "undecidable"; reason: string }
@@ -184,7 +186,10 @@ export class WriteTicket {
   readonly notThisOne = new Set<string>();
   /** Set when the request was answered with an earlier attempt's answer: says so, for the audit log. */
   replayed: string | null = null;
-  /** The claimed attempt's marker among writes of the same body. */
+  /**
+   * The marker among writes of the same body that this request's answer settles: its claimed attempt's own, or that of
+   * the earlier attempt it was answered for. It goes once the answer reaches the connection (WriteLedger.answerSent).
+   */
   marker: string | null = null;
   /** The latest version the write saw before its commit, where it looked: what it commits lies above it. */
   seen: number | null = null;
@@ -259,6 +264,7 @@ export class WriteLedger {
     if (ticket.claimed) return;
     const { key, sameBody } = ticket.request;
     const n = ticket.attempt;
+    const marker = sameBody ? `${SAME_BODY}${sameBody}/${String(now()).padStart(14, "0")}-${key}` : null;
     const record: ClaimRecord = {
       attempt: randomUUID(),
       n,
@@ -267,13 +273,13 @@ export class WriteLedger {
       time: new Date().toISOString(),
       committedAfterTime: true,
       leaseMs: config.writeLeaseMs,
+      ...(marker ? { marker } : {}),
       fingerprint: ticket.request.fingerprint,
       operation: ticket.request.operation,
       rows: ticket.request.rows,
       principal: ticket.request.principal,
       shape,
     };
-    const marker = sameBody ? `${SAME_BODY}${sameBody}/${String(now()).padStart(14, "0")}-${key}` : null;
     const [written, earlier] = await Promise.all([
       this.store.putIfAbsent(`${PREFIX}${key}/${n}.claim`, JSON.stringify(record)),
       marker ? this.sameBodyBefore(sameBody!, marker, ticket) : Promise.resolve([]),
@@ -356,9 +362,10 @@ export class WriteLedger {
   }
 
   /**
-   * The answer of the ticket's committed attempt has reached the connection: its marker goes, so that a later write
-   * of the same body is taken for a new write. (A marker that stays after an answer says the answer may not have
-   * reached its client: a write of the same body after it is then its retry.)
+   * The ticket's answer has reached the connection: the marker it settles goes (its own attempt's, or the earlier
+   * attempt's it was answered for), so that a later write of the same body is taken for a new write. (A marker that
+   * stays after an answer says the answer may not have reached its client: a write of the same body after it is then
+   * its retry, and one such retry is answered for it.)
    */
   async answerSent(ticket: WriteTicket): Promise<void> {
     const marker = ticket.marker;
@@ -480,8 +487,8 @@ export class WriteLedger {
       const { n, claim, answer, decision } = state;
       if (Date.parse(claim.time) < now() - config.idempotencyWindowMs) return { kind: "free", next: n + 1 };
       if (fingerprint !== null && claim.fingerprint !== fingerprint) return { kind: "different-request" };
-      if (answer?.outcome === "committed") return { kind: "committed", status: answer.status ?? 200, body: answer.body };
-      if (decision) return decision.landed ? { kind: "decided", decided: decision.landed } : { kind: "free", next: n + 1 };
+      if (answer?.outcome === "committed") return { kind: "committed", status: answer.status ?? 200, body: answer.body, marker: claim.marker };
+      if (decision) return decision.landed ? { kind: "decided", decided: decision.landed, marker: claim.marker } : { kind: "free", next: n + 1 };
       const local = this.running.get(key);
       if (local) {
         const waited = await Promise.race([local.then(() => true), sleep(Math.max(0, began + LONGEST_WAIT_MS - now())).then(() => false)]);
@@ -522,7 +529,7 @@ export class WriteLedger {
       { key, request_id: claim.requestId, attempt: claim.attempt, operation: claim.operation, landed: decision.landed?.version ?? null, why: decision.why },
       "a write whose instance stopped before answering was decided from the table's history",
     );
-    return decision.landed ? { kind: "decided", decided: decision.landed } : { kind: "free", next: claim.n + 1 };
+    return decision.landed ? { kind: "decided", decided: decision.landed, marker: claim.marker } : { kind: "free", next: claim.n + 1 };
   }
 
   /** Deletes the records of requests older than the idempotency window. */
