@@ -42,7 +42,9 @@ const listed = async (server: TestServer) => {
 
 describe("the catalog's committer", () => {
   it("commits the table rows of every instance; killed after a commit it could not answer, the row is its asker's, once", async () => {
-    const env = { QUIVER_CATALOG_LEASE_MS: "1000" };
+    // Slots of two seconds: with one, a survivor renewing through a store slowed by the whole suite's blobs lost the
+    // lease to the new instance, which then had no one to hand its rows to (CI, 2026-11-27).
+    const env = { QUIVER_CATALOG_LEASE_MS: "2000" };
     const first = await startServer({ ...env, QUIVER_FAILPOINTS: "kill-after-catalog-commit:n$doomed" });
     servers.push(first);
     const second = await startServer(env, { root: first.root });
@@ -94,7 +96,7 @@ describe("the catalog's committer", () => {
     const again = await declare(second, "doomed");
     expect(again.status).toBe(409);
 
-    // Its lease runs out (two slots of a second); the next row to commit has the survivor take it over.
+    // Its lease runs out (two slots); the next row to commit has the survivor take it over.
     await until(
       "the survivor committing",
       async () => (await declare(second, `after${Date.now()}`), committerMetrics(second)),
