@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import * as lancedb from "@lancedb/lancedb";
 import type { Table } from "apache-arrow";
-import { client, rows } from "./client";
+import { client, rows, until } from "./client";
 import { azuriteStorageOptions } from "./azurite";
 import { startLatencyProxy, type LatencyProxy, type StoreRequest } from "./latency-proxy";
 import { startLoadBalancer, type LoadBalancer } from "./load-balancer";
@@ -202,8 +202,13 @@ describe("the same rows sent again after an instance died", () => {
     expect(await send("again-2")).toEqual({ status: 200, version: 2, replayed: true });
     // The first try's marker goes once the retry's answer is out: nothing is left to take a later write for.
     const marker = (await claimOf("again-1"))!.marker!;
-    for (let i = 0; i < 100 && (await storeOf(other).head(marker)); i++) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(await storeOf(other).head(marker)).toBeNull();
+    await until(
+      "the first try's marker going",
+      () => storeOf(other).head(marker),
+      (info) => info === null,
+      5000,
+      50,
+    );
     expect(await send("again-3")).toEqual({ status: 200, version: 3, replayed: false });
     expect(await count("killed_then_again")).toBe(20);
   });
@@ -231,13 +236,7 @@ describe("an instance killed between two writes to one table, the first committe
     // of them is held once committed and records nothing, the second claims the moment the first's commit returns,
     // and the instance dies before the second's commit.
     const ahead = insert(rows(10_000_000, 11_200_000), "back-to-back-ahead");
-    for (
-      const deadline = Date.now() + 30_000;
-      !(await ledgerClaims()).some((c) => c.requestId === "back-to-back-ahead");
-      await new Promise((r) => setTimeout(r, 5))
-    ) {
-      if (Date.now() > deadline) throw new Error("the write ahead never claimed");
-    }
+    await until("the write ahead claiming", ledgerClaims, (claims) => claims.some((c) => c.requestId === "back-to-back-ahead"), 30_000, 5);
     const writes = { one: rows(10, 400_010), two: rows(1_000_000, 1_400_000) };
     const sent = await Promise.all([insert(writes.one, "back-to-back-one"), insert(writes.two, "back-to-back-two")]);
     expect(sent.every((reply) => reply instanceof Error)).toBe(true);
@@ -279,9 +278,7 @@ describe("two instances killed one after the other, the first once it claimed a 
     await startDying(Number(new URL(dying.url).port), [`hold-before-answer:${APART}`]);
     const committing = insert("committed", "apart-committed", client(dying.url, dying.auth));
     const latest = async () => (await api.post<{ version: { version: number } }>(`/v1/table/${APART}/version/describe`, {})).body.version.version;
-    for (const deadline = Date.now() + 30_000; (await latest()) < 2; await new Promise((r) => setTimeout(r, 20))) {
-      if (Date.now() > deadline) throw new Error("the second write never committed");
-    }
+    await until("the second write committing", latest, (version) => version >= 2, 30_000, 20);
     await dying.kill();
     expect(await committing).toBeInstanceOf(Error);
 

@@ -39,7 +39,7 @@ const DOWN_FOR_MS = 2000;
 
 export async function startLoadBalancer(
   upstreams: string[],
-  options: { label?: (request: { path: string; headers: http.IncomingHttpHeaders; body: Buffer }) => string | undefined } = {},
+  options: { label?: (request: { path: string; headers: http.IncomingHttpHeaders }) => string | undefined } = {},
 ): Promise<LoadBalancer> {
   const passed: Passed[] = [];
   const choices: Array<{ matches: (r: Passed) => boolean; index: number }> = [];
@@ -59,7 +59,7 @@ export async function startLoadBalancer(
       requestId: (req.headers["idempotency-key"] as string | undefined) ?? (req.headers["x-request-id"] as string | undefined) ?? null,
       upstream: -1,
       at: Date.now(),
-      label: options.label?.({ path, headers: req.headers, body }),
+      label: options.label?.({ path, headers: req.headers }),
     };
     const chosen = [...choices].reverse().find((c) => c.matches(seen));
     passed.push(seen);

@@ -451,7 +451,8 @@ export class WriteLedger {
     const has = (kind: string) => names.includes(`${n}.${kind}`);
     const read = <T>(kind: string) => (has(kind) ? this.store.get(`${PREFIX}${key}/${n}.${kind}`).then((b) => parse<T>(b)) : Promise.resolve(null));
     const [claim, answer, decision] = await Promise.all([read<ClaimRecord>("claim"), read<AnswerRecord>("answer"), read<DecisionRecord>("decision")]);
-    const leases = names.map((name) => Number(new RegExp(`^${n}\\.lease-(\\d+)$`).exec(name)?.[1])).filter((k) => Number.isInteger(k));
+    const lease = new RegExp(`^${n}\\.lease-(\\d+)$`);
+    const leases = names.map((name) => Number(lease.exec(name)?.[1])).filter((k) => Number.isInteger(k));
     const lastLease = leases.length ? `${PREFIX}${key}/${n}.lease-${Math.max(...leases)}` : null;
     // A claim given up and made again by another attempt has the same name: its etag tells them apart.
     const signature = [...listed].map(([name, info]) => `${name} ${info.etag}`).join("\n");
@@ -488,7 +489,7 @@ export class WriteLedger {
       if (Date.parse(claim.time) < now() - config.idempotencyWindowMs) return { kind: "free", next: n + 1 };
       if (fingerprint !== null && claim.fingerprint !== fingerprint) return { kind: "different-request" };
       if (answer?.outcome === "committed") return { kind: "committed", status: answer.status ?? 200, body: answer.body, marker: claim.marker };
-      if (decision) return decision.landed ? { kind: "decided", decided: decision.landed, marker: claim.marker } : { kind: "free", next: n + 1 };
+      if (decision) return settledBy(decision, claim);
       const local = this.running.get(key);
       if (local) {
         const waited = await Promise.race([local.then(() => true), sleep(Math.max(0, began + LONGEST_WAIT_MS - now())).then(() => false)]);
@@ -529,7 +530,7 @@ export class WriteLedger {
       { key, request_id: claim.requestId, attempt: claim.attempt, operation: claim.operation, landed: decision.landed?.version ?? null, why: decision.why },
       "a write whose instance stopped before answering was decided from the table's history",
     );
-    return decision.landed ? { kind: "decided", decided: decision.landed, marker: claim.marker } : { kind: "free", next: claim.n + 1 };
+    return settledBy(decision, claim);
   }
 
   /** Deletes the records of requests older than the idempotency window. */
@@ -548,6 +549,11 @@ export class WriteLedger {
     for (const key of expired) await this.store.delete(key);
     return expired.length;
   }
+}
+
+/** What a decision on a claimed attempt makes of the request: its answer (the version it made), or its key free again. */
+function settledBy(decision: DecisionRecord, claim: ClaimRecord): Settled {
+  return decision.landed ? { kind: "decided", decided: decision.landed, marker: claim.marker } : { kind: "free", next: claim.n + 1 };
 }
 
 /** The version a write's answer names: `version`, a number, or the version record CreateTableVersion answers. */
