@@ -8,6 +8,7 @@ import os from "node:os";
 import { spawnSync } from "node:child_process";
 import promClient from "prom-client";
 import { readyLines, relayWorkerOutput, settleLogFormat } from "./worker-output.mjs";
+import { registerReadCacheMetrics, startReadCache } from "../server/storage/read-cache/read-cache.ts";
 
 const { AggregatorRegistry } = promClient;
 
@@ -41,14 +42,30 @@ function workerCount(value) {
   return n;
 }
 
-// A worker asked for /metrics asks here for the sum over all workers (server/metrics.ts).
+// The machine's read cache (server/storage/read-cache/): one for all the workers, which reach the store through it.
+const primaryMetrics = new promClient.Registry();
+const readCache = await startReadCache(
+  process.env,
+  (line) => console.log(`quiver: ${line}`),
+  (what, err) => console.error(`quiver: read cache: ${what}: ${err?.message ?? err}`),
+).catch((err) => {
+  console.error(`quiver: ${err.message}`);
+  process.exit(1);
+});
+// "none": the workers go to the store, and need not say why again.
+process.env.QUIVER_READ_CACHE_ENDPOINT = readCache?.endpoint ?? "none";
+if (readCache) registerReadCacheMetrics(primaryMetrics, readCache.cache);
+
+// A worker asked for /metrics asks here for the sum over all workers (server/metrics.ts), and this process's own.
 const aggregator = new AggregatorRegistry();
 cluster.on("message", (worker, message) => {
   if (message?.type !== "quiver:metrics-request") return;
-  aggregator.clusterMetrics().then(
-    (text) => worker.send({ type: "quiver:metrics-answer", id: message.id, text }),
-    (err) => worker.send({ type: "quiver:metrics-answer", id: message.id, error: String(err?.message ?? err) }),
-  );
+  Promise.all([aggregator.clusterMetrics(), primaryMetrics.metrics()])
+    .then(([workers, primary]) => `${workers}\n${primary}`)
+    .then(
+      (text) => worker.send({ type: "quiver:metrics-answer", id: message.id, text }),
+      (err) => worker.send({ type: "quiver:metrics-answer", id: message.id, error: String(err?.message ?? err) }),
+    );
 });
 
 // A table's write turn across the workers (server/peers/machine-turns.ts): per table, the workers that asked, in order;

@@ -3,6 +3,7 @@ import "server-only";
 import { parseDuration } from "@/lib/durations";
 import { ConfigError } from "./config-error";
 import { parseRoot, parseStorageOptions } from "./storage/root";
+import { parseByteSize } from "./storage/read-cache/read-cache";
 
 function intFromEnv(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -18,6 +19,17 @@ function durationFromEnv(name: string, fallbackMs: number): number {
   const ms = parseDuration(raw);
   if (ms === null) throw new ConfigError(`${name} must be a duration such as 900s, 30m or 1h, got '${raw}'`);
   return ms;
+}
+
+/** A size such as 512MiB or 6GB; unset, the engine's own default. */
+function bytesFromEnv(name: string): bigint | undefined {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return undefined;
+  try {
+    return BigInt(parseByteSize(raw, name));
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
 }
 
 function portFromEnv(name: string): number {
@@ -65,6 +77,12 @@ export const config = {
    * them, which is what lets Changes name the rows a version inserted, updated and deleted).
    */
   stableRowIds: choiceFromEnv("QUIVER_STABLE_ROW_IDS", ["on", "off"] as const, "on") === "on",
+  /**
+   * The engine's caches in memory, per server process: opened indexes (the engine's default 6 GB) and file metadata
+   * and manifests (1 GB). The bytes of data files are the read cache's (server/storage/read-cache/), on disk.
+   */
+  engineIndexCacheBytes: bytesFromEnv("QUIVER_ENGINE_INDEX_CACHE_SIZE"),
+  engineMetadataCacheBytes: bytesFromEnv("QUIVER_ENGINE_METADATA_CACHE_SIZE"),
   /** The database a request without a database header uses. */
   defaultDatabase: process.env.QUIVER_DEFAULT_DATABASE || "default",
   /** Largest Arrow request body, in bytes (413 beyond). */

@@ -16,6 +16,7 @@ import { QuiverError, invalidInput } from "@/server/errors";
 import { OutsideRootError } from "@/server/storage/object-store";
 import { childUri, type DataRoot } from "@/server/storage/root";
 import { rootStore } from "@/server/storage/stores";
+import { engineStorageOptions } from "@/server/storage/read-cache/engine-store";
 
 const DATABASE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const DATABASES = ".quiver/databases/";
@@ -55,7 +56,7 @@ export interface Database {
 /** Opens the data root as a database: the store, the handles on its datasets, and the catalog and tables over them. */
 export async function openDatabase(root: DataRoot, storageOptions: Record<string, string>): Promise<Database> {
   const store = openStore(root, storageOptions);
-  const datasets = new Datasets(root, store, storageOptions);
+  const datasets = new Datasets(root, store, engineStorageOptions(storageOptions));
   await datasets.init();
   const turns = new KeyedLock();
   const catalog = new Catalog(datasets, store, turns);

@@ -41,6 +41,8 @@ async function start() {
   const answer = await storeAnswers(rootStore(), STARTUP_STORE_TIMEOUT_MS);
   if (!answer.ready) throw new Error(`the data root ${config.root.uri} cannot be reached: ${answer.reason} (check QUIVER_ROOT and QUIVER_STORAGE_OPTIONS)`);
   await vendor.check();
+  const { startEngineReadCache } = await import("./storage/read-cache/engine-store");
+  await startEngineReadCache();
   const { defaultDatabase } = await import("./databases");
   const { access } = await import("./auth/access");
   const { sessionSecret } = await import("./auth/session");

@@ -6,6 +6,7 @@
  * they pick to an upstream of their choosing and hold back the answers they pick, so that a client's read timeout
  * fires.
  */
+import { createHash } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { heldAnswers } from "./latency-proxy";
@@ -39,7 +40,11 @@ const DOWN_FOR_MS = 2000;
 
 export async function startLoadBalancer(
   upstreams: string[],
-  options: { label?: (request: { path: string; headers: http.IncomingHttpHeaders }) => string | undefined } = {},
+  options: {
+    label?: (request: { path: string; headers: http.IncomingHttpHeaders }) => string | undefined;
+    /** What to hash a request on to pick its upstream (nginx's `hash … consistent`); round the upstreams without it. */
+    hashOn?: (path: string) => string;
+  } = {},
 ): Promise<LoadBalancer> {
   const passed: Passed[] = [];
   const choices: Array<{ matches: (r: Passed) => boolean; index: number }> = [];
@@ -71,6 +76,7 @@ export async function startLoadBalancer(
     };
     const pick = (tried: number) => {
       if (chosen) return chosen.index;
+      if (options.hashOn) return createHash("sha1").update(options.hashOn(path)).digest().readUInt32BE(0) % upstreams.length;
       for (let i = 0; i < upstreams.length; i++) {
         const index = next++ % upstreams.length;
         if (downUntil[index] <= Date.now() || tried + i >= upstreams.length) return index;

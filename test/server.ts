@@ -129,7 +129,14 @@ export function besideRoot(server: TestServer, name: string): BesideRoot {
  */
 export async function startServer(
   env: Record<string, string> = {},
-  options: { port?: number; root?: string; workers?: number; cwd?: string } = {},
+  options: {
+    port?: number;
+    root?: string;
+    workers?: number;
+    cwd?: string;
+    /** The largest file the server may write, as a full disk stops it (its writes fail with EFBIG). */
+    fileSizeLimitKiB?: number;
+  } = {},
 ): Promise<TestServer> {
   const fresh = options.root === undefined ? await freshRoot() : { root: options.root, env: rootEnv(options.root) };
   const root = fresh.root;
@@ -140,7 +147,10 @@ export async function startServer(
     options.workers === undefined
       ? ["node_modules/.bin/next", ["start", "-p", String(port), "-H", "127.0.0.1"]]
       : [process.execPath, ["scripts/start.mjs", "-H", "127.0.0.1"]];
-  const child: ChildProcess = spawn(command, args, {
+  const cacheHome = mkdtempSync(path.join(os.tmpdir(), "quiver-test-cache-"));
+  const limited: [string, string[]] =
+    options.fileSizeLimitKiB === undefined ? [command, args] : ["bash", ["-c", `ulimit -f ${options.fileSizeLimitKiB}; exec "$0" "$@"`, command, ...args]];
+  const child: ChildProcess = spawn(limited[0], limited[1], {
     cwd: options.cwd,
     env: {
       ...process.env,
@@ -152,6 +162,8 @@ export async function startServer(
       // Background compaction would change the versions and fragments tests count; the policy's own tests turn it on.
       QUIVER_MAINTENANCE: "off",
       ...(options.workers === undefined ? {} : { QUIVER_WORKERS: String(options.workers) }),
+      // The read cache's default directory (on an object-store root) in one of the test's own, gone when it stops.
+      XDG_CACHE_HOME: cacheHome,
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
@@ -189,6 +201,7 @@ export async function startServer(
         await exited;
       }
       if (!options.root && !onObjectStore) rmSync(root, { recursive: true, force: true });
+      rmSync(cacheHome, { recursive: true, force: true });
     },
     kill: async () => {
       child.kill("SIGKILL");

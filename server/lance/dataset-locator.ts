@@ -18,6 +18,7 @@ import type { NativeConnection } from "./native";
 import { childUri, type DataRoot } from "@/server/storage/root";
 import { DELIMITER } from "@/lib/identifiers";
 import { ErrorCode } from "@/lib/contract/errors";
+import { config } from "@/server/config";
 
 const LOCATION_SEGMENT = /^[A-Za-z0-9_.$-]+$/;
 
@@ -41,7 +42,7 @@ class DatasetLocator {
    * One engine session for every connection: it holds the object-store clients, so that opening another table on
    * the same store reuses them (a new client per open costs about 20 ms on Azure, against 4 ms).
    */
-  private readonly session = new lancedb.Session();
+  private readonly session = new lancedb.Session(config.engineIndexCacheBytes, config.engineMetadataCacheBytes);
   private listening?: Promise<string>;
 
   /** The namespace id under which tables of this root are asked for. */

@@ -13,16 +13,12 @@ import { ensureAzureContainer } from "./azure-container";
 import { withDeadline } from "./deadline";
 import { bareEtag, checkKey, isPlainKey, storeUnavailable, type ObjectInfo, type ObjectStore } from "./object-store";
 import type { Cloud, ObjectRoot } from "./root";
+import { AZURE_ACCOUNT, AZURE_KEY, AZURE_SAS, azureEndpoint, pickOption } from "./read-cache/option-names";
 
 /** A listed object, not a "directory" entry or a name that is no plain key. */
 const isObjectEntry = (entry: Entry) => !entry.path().endsWith("/") && isPlainKey(entry.path());
 
-/** The first option given among Lance's names for it, then the environment variables. */
-function pick(options: Record<string, string>, names: string[], env: string[] = []): string | undefined {
-  for (const name of names) if (options[name]) return options[name];
-  for (const name of env) if (process.env[name]) return process.env[name];
-  return undefined;
-}
+const pick = (options: Record<string, string>, names: string[], env: string[] = []) => pickOption(options, { names, env });
 
 function defined(config: Record<string, string | undefined>): Record<string, string> {
   return Object.fromEntries(Object.entries(config).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== ""));
@@ -32,26 +28,17 @@ function defined(config: Record<string, string | undefined>): Record<string, str
 export function openDalConfig(root: ObjectRoot, options: Record<string, string>): { service: string; config: Record<string, string> } {
   const base = { root: `/${root.prefix}` };
   const byCloud: Record<Cloud, () => { service: string; config: Record<string, string> }> = {
-    az: () => {
-      const account = pick(options, ["azure_storage_account_name", "account_name"], ["AZURE_STORAGE_ACCOUNT_NAME"]);
-      return {
-        service: "azblob",
-        config: defined({
-          ...base,
-          container: root.bucket,
-          account_name: account,
-          account_key: pick(
-            options,
-            ["azure_storage_account_key", "azure_storage_access_key", "account_key", "access_key"],
-            ["AZURE_STORAGE_ACCOUNT_KEY", "AZURE_STORAGE_ACCESS_KEY"],
-          ),
-          sas_token: pick(options, ["azure_storage_sas_token", "azure_storage_sas_key", "sas_token", "sas_key"], ["AZURE_STORAGE_SAS_TOKEN"]),
-          endpoint:
-            pick(options, ["azure_storage_endpoint", "azure_endpoint", "endpoint"], ["AZURE_STORAGE_ENDPOINT", "AZURE_ENDPOINT"]) ??
-            (account ? `https://${account}.blob.core.windows.net` : undefined),
-        }),
-      };
-    },
+    az: () => ({
+      service: "azblob",
+      config: defined({
+        ...base,
+        container: root.bucket,
+        account_name: pickOption(options, AZURE_ACCOUNT),
+        account_key: pickOption(options, AZURE_KEY),
+        sas_token: pickOption(options, AZURE_SAS),
+        endpoint: azureEndpoint(options),
+      }),
+    }),
     s3: () => ({
       service: "s3",
       config: defined({

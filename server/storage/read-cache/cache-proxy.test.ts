@@ -1,0 +1,83 @@
+import { mkdtempSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AZURITE_ACCOUNT, AZURITE_KEY, createContainer, startAzurite, type Azurite } from "@/test/azurite";
+import { sharedKeySignature } from "./azure-shared-key.ts";
+import { startCacheProxy, type CacheProxy } from "./cache-proxy.ts";
+import { DiskCache } from "./disk-cache.ts";
+
+let azurite: Azurite;
+let cache: DiskCache;
+let proxy: CacheProxy;
+const CONTAINER = "proxied";
+const blob = Buffer.from(Array.from({ length: 100_000 }, (_, i) => (i * 7) % 256));
+
+/** A request to the proxy, signed as the engine signs it (with `key`), or not at all. */
+async function send(method: string, key: string, headers: Record<string, string> = {}, body?: Buffer, signWith: string | null = AZURITE_KEY) {
+  const url = new URL(`${proxy.endpoint}/${CONTAINER}/${key}`);
+  const all: Record<string, string> = { "x-ms-date": new Date().toUTCString(), "x-ms-version": "2021-08-06", ...headers };
+  if (body) all["content-length"] = String(body.length);
+  if (signWith !== null) {
+    const signature = sharedKeySignature(method, url, all, AZURITE_ACCOUNT, Buffer.from(signWith, "base64")).toString("base64");
+    all.authorization = `SharedKey ${AZURITE_ACCOUNT}:${signature}`;
+  }
+  const res = await fetch(url, { method, headers: all, body: body ? new Uint8Array(body) : undefined });
+  return { status: res.status, body: Buffer.from(await res.arrayBuffer()), headers: res.headers };
+}
+
+const put = (key: string, body: Buffer) => send("PUT", key, { "x-ms-blob-type": "BlockBlob" }, body);
+
+beforeAll(async () => {
+  azurite = await startAzurite();
+  await createContainer(azurite.endpoint, CONTAINER);
+  cache = await DiskCache.open(mkdtempSync(path.join(os.tmpdir(), "quiver-cache-proxy-")), 64 * 2 ** 20, () => {});
+  proxy = await startCacheProxy({ endpoint: new URL(azurite.endpoint), account: AZURITE_ACCOUNT, key: Buffer.from(AZURITE_KEY, "base64") }, cache, () => {});
+  expect((await put("t.lance/data/a.lance", blob)).status).toBe(201);
+  expect((await put("t.lance/_versions/1.manifest", blob.subarray(0, 100))).status).toBe(201);
+});
+afterAll(async () => {
+  await proxy?.close();
+  cache?.close();
+  await azurite?.stop();
+});
+
+describe("the read cache's store endpoint", () => {
+  it("keeps a range of a write-once file at its first read and answers it from disk after", async () => {
+    const first = await send("GET", "t.lance/data/a.lance", { range: "bytes=1000-1999" });
+    expect(first.status).toBe(206);
+    expect(first.body).toEqual(blob.subarray(1000, 2000));
+    const misses = cache.stats.misses;
+    const hits = cache.stats.hits;
+    const again = await send("GET", "t.lance/data/a.lance", { range: "bytes=1500-1599" });
+    expect(again.status).toBe(206);
+    expect(again.body).toEqual(blob.subarray(1500, 1600));
+    expect(again.headers.get("content-range")).toBe(`bytes 1500-1599/${blob.length}`);
+    expect(again.headers.get("etag")).toBe(first.headers.get("etag"));
+    expect([cache.stats.hits - hits, cache.stats.misses - misses]).toEqual([1, 0]);
+  });
+
+  it("answers cached bytes only to a request signed with the root's key: the store answers the rest", async () => {
+    await send("GET", "t.lance/data/a.lance", { range: "bytes=0-99" });
+    const hits = cache.stats.hits;
+    const unsigned = await send("GET", "t.lance/data/a.lance", { range: "bytes=0-99" }, undefined, null);
+    const otherKey = await send("GET", "t.lance/data/a.lance", { range: "bytes=0-99" }, undefined, Buffer.alloc(64, 1).toString("base64"));
+    expect([unsigned.status, otherKey.status]).toEqual([403, 403]);
+    expect(unsigned.body.includes(blob.subarray(0, 100))).toBe(false);
+    expect(cache.stats.hits).toBe(hits);
+  });
+
+  it("never keeps a version manifest: each read goes to the store", async () => {
+    const misses = cache.stats.misses;
+    const hits = cache.stats.hits;
+    for (let i = 0; i < 2; i++) expect((await send("GET", "t.lance/_versions/1.manifest")).body).toEqual(blob.subarray(0, 100));
+    expect([cache.stats.hits - hits, cache.stats.misses - misses]).toEqual([0, 0]);
+  });
+
+  it("fetches a range several readers want at once from the store once", async () => {
+    const misses = cache.stats.misses;
+    const answers = await Promise.all(Array.from({ length: 5 }, () => send("GET", "t.lance/data/a.lance", { range: "bytes=50000-59999" })));
+    for (const answer of answers) expect(answer.body).toEqual(blob.subarray(50_000, 60_000));
+    expect(cache.stats.misses - misses).toBe(1);
+  });
+});

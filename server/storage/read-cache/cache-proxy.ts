@@ -1,0 +1,195 @@
+/**
+ * The engine's store endpoint on loopback: it passes every request to the store as it came and the answer back as it
+ * came, except reads of Lance's write-once files, which it answers from the disk cache when it holds their bytes and
+ * keeps when it does not. Version manifests, `_latest.manifest`, refs, listings and Quiver's own records are never
+ * kept, so the engine's check for a newer version (and with it strong consistency) still goes to the store.
+ * Only a request signed with the root's own credentials is answered from the cache: the store would refuse the rest.
+ * Erasable TypeScript (see disk-cache.ts).
+ */
+import http, { type IncomingMessage, type ServerResponse } from "node:http";
+import https from "node:https";
+import type { AddressInfo } from "node:net";
+import type { DiskCache, EntryHeader } from "./disk-cache.ts";
+import { signedWithKey, signedWithSas } from "./azure-shared-key.ts";
+
+/** The store behind the proxy: Azure Blob Storage, with the credentials the engine signs its requests with. */
+export interface AzureUpstream {
+  /** The account's blob endpoint, with Azurite's account path where there is one. */
+  endpoint: URL;
+  account: string;
+  key?: Buffer;
+  sasToken?: string;
+}
+
+/**
+ * Names Lance writes once and never again: data files, index files, deletion files and transaction files, each
+ * under a name made unique when it was written (a table made again at the same location writes other names).
+ */
+const WRITE_ONCE = /\/(data\/[^/]+\.lance|_indices\/[^/]+\/[^/]+|_deletions\/[^/]+\.(arrow|bin)|_transactions\/[^/]+\.txn)$/;
+
+/** One range read kept as one entry at most this long; longer reads pass. */
+const MAX_ENTRY_BYTES = 256 * 2 ** 20;
+
+/** Answer headers that describe one answer, not the object: never repeated from an entry. */
+const PER_ANSWER = new Set([
+  "date",
+  "content-length",
+  "content-range",
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "x-ms-request-id",
+  "x-ms-client-request-id",
+  "server",
+]);
+
+export interface CacheProxy {
+  /** The endpoint to give the engine in place of the store's. */
+  endpoint: string;
+  close: () => Promise<void>;
+}
+
+export function isWriteOnceName(path: string): boolean {
+  return WRITE_ONCE.test(path) && !path.includes("/.quiver/");
+}
+
+/** `bytes=a-b` as `[a, b + 1)`; any other form (open, suffix, several ranges) is not served from the cache. */
+function boundedRange(value: string | undefined): [number, number] | undefined {
+  const match = /^bytes=(\d+)-(\d+)$/.exec(value?.trim() ?? "");
+  if (!match) return undefined;
+  const [start, last] = [Number(match[1]), Number(match[2])];
+  return last >= start ? [start, last + 1] : undefined;
+}
+
+const CONDITIONAL = ["if-match", "if-none-match", "if-modified-since", "if-unmodified-since", "x-ms-if-tags"];
+
+export async function startCacheProxy(upstream: AzureUpstream, cache: DiskCache, onFailure: (what: string, err: unknown) => void): Promise<CacheProxy> {
+  const client = upstream.endpoint.protocol === "https:" ? https : http;
+  const agent = new client.Agent({ keepAlive: true, maxSockets: 256 });
+  const origin = upstream.endpoint.origin;
+  /** Reads of one range running now: a second reader of it waits for the first and then reads the cache. */
+  const filling = new Map<string, Promise<void>>();
+
+  const signedByRoot = (req: IncomingMessage, url: URL) =>
+    (upstream.key !== undefined && signedWithKey(req.method ?? "GET", url, req.headers, upstream.account, upstream.key)) ||
+    (upstream.sasToken !== undefined && signedWithSas(url, upstream.sasToken));
+
+  /** The request as it came, to the store; its answer as it came, back, and to `keep` when given. */
+  const pass = (req: IncomingMessage, res: ServerResponse, keep?: (status: number, headers: http.IncomingHttpHeaders, body: Buffer) => void) =>
+    new Promise<void>((settled) => {
+      const headers = { ...req.headers, host: upstream.endpoint.host };
+      const out = client.request(`${origin}${req.url}`, { method: req.method, headers, agent }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
+        const chunks: Buffer[] = [];
+        let length = 0;
+        const keeping = keep !== undefined && (answer.statusCode === 200 || answer.statusCode === 206);
+        answer.on("data", (chunk: Buffer) => {
+          if (keeping && length <= MAX_ENTRY_BYTES) chunks.push(chunk);
+          length += chunk.length;
+          res.write(chunk);
+        });
+        answer.on("end", () => {
+          res.end();
+          if (keeping && length <= MAX_ENTRY_BYTES) keep(answer.statusCode!, answer.headers, Buffer.concat(chunks));
+          settled();
+        });
+        answer.on("error", () => {
+          res.destroy();
+          settled();
+        });
+      });
+      // The store cut the connection or could not be reached: so is the engine's, which retries as it would.
+      out.on("error", () => {
+        res.destroy();
+        settled();
+      });
+      res.on("close", () => {
+        if (!res.writableFinished) out.destroy();
+      });
+      req.pipe(out);
+    });
+
+  const answerFromCache = (res: ServerResponse, header: EntryHeader, body: Buffer, range: [number, number] | undefined) => {
+    const headers: Record<string, string | number> = { ...header.headers, "content-length": body.length, date: new Date().toUTCString() };
+    if (range) headers["content-range"] = `bytes ${range[0]}-${range[1] - 1}/${header.size}`;
+    res.writeHead(range ? 206 : 200, headers);
+    res.end(body);
+  };
+
+  const serve = async (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? "/", origin);
+    const header = (name: string) => {
+      const value = req.headers[name];
+      return Array.isArray(value) ? value[0] : value;
+    };
+    const cacheable = req.method === "GET" && isWriteOnceName(url.pathname) && !CONDITIONAL.some((name) => req.headers[name] !== undefined);
+    const rangeHeader = header("x-ms-range") ?? header("range");
+    const requested = rangeHeader === undefined ? undefined : boundedRange(rangeHeader);
+    if (!cacheable || (rangeHeader !== undefined && requested === undefined)) return pass(req, res);
+    const object = url.pathname;
+    const wanted = (): [number, number] | undefined => {
+      if (requested) return requested;
+      const size = cache.sizeOf(object);
+      return size === undefined ? undefined : [0, size];
+    };
+    const fromCache = async () => {
+      const range = wanted();
+      if (!range) return false;
+      const found = await cache.read(object, range[0], range[1]);
+      if (!found || !signedByRoot(req, url)) return false;
+      cache.stats.hits++;
+      cache.stats.bytesFromCache += found.body.length;
+      answerFromCache(res, found.header, found.body, requested);
+      return true;
+    };
+    if (await fromCache()) return;
+    const key = `${object} ${rangeHeader ?? "whole"}`;
+    const running = filling.get(key);
+    if (running) {
+      await running;
+      if (await fromCache()) return;
+    }
+    cache.stats.misses++;
+    let kept: Promise<void> = Promise.resolve();
+    const fill = pass(req, res, (status, headers, body) => {
+      cache.stats.bytesFromStore += body.length;
+      const contentRange = String(headers["content-range"] ?? "");
+      const total = status === 206 ? Number(/\/(\d+)$/.exec(contentRange)?.[1]) : body.length;
+      const start = status === 206 ? Number(/^bytes (\d+)-/.exec(contentRange)?.[1]) : 0;
+      if (!Number.isSafeInteger(total) || !Number.isSafeInteger(start)) return;
+      const repeated: Record<string, string> = {};
+      for (const [name, value] of Object.entries(headers)) if (!PER_ANSWER.has(name) && typeof value === "string") repeated[name] = value;
+      kept = cache.keep(object, start, { object, size: total, headers: repeated }, body);
+    }).then(() => kept);
+    filling.set(key, fill);
+    try {
+      await fill;
+    } finally {
+      if (filling.get(key) === fill) filling.delete(key);
+    }
+  };
+
+  const server = http.createServer((req, res) => {
+    serve(req, res).catch((err) => {
+      onFailure("answering the engine's store request", err);
+      res.destroy();
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen({ port: 0, host: "127.0.0.1", exclusive: true }, () => resolve());
+  });
+  server.unref();
+  const port = (server.address() as AddressInfo).port;
+  const path = upstream.endpoint.pathname.replace(/\/+$/, "");
+  return {
+    endpoint: `http://127.0.0.1:${port}${path}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        agent.destroy();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

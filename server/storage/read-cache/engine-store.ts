@@ -1,0 +1,35 @@
+/**
+ * Where the engine reaches the store: through the machine's read cache when there is one (started by `npm start`'s
+ * primary for all its workers, or here for a server process started alone), else the store itself.
+ */
+import "server-only";
+import { register } from "prom-client";
+import { log } from "@/server/log";
+import { AZURE_ENDPOINT } from "./option-names";
+import { registerReadCacheMetrics, startReadCache } from "./read-cache";
+
+/**
+ * The endpoint of the read cache the engine reaches the store through, or "none": set by scripts/start.mjs for its
+ * workers, else here. In the environment, so that every copy of this module Next loads (one per route bundle) sees it.
+ */
+const ENDPOINT = "QUIVER_READ_CACHE_ENDPOINT";
+
+/** Once per process, before the first database opens. */
+export async function startEngineReadCache(): Promise<void> {
+  if (process.env[ENDPOINT]) return;
+  const running = await startReadCache(
+    process.env,
+    (line) => log.info({ event: "read-cache" }, line),
+    (what, err) => log.warn({ event: "read-cache", err: (err as Error).message }, what),
+  );
+  process.env[ENDPOINT] = running?.endpoint ?? "none";
+  if (running) registerReadCacheMetrics(register, running.cache);
+}
+
+/** The storage options the engine opens datasets with: the store's, pointed at the read cache when there is one. */
+export function engineStorageOptions(options: Record<string, string>): Record<string, string> {
+  const endpoint = process.env[ENDPOINT];
+  if (!endpoint || endpoint === "none") return options;
+  const pointed = Object.fromEntries(Object.entries(options).filter(([name]) => !AZURE_ENDPOINT.names.includes(name)));
+  return { ...pointed, azure_storage_endpoint: endpoint, allow_http: "true" };
+}

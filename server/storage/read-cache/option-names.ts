@@ -1,0 +1,26 @@
+/**
+ * Lance's names for the storage options Quiver reads itself, with each cloud's environment variables as fallbacks
+ * where Lance reads them too: one list for the object store (../cloud-store.ts) and the read cache, which also runs in
+ * `npm start`'s primary process (erasable TypeScript, see disk-cache.ts).
+ */
+
+export const AZURE_ACCOUNT = { names: ["azure_storage_account_name", "account_name"], env: ["AZURE_STORAGE_ACCOUNT_NAME"] };
+export const AZURE_KEY = {
+  names: ["azure_storage_account_key", "azure_storage_access_key", "account_key", "access_key"],
+  env: ["AZURE_STORAGE_ACCOUNT_KEY", "AZURE_STORAGE_ACCESS_KEY"],
+};
+export const AZURE_SAS = { names: ["azure_storage_sas_token", "azure_storage_sas_key", "sas_token", "sas_key"], env: ["AZURE_STORAGE_SAS_TOKEN"] };
+export const AZURE_ENDPOINT = { names: ["azure_storage_endpoint", "azure_endpoint", "endpoint"], env: ["AZURE_STORAGE_ENDPOINT", "AZURE_ENDPOINT"] };
+
+/** The first option given among Lance's names for it, then the environment variables. */
+export function pickOption(options: Record<string, string>, option: { names: string[]; env?: string[] }): string | undefined {
+  for (const name of option.names) if (options[name]) return options[name];
+  for (const name of option.env ?? []) if (process.env[name]) return process.env[name];
+  return undefined;
+}
+
+/** The Azure account's blob endpoint the options name, or the account's public one. */
+export function azureEndpoint(options: Record<string, string>): string | undefined {
+  const account = pickOption(options, AZURE_ACCOUNT);
+  return pickOption(options, AZURE_ENDPOINT) ?? (account ? `https://${account}.blob.core.windows.net` : undefined);
+}

@@ -1,0 +1,223 @@
+/**
+ * The read cache of a machine: its settings, its start, its metrics. `npm start`'s primary process starts it once for
+ * all its workers (scripts/start.mjs) and hands them its endpoint; a server process started alone starts its own
+ * (engine-store.ts). Erasable TypeScript (see disk-cache.ts).
+ *
+ * Settings: QUIVER_READ_CACHE (on for an az:// root, off for a local one, where the OS caches files), and
+ * QUIVER_READ_CACHE_DIR and QUIVER_READ_CACHE_SIZE.
+ */
+import { createHash } from "node:crypto";
+import { statfsSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import promClient from "prom-client";
+import { CacheInUse, DiskCache } from "./disk-cache.ts";
+import { startCacheProxy, type AzureUpstream } from "./cache-proxy.ts";
+import { AZURE_ACCOUNT, AZURE_KEY, AZURE_SAS, azureEndpoint, pickOption } from "./option-names.ts";
+
+/** A setting the server cannot start with, named as server/config-error.ts names its own (startup reports it alone). */
+class ReadCacheSettingError extends Error {
+  override name = "ConfigError";
+}
+
+export interface ReadCacheSettings {
+  dir: string;
+  /** The operator named the directory: one that cannot be used stops the start, where the default one is done without. */
+  dirSetByOperator: boolean;
+  budgetBytes: number;
+  upstream: AzureUpstream;
+}
+
+/** At most this much by default, and at most half the disk's free space when the cache starts. */
+const DEFAULT_BUDGET_BYTES = 10 * 2 ** 30;
+
+const UNITS: Record<string, number> = {
+  "": 1,
+  b: 1,
+  k: 1e3,
+  kb: 1e3,
+  m: 1e6,
+  mb: 1e6,
+  g: 1e9,
+  gb: 1e9,
+  t: 1e12,
+  tb: 1e12,
+  kib: 2 ** 10,
+  mib: 2 ** 20,
+  gib: 2 ** 30,
+  tib: 2 ** 40,
+};
+
+/** `64MiB`, `10GB`, `1073741824`. */
+export function parseByteSize(raw: string, setting: string): number {
+  const match = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/i.exec(raw.trim());
+  const unit = match ? UNITS[match[2].toLowerCase()] : undefined;
+  const bytes = match && unit ? Math.floor(Number(match[1]) * unit) : NaN;
+  if (!(bytes >= 2 ** 20)) throw new ReadCacheSettingError(`${setting} must be a size of at least 1MiB such as 512MiB or 10GiB, got '${raw}'`);
+  return bytes;
+}
+
+/**
+ * The read cache the environment asks for, or why there is none: a root other than Azure's (where the engine's own
+ * reads go on as they are), or QUIVER_READ_CACHE=off.
+ */
+export function readCacheSettings(env: NodeJS.ProcessEnv): { settings: ReadCacheSettings } | { off: string } {
+  const choice = (env.QUIVER_READ_CACHE ?? "").trim().toLowerCase();
+  if (!["", "on", "off", "true", "false"].includes(choice))
+    throw new ReadCacheSettingError(`QUIVER_READ_CACHE must be 'on' or 'off', got '${env.QUIVER_READ_CACHE}'`);
+  const root = (env.QUIVER_ROOT ?? "").trim();
+  const scheme = /^([a-z0-9]+):\/\//i.exec(root)?.[1]?.toLowerCase();
+  if (choice === "off" || choice === "false") return { off: "QUIVER_READ_CACHE is off" };
+  if (scheme !== "az") {
+    if (choice === "on" || choice === "true")
+      throw new ReadCacheSettingError(
+        `QUIVER_READ_CACHE=on: the read cache serves az:// roots (the root is ${scheme ? `${scheme}://` : "a local directory, which the OS caches"}); unset it`,
+      );
+    return { off: scheme ? `the read cache serves az:// roots only; ${scheme}:// reads go to the store` : "a local root: the OS caches its files" };
+  }
+  let options: Record<string, string> = {};
+  try {
+    options = JSON.parse(env.QUIVER_STORAGE_OPTIONS || "{}");
+  } catch {
+    // the server's own settings report a bad QUIVER_STORAGE_OPTIONS
+  }
+  const endpoint = azureEndpoint(options);
+  const account = pickOption(options, AZURE_ACCOUNT);
+  const key = pickOption(options, AZURE_KEY);
+  const sasToken = pickOption(options, AZURE_SAS);
+  if (!endpoint || !account || (!key && !sasToken))
+    return { off: "the read cache needs the account's key or a SAS token in QUIVER_STORAGE_OPTIONS, to check who asks for cached bytes" };
+  const budgetBytes = env.QUIVER_READ_CACHE_SIZE ? parseByteSize(env.QUIVER_READ_CACHE_SIZE, "QUIVER_READ_CACHE_SIZE") : undefined;
+  const dirSetByOperator = Boolean(env.QUIVER_READ_CACHE_DIR?.trim());
+  const base = env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache");
+  // One directory per root: two roots' entries never meet, and a machine's instances of one root share it.
+  const rootId = createHash("sha256").update(`${endpoint} ${root}`).digest("hex").slice(0, 16);
+  const dir = dirSetByOperator ? path.resolve(env.QUIVER_READ_CACHE_DIR!.trim()) : path.join(base, "quiver", "read-cache", rootId);
+  return {
+    settings: {
+      dir,
+      dirSetByOperator,
+      budgetBytes: budgetBytes ?? DEFAULT_BUDGET_BYTES,
+      upstream: { endpoint: new URL(endpoint), account, key: key ? Buffer.from(key, "base64") : undefined, sasToken },
+    },
+  };
+}
+
+export interface RunningReadCache {
+  /** The store endpoint the engine is given in place of the store's own. */
+  endpoint: string;
+  cache: DiskCache;
+  close: () => Promise<void>;
+}
+
+/**
+ * Starts the read cache the environment asks for. Without one, or when the default directory cannot be used, it
+ * says why once (`say`) and answers nothing; a directory the operator named that cannot be used throws one line.
+ */
+export async function startReadCache(
+  env: NodeJS.ProcessEnv,
+  say: (line: string) => void,
+  report: (what: string, err: unknown) => void,
+): Promise<RunningReadCache | undefined> {
+  const onFailure = oncePerMinute(report);
+  const chosen = readCacheSettings(env);
+  if ("off" in chosen) {
+    if (!/^(QUIVER_READ_CACHE is off|a local root)/.test(chosen.off)) say(`read cache off: ${chosen.off}`);
+    return undefined;
+  }
+  const { dir, dirSetByOperator, upstream } = chosen.settings;
+  let cache: DiskCache;
+  try {
+    const budget = env.QUIVER_READ_CACHE_SIZE ? chosen.settings.budgetBytes : Math.min(chosen.settings.budgetBytes, halfTheFreeSpace(dir));
+    cache = await DiskCache.open(dir, budget, onFailure);
+  } catch (err) {
+    const why = err instanceof CacheInUse ? err.message : `the read cache directory ${dir} cannot be used: ${(err as Error).message}`;
+    // Another instance of this machine owns it: that one's reads are cached, and this one's go to the store.
+    if (dirSetByOperator && !(err instanceof CacheInUse)) throw new ReadCacheSettingError(`QUIVER_READ_CACHE_DIR: ${why}`);
+    say(`read cache off: ${why}`);
+    return undefined;
+  }
+  const proxy = await startCacheProxy(upstream, cache, onFailure);
+  const stop = () => cache.close();
+  process.once("exit", stop);
+  say(`read cache: ${formatBytes(cache.budgetBytes)} at ${dir} (${cache.entryCount} entries, ${formatBytes(cache.sizeBytes)} kept from before)`);
+  return {
+    endpoint: proxy.endpoint,
+    cache,
+    close: async () => {
+      process.off("exit", stop);
+      await proxy.close();
+      cache.close();
+    },
+  };
+}
+
+/** A failure that repeats (a full disk fails every fill) is reported once a minute. */
+function oncePerMinute(report: (what: string, err: unknown) => void): (what: string, err: unknown) => void {
+  const last = new Map<string, number>();
+  return (what, err) => {
+    const now = Date.now();
+    if (now - (last.get(what) ?? -Infinity) < 60_000) return;
+    last.set(what, now);
+    report(what, err);
+  };
+}
+
+function halfTheFreeSpace(dir: string): number {
+  let at = dir;
+  for (;;) {
+    try {
+      const stat = statfsSync(at);
+      return Math.max(2 ** 20, Math.floor((stat.bavail * stat.bsize) / 2));
+    } catch {
+      const up = path.dirname(at);
+      if (up === at) return DEFAULT_BUDGET_BYTES;
+      at = up;
+    }
+  }
+}
+
+function formatBytes(bytes: number): string {
+  const units = ["B", "KiB", "MiB", "GiB", "TiB"];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toFixed(value >= 10 || unit === 0 ? 0 : 1)} ${units[unit]}`;
+}
+
+/** The cache's figures as Prometheus metrics, on `registry`, read when scraped. */
+export function registerReadCacheMetrics(registry: promClient.Registry, cache: DiskCache): void {
+  const counter = (name: string, help: string, value: () => number) =>
+    new promClient.Counter({
+      name: `quiver_read_cache_${name}`,
+      help,
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(value());
+      },
+    });
+  const gauge = (name: string, help: string, value: () => number) =>
+    new promClient.Gauge({
+      name: `quiver_read_cache_${name}`,
+      help,
+      registers: [registry],
+      collect() {
+        this.set(value());
+      },
+    });
+  const { stats } = cache;
+  counter("hits_total", "Reads of write-once files the read cache answered from local disk", () => stats.hits);
+  counter("misses_total", "Reads of write-once files the read cache fetched from the store (and kept)", () => stats.misses);
+  counter("cache_bytes_total", "Bytes the read cache answered from local disk", () => stats.bytesFromCache);
+  counter("store_bytes_total", "Bytes of write-once files the read cache fetched from the store", () => stats.bytesFromStore);
+  counter("evictions_total", "Entries the read cache removed to stay within its budget, least recently used first", () => stats.evictions);
+  counter("damaged_total", "Entries that failed their checksum (cut short or damaged on disk), removed and fetched again", () => stats.damaged);
+  counter("fill_failures_total", "Entries that could not be written (a full disk): their reads were answered from the store", () => stats.fillFailures);
+  gauge("size_bytes", "Bytes the read cache holds on disk now", () => cache.sizeBytes);
+  gauge("entries", "Entries the read cache holds now", () => cache.entryCount);
+  gauge("budget_bytes", "The most bytes the read cache holds (QUIVER_READ_CACHE_SIZE)", () => cache.budgetBytes);
+}
