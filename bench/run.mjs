@@ -6,7 +6,8 @@
  * load, workers, maintenance, query, catalog (BENCH_CATALOG_TABLES tables, 10,000 by default, 400 on Azurite), managed
  * (the REST namespace client's adds to a managed table against an unmanaged one), idle (store requests at rest, with
  * --latency 0: 1, 2 and 4 instances over BENCH_IDLE_TABLES tables, 300 and 3,000 by default);
- * latency, the operations table, is the one case run with --latency alone.
+ * latency (the operations table) and reads (warm and cold reads of a 50,000 × 128 indexed table, BENCH_READS_ROWS) are the
+ * cases run with --latency alone.
  * With --azurite, Quiver's root and the engine's both live on one Azurite (a real Azure Blob server, in memory); with
  * --latency, also behind a proxy that answers each store request that many milliseconds late and counts them.
  * Prints a table of medians (min-max) and ratios, and writes bench/results/latest[-azurite|-latency].{json,md}, or
@@ -24,6 +25,7 @@ import { catalogCase } from "./catalog.mjs";
 import { idleCase } from "./idle.mjs";
 import { insertCase } from "./insert.mjs";
 import { latencyCase, latencyTable } from "./latency.mjs";
+import { readsCase, readsTable } from "./reads.mjs";
 import { listCase } from "./list.mjs";
 import { loadCase } from "./load.mjs";
 import { maintenanceCase } from "./maintenance.mjs";
@@ -41,8 +43,9 @@ const latency = latencyAt < 0 ? null : Number(args[latencyAt + 1]);
 if (latency !== null && !(latency >= 0)) throw new Error("--latency takes the milliseconds each store request is held back, e.g. --latency 15");
 const onAzurite = args.includes("--azurite") || latency !== null;
 const selected = args.filter((a, i) => a !== "--azurite" && a !== "--latency" && (latencyAt < 0 || i !== latencyAt + 1));
-// With --latency alone, the operations table; the other cases run where asked for by name.
-const want = (name) => (selected.length === 0 ? (latency === null ? name !== "latency" : name === "latency") : selected.includes(name));
+// With --latency alone, the operations table and the reads; the other cases run where asked for by name.
+const LATENCY_CASES = ["latency", "reads"];
+const want = (name) => (selected.length === 0 ? (latency === null ? !LATENCY_CASES.includes(name) : LATENCY_CASES.includes(name)) : selected.includes(name));
 const results = [];
 /** Tables of their own that a case adds to the results' Markdown. */
 const extraTables = [];
@@ -82,6 +85,15 @@ const CASES = [
       if (!ctx.proxy) throw new Error("the latency case needs --latency <ms>");
       const rows = await latencyCase({ ...ctx, key: KEY, lancedb, arrow: arrowCjs, storageOptions: ctx.azurite.storageOptions, runs: BENCH_LATENCY_RUNS });
       extraTables.push(latencyTable(rows, latency));
+    },
+  ],
+  [
+    "reads",
+    async (ctx) => {
+      console.log(`reads, warm and cold, on a store that answers each request ${latency ?? 0} ms late, against the engine on the same store`);
+      if (!ctx.proxy) throw new Error("the reads case needs --latency <ms>");
+      const rows = await readsCase({ ...ctx, key: KEY, lancedb, arrow: arrowCjs, storageOptions: ctx.azurite.storageOptions, runs: BENCH_LATENCY_RUNS });
+      extraTables.push(readsTable(rows, latency));
     },
   ],
   [
@@ -140,7 +152,11 @@ if (!azurite) {
 }
 if (!existsSync(".next/BUILD_ID")) spawnSync("node_modules/.bin/next", ["build"], { stdio: "inherit" });
 // Quiver as `npm start` runs it; it makes the container on start, and the engine's connection then finds it.
-const quiver = await startQuiver(root, 3900 + Math.floor(Math.random() * 90), azurite?.storageOptions, NPM_START.workers, NPM_START.env);
+// Its read cache in the run's scratch directory: each run starts cold and leaves nothing behind.
+const quiver = await startQuiver(root, 3900 + Math.floor(Math.random() * 90), azurite?.storageOptions, NPM_START.workers, {
+  ...NPM_START.env,
+  QUIVER_READ_CACHE_DIR: path.join(scratch, "read-cache"),
+});
 // A run that fails shows what the server said last.
 process.on("exit", (code) => {
   if (code !== 0) console.error(`Quiver's log ends:\n${quiver.log().slice(-4000)}`);
