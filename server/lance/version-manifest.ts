@@ -193,6 +193,8 @@ export interface LatestManifest {
   version: number;
   v2: boolean;
   etag: string;
+  /** What the listing said of it (its size, where the listing gives it): a read of it needs no look first. */
+  info?: ObjectInfo;
   /** Batches' holds on versions, listed before the manifests. */
   holds: BatchHold[];
 }
@@ -216,14 +218,14 @@ export async function latestManifestIn(store: ObjectStore, location: string): Pr
     const version = Number(18446744073709551615n - BigInt(firstKey.slice(prefix.length, -".manifest".length)));
     // The listing carries the etag on every store here; one that leaves it out is asked for it.
     const etag = firstInfo.etag || (await store.head(firstKey))?.etag;
-    return etag === undefined ? null : { key: firstKey, version, v2: true, etag, holds };
+    return etag === undefined ? null : { key: firstKey, version, v2: true, etag, info: { ...firstInfo, etag }, holds };
   }
   const { versions } = await listVersionNumbers(store, location);
   if (!versions.length) return null;
   const version = Math.max(...versions);
   const key = manifestKey(location, version, false);
   const info = await store.head(key);
-  return info && { key, version, v2: false, etag: info.etag, holds };
+  return info && { key, version, v2: false, etag: info.etag, info, holds };
 }
 
 /** The key of a version's manifest under a dataset (or branch) directory, in the V2 (u64::MAX - version) or V1 naming. */

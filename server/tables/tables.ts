@@ -19,7 +19,7 @@ import { heldBack } from "@/server/catalog/batch-holds";
 import type { ArrowBody } from "@/server/lance/arrow-ipc";
 import type { Datasets } from "@/server/lance/datasets";
 import { engineCall, type NativeTable } from "@/server/lance/native";
-import { TableFiles } from "@/server/lance/table-files";
+import { TableFiles, type ManifestSource } from "@/server/lance/table-files";
 import { failpoint } from "@/server/failpoints";
 import type { LatestManifest } from "@/server/lance/version-manifest";
 import { countLookup } from "@/server/metrics";
@@ -475,10 +475,18 @@ export class Tables {
     }
     // The listing (with its batch holds) decides which version is the latest, and that version is described: a live
     // handle would follow whatever was committed a moment later, a version a batch may still hold back.
+    // The latest manifest, known from the listing, is read beside the engine's open of it rather than after.
+    const latestFacts = latest
+      ? this.manifestFacts(entry, latest.version, { directory: entry.location, v2: latest.v2, info: latest.info }, at.branch)
+      : undefined;
     const table = await this.readHandle(entry, latest ? { ...at, version: latest.version } : at);
     const [version, schemaBuf, stats] = await engineCall("describe table", () => Promise.all([table.version(), table.schema(), table.stats()]));
     const schema: JsonSchema = schemaToJson(tableFromIPC(schemaBuf).schema);
-    const description = { version, schema, stats, ...(await this.manifestFacts(entry, table, version, at.branch)) };
+    const facts =
+      latestFacts && latest?.version === version
+        ? await latestFacts
+        : await this.manifestFacts(entry, version, { directory: entry.location, v2: await table.usesV2ManifestPaths() }, at.branch);
+    const description = { version, schema, stats, ...facts };
     if (cacheKey !== null && latest?.version === version) this.descriptions.set(cacheKey, description);
     return { entry, declaredOnly, ...description };
   }
@@ -489,13 +497,13 @@ export class Tables {
    */
   private async manifestFacts(
     entry: TableEntry,
-    table: NativeTable,
     version: number,
+    source: ManifestSource,
     branch?: string,
   ): Promise<Pick<TableVersionDescription, "deletedRows" | "tableMetadata">> {
     if (branch && branch !== "main") return {};
     try {
-      const { summary } = await this.filesOf(entry).manifest(version, { directory: entry.location, v2: await table.usesV2ManifestPaths() });
+      const { summary } = await this.filesOf(entry).manifest(version, source);
       return { deletedRows: Number(summary.metadata.total_deletion_file_rows), tableMetadata: summary.tableMetadata };
     } catch {
       return {};
