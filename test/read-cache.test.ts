@@ -198,6 +198,47 @@ describe("the read cache", () => {
     }
   });
 
+  it("reads a table many times its budget right, never holding more than the budget and the entry being added", async () => {
+    const dir = freshDir();
+    const budget = 2 * 2 ** 20;
+    const { server, db } = await serve(dir, { QUIVER_READ_CACHE_SIZE: "2MiB" });
+    try {
+      // About 6 MiB in 12 data files, three times the budget, read in ranges and whole, twice over.
+      const table = await db.createTable("big", rows(0, 10_000));
+      for (let from = 10_000; from < 120_000; from += 10_000) await table.add(rows(from, 10_000));
+      let largestEntry = 0;
+      const onDisk = () => {
+        const sizes = entryFiles(dir).map((file) => readFileSync(file).length);
+        largestEntry = Math.max(largestEntry, ...sizes);
+        return sizes.reduce((sum, size) => sum + size, 0);
+      };
+      for (let pass = 0; pass < 2; pass++) {
+        expect(await table.countRows()).toBe(120_000);
+        for (const from of [0, 35_000, 70_000, 115_000]) {
+          expect(
+            ids(
+              await table
+                .query()
+                .where(`id >= ${from} AND id < ${from + 5}`)
+                .toArray(),
+            ),
+          ).toEqual([0, 1, 2, 3, 4].map((i) => from + i));
+          expect(onDisk()).toBeLessThanOrEqual(budget + largestEntry);
+        }
+        const all = await table.query().select(["id", "v"]).toArray();
+        expect(all).toHaveLength(120_000);
+        expect(onDisk()).toBeLessThanOrEqual(budget + largestEntry);
+      }
+      const metrics = await cacheMetrics(server);
+      expect(metrics.budget_bytes).toBe(budget);
+      expect(metrics.size_bytes).toBeLessThanOrEqual(budget);
+      expect(metrics.evictions_total).toBeGreaterThan(0);
+      expect(metrics.hits_total + metrics.misses_total).toBeGreaterThan(0);
+    } finally {
+      await server.stop();
+    }
+  });
+
   it("answers reads from the store when the disk is full, with no client error", async () => {
     const dir = freshDir();
     const { server, db } = await serve(dir, {}, { fileSizeLimitKiB: 4 });
