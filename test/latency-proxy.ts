@@ -35,6 +35,11 @@ export interface LatencyProxy {
    * the store as it was when they arrived) until the returned function is called.
    */
   holdAnswers: (matches: (request: StoreRequest) => boolean) => () => void;
+  /**
+   * Spoils the store's answers to the next `times` requests `matches` picks: answered 503 ServerBusy in their place,
+   * or cut off halfway through their body (the connection closed under it); until the next `reset`.
+   */
+  spoilAnswers: (matches: (request: StoreRequest) => boolean, how: "503" | "cut", times: number) => { spoiled: () => number };
   stop: () => Promise<void>;
 }
 
@@ -78,6 +83,7 @@ export async function startLatencyProxy(upstream: string, latencyMs: number): Pr
   let seen: StoreRequest[] = [];
   let since = performance.now();
   const held = heldAnswers<StoreRequest>();
+  const spoils: Array<{ matches: (request: StoreRequest) => boolean; how: "503" | "cut"; left: number }> = [];
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://proxy");
@@ -99,8 +105,28 @@ export async function startLatencyProxy(upstream: string, latencyMs: number): Pr
         const released = held.until(record);
         setTimeout(() => {
           void released.then(() => {
-            res.writeHead(answer.statusCode ?? 502, answer.headers);
-            answer.pipe(res);
+            const spoil = spoils.find((candidate) => candidate.left > 0 && candidate.matches(record));
+            if (!spoil) {
+              res.writeHead(answer.statusCode ?? 502, answer.headers);
+              answer.pipe(res);
+              return;
+            }
+            spoil.left--;
+            if (spoil.how === "503") {
+              answer.resume();
+              record.status = 503;
+              res.writeHead(503, { "content-type": "application/xml", "x-ms-error-code": "ServerBusy" });
+              res.end('<?xml version="1.0" encoding="utf-8"?><Error><Code>ServerBusy</Code><Message>busy</Message></Error>');
+              return;
+            }
+            const chunks: Buffer[] = [];
+            answer.on("data", (chunk: Buffer) => chunks.push(chunk));
+            answer.on("end", () => {
+              const body = Buffer.concat(chunks);
+              res.writeHead(answer.statusCode ?? 502, answer.headers);
+              res.write(body.subarray(0, Math.floor(body.length / 2)));
+              setTimeout(() => res.socket?.destroy(), 5);
+            });
           });
         }, wait);
       },
@@ -119,6 +145,7 @@ export async function startLatencyProxy(upstream: string, latencyMs: number): Pr
     port,
     requests: () => [...seen],
     reset: () => {
+      spoils.length = 0;
       seen = [];
       since = performance.now();
     },
@@ -126,6 +153,11 @@ export async function startLatencyProxy(upstream: string, latencyMs: number): Pr
       latency = ms;
     },
     holdAnswers: held.hold,
+    spoilAnswers: (matches, how, times) => {
+      const spoil = { matches, how, left: times };
+      spoils.push(spoil);
+      return { spoiled: () => times - spoil.left };
+    },
     stop: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -239,6 +239,27 @@ describe("the read cache", () => {
     }
   });
 
+  for (const how of ["503", "cut"] as const) {
+    it(`answers right when the store ${how === "503" ? "answers 503" : "cuts answers short"}, and keeps nothing spoiled`, async () => {
+      const { server, db } = await serve(freshDir());
+      try {
+        const table = await db.createTable(`spoiled_${how}`, rows(0, 3000));
+        const spoiling = proxy.spoilAnswers(isDataRead, how, 3);
+        const first = await read(table);
+        expect(spoiling.spoiled()).toBe(3);
+        expect(first.filtered).toEqual([100, 101, 102, 103, 104, 105, 106, 107, 108, 109]);
+        expect(first.count).toBe(3000);
+        proxy.reset();
+        // Everything kept was whole: the next read is answered from the cache, and right.
+        expect(await read(table)).toEqual(first);
+        expect(proxy.requests().filter(isDataRead)).toEqual([]);
+        expect((await cacheMetrics(server)).damaged_total).toBe(0);
+      } finally {
+        await server.stop();
+      }
+    });
+  }
+
   it("answers reads from the store when the disk is full, with no client error", async () => {
     const dir = freshDir();
     const { server, db } = await serve(dir, {}, { fileSizeLimitKiB: 4 });

@@ -6,10 +6,13 @@ import { AZURITE_ACCOUNT, AZURITE_KEY, createContainer, startAzurite, type Azuri
 import { sharedKeySignature } from "./azure-shared-key.ts";
 import { startCacheProxy, type CacheProxy } from "./cache-proxy.ts";
 import { DiskCache } from "./disk-cache.ts";
+import { startLatencyProxy, type LatencyProxy } from "@/test/latency-proxy";
 
 let azurite: Azurite;
 let cache: DiskCache;
 let proxy: CacheProxy;
+/** The store as the cache proxy sees it: Azurite behind a proxy that can spoil its answers. */
+let store: LatencyProxy;
 const CONTAINER = "proxied";
 const blob = Buffer.from(Array.from({ length: 100_000 }, (_, i) => (i * 7) % 256));
 
@@ -32,12 +35,14 @@ beforeAll(async () => {
   azurite = await startAzurite();
   await createContainer(azurite.endpoint, CONTAINER);
   cache = await DiskCache.open(mkdtempSync(path.join(os.tmpdir(), "quiver-cache-proxy-")), 64 * 2 ** 20, () => {});
-  proxy = await startCacheProxy({ endpoint: new URL(azurite.endpoint), account: AZURITE_ACCOUNT, key: Buffer.from(AZURITE_KEY, "base64") }, cache, () => {});
+  store = await startLatencyProxy(azurite.endpoint, 0);
+  proxy = await startCacheProxy({ endpoint: new URL(store.endpoint), account: AZURITE_ACCOUNT, key: Buffer.from(AZURITE_KEY, "base64") }, cache, () => {});
   expect((await put("t.lance/data/a.lance", blob)).status).toBe(201);
   expect((await put("t.lance/_versions/1.manifest", blob.subarray(0, 100))).status).toBe(201);
 });
 afterAll(async () => {
   await proxy?.close();
+  await store?.stop();
   cache?.close();
   await azurite?.stop();
 });
@@ -79,5 +84,21 @@ describe("the read cache's store endpoint", () => {
     const answers = await Promise.all(Array.from({ length: 5 }, () => send("GET", "t.lance/data/a.lance", { range: "bytes=50000-59999" })));
     for (const answer of answers) expect(answer.body).toEqual(blob.subarray(50_000, 60_000));
     expect(cache.stats.misses - misses).toBe(1);
+  });
+
+  it("keeps nothing of an answer the store cut short", async () => {
+    expect((await put("t.lance/data/cut.lance", blob)).status).toBe(201);
+    store.reset();
+    const spoiling = store.spoilAnswers((r) => r.path.endsWith("/cut.lance") && r.kind === "read", "cut", 1);
+    const cut = await send("GET", "t.lance/data/cut.lance").catch(() => null);
+    expect(spoiling.spoiled()).toBe(1);
+    expect(cut === null || cut.body.length < blob.length).toBe(true);
+    const misses = cache.stats.misses;
+    const whole = await send("GET", "t.lance/data/cut.lance");
+    expect(whole.body).toEqual(blob);
+    expect(cache.stats.misses - misses).toBe(1);
+    const hits = cache.stats.hits;
+    expect((await send("GET", "t.lance/data/cut.lance")).body).toEqual(blob);
+    expect(cache.stats.hits - hits).toBe(1);
   });
 });

@@ -153,10 +153,11 @@ export async function startCacheProxy(upstream: AzureUpstream, cache: DiskCache,
     let kept: Promise<void> = Promise.resolve();
     const fill = pass(req, res, (status, headers, body) => {
       cache.stats.bytesFromStore += body.length;
-      const contentRange = String(headers["content-range"] ?? "");
-      const total = status === 206 ? Number(/\/(\d+)$/.exec(contentRange)?.[1]) : body.length;
-      const start = status === 206 ? Number(/^bytes (\d+)-/.exec(contentRange)?.[1]) : 0;
-      if (!Number.isSafeInteger(total) || !Number.isSafeInteger(start)) return;
+      // Kept only when the body is all the answer said it is: a cut answer may still end without an error.
+      const range = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(String(headers["content-range"] ?? ""));
+      const [start, last, total] = status === 206 && range ? range.slice(1).map(Number) : [0, body.length - 1, body.length];
+      if (status === 206 && !range) return;
+      if (body.length !== last - start + 1 || body.length !== Number(headers["content-length"])) return;
       const repeated: Record<string, string> = {};
       for (const [name, value] of Object.entries(headers)) if (!PER_ANSWER.has(name) && typeof value === "string") repeated[name] = value;
       kept = cache.keep(object, start, { object, size: total, headers: repeated }, body);
