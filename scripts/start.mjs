@@ -8,7 +8,6 @@ import os from "node:os";
 import { spawnSync } from "node:child_process";
 import promClient from "prom-client";
 import { readyLines, relayWorkerOutput, settleLogFormat } from "./worker-output.mjs";
-import { registerReadCacheMetrics, startReadCache } from "../server/storage/read-cache/read-cache.ts";
 
 const { AggregatorRegistry } = promClient;
 
@@ -43,6 +42,8 @@ function workerCount(value) {
 }
 
 // The machine's read cache (server/storage/read-cache/): one for all the workers, which reach the store through it.
+// Imported once the Node version is checked: Node loads its TypeScript as it is from 22.18 on.
+const { registerReadCacheMetrics, startReadCache } = await import("../server/storage/read-cache/read-cache.ts");
 const primaryMetrics = new promClient.Registry();
 const readCache = await startReadCache(
   process.env,
