@@ -125,7 +125,8 @@ export async function startCacheProxy(upstream: AzureUpstream, cache: DiskCache,
     const cacheable = req.method === "GET" && isWriteOnceName(url.pathname) && !CONDITIONAL.some((name) => req.headers[name] !== undefined);
     const rangeHeader = header("x-ms-range") ?? header("range");
     const requested = rangeHeader === undefined ? undefined : boundedRange(rangeHeader);
-    if (!cacheable || (rangeHeader !== undefined && requested === undefined)) return pass(req, res);
+    // A request the store would refuse is its to refuse: it neither reads nor fills the cache.
+    if (!cacheable || (rangeHeader !== undefined && requested === undefined) || !signedByRoot(req, url)) return pass(req, res);
     const object = url.pathname;
     const wanted = (): [number, number] | undefined => {
       if (requested) return requested;
@@ -136,7 +137,7 @@ export async function startCacheProxy(upstream: AzureUpstream, cache: DiskCache,
       const range = wanted();
       if (!range) return false;
       const found = await cache.read(object, range[0], range[1]);
-      if (!found || !signedByRoot(req, url)) return false;
+      if (!found) return false;
       cache.stats.hits++;
       cache.stats.bytesFromCache += found.body.length;
       answerFromCache(res, found.header, found.body, requested);

@@ -61,19 +61,20 @@ export function parseByteSize(raw: string, setting: string): number {
  * The read cache the environment asks for, or why there is none: a root other than Azure's (where the engine's own
  * reads go on as they are), or QUIVER_READ_CACHE=off.
  */
-export function readCacheSettings(env: NodeJS.ProcessEnv): { settings: ReadCacheSettings } | { off: string } {
+export function readCacheSettings(env: NodeJS.ProcessEnv): { settings: ReadCacheSettings } | { off: string; worthSaying: boolean } {
   const choice = (env.QUIVER_READ_CACHE ?? "").trim().toLowerCase();
   if (!["", "on", "off", "true", "false"].includes(choice))
     throw new ReadCacheSettingError(`QUIVER_READ_CACHE must be 'on' or 'off', got '${env.QUIVER_READ_CACHE}'`);
   const root = (env.QUIVER_ROOT ?? "").trim();
   const scheme = /^([a-z0-9]+):\/\//i.exec(root)?.[1]?.toLowerCase();
-  if (choice === "off" || choice === "false") return { off: "QUIVER_READ_CACHE is off" };
+  if (choice === "off" || choice === "false") return { off: "QUIVER_READ_CACHE is off", worthSaying: false };
   if (scheme !== "az") {
     if (choice === "on" || choice === "true")
       throw new ReadCacheSettingError(
         `QUIVER_READ_CACHE=on: the read cache serves az:// roots (the root is ${scheme ? `${scheme}://` : "a local directory, which the OS caches"}); unset it`,
       );
-    return { off: scheme ? `the read cache serves az:// roots only; ${scheme}:// reads go to the store` : "a local root: the OS caches its files" };
+    if (!scheme) return { off: "a local root: the OS caches its files", worthSaying: false };
+    return { off: `the read cache serves az:// roots only; ${scheme}:// reads go to the store`, worthSaying: true };
   }
   let options: Record<string, string> = {};
   try {
@@ -86,7 +87,10 @@ export function readCacheSettings(env: NodeJS.ProcessEnv): { settings: ReadCache
   const key = pickOption(options, AZURE_KEY);
   const sasToken = pickOption(options, AZURE_SAS);
   if (!endpoint || !account || (!key && !sasToken))
-    return { off: "the read cache needs the account's key or a SAS token in QUIVER_STORAGE_OPTIONS, to check who asks for cached bytes" };
+    return {
+      off: "the read cache needs the account's key or a SAS token in QUIVER_STORAGE_OPTIONS, to check who asks for cached bytes",
+      worthSaying: true,
+    };
   const budgetBytes = env.QUIVER_READ_CACHE_SIZE ? parseByteSize(env.QUIVER_READ_CACHE_SIZE, "QUIVER_READ_CACHE_SIZE") : undefined;
   const dirSetByOperator = Boolean(env.QUIVER_READ_CACHE_DIR?.trim());
   const base = env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache");
@@ -97,7 +101,7 @@ export function readCacheSettings(env: NodeJS.ProcessEnv): { settings: ReadCache
     settings: {
       dir,
       dirSetByOperator,
-      budgetBytes: budgetBytes ?? DEFAULT_BUDGET_BYTES,
+      budgetBytes: budgetBytes ?? Math.min(DEFAULT_BUDGET_BYTES, halfTheFreeSpace(dir)),
       upstream: { endpoint: new URL(endpoint), account, key: key ? Buffer.from(key, "base64") : undefined, sasToken },
     },
   };
@@ -122,14 +126,13 @@ export async function startReadCache(
   const onFailure = oncePerMinute(report);
   const chosen = readCacheSettings(env);
   if ("off" in chosen) {
-    if (!/^(QUIVER_READ_CACHE is off|a local root)/.test(chosen.off)) say(`read cache off: ${chosen.off}`);
+    if (chosen.worthSaying) say(`read cache off: ${chosen.off}`);
     return undefined;
   }
-  const { dir, dirSetByOperator, upstream } = chosen.settings;
+  const { dir, dirSetByOperator, budgetBytes, upstream } = chosen.settings;
   let cache: DiskCache;
   try {
-    const budget = env.QUIVER_READ_CACHE_SIZE ? chosen.settings.budgetBytes : Math.min(chosen.settings.budgetBytes, halfTheFreeSpace(dir));
-    cache = await DiskCache.open(dir, budget, onFailure);
+    cache = await DiskCache.open(dir, budgetBytes, onFailure);
   } catch (err) {
     const why = err instanceof CacheInUse ? err.message : `the read cache directory ${dir} cannot be used: ${(err as Error).message}`;
     // Another instance of this machine owns it: that one's reads are cached, and this one's go to the store.
