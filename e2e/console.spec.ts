@@ -211,7 +211,12 @@ test("alter columns with a preview, then see the new version", async ({ page }) 
 
 test("create a namespace, declare a table, drop them by typing their names", async ({ page }) => {
   await signInWithKey(page, undefined, "/browse/shop");
-  await page.getByRole("button", { name: "New namespace" }).click();
+  // The button is on screen before its page has hydrated (CI once clicked it then, and no dialog opened): click until
+  // the dialog is there.
+  await expect(async () => {
+    await page.getByRole("button", { name: "New namespace" }).click();
+    await expect(page.getByLabel("Namespace name")).toBeVisible({ timeout: 1000 });
+  }).toPass();
   await page.getByLabel("Namespace name").fill("tmp");
   await page.getByRole("button", { name: "Create namespace" }).click();
   await expect(page).toHaveURL(/\/browse\/shop\/tmp$/);
