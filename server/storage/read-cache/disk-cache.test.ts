@@ -52,6 +52,33 @@ describe("the read cache's disk entries", () => {
     cache.close();
   });
 
+  it("stays within its budget on disk while many fills are written at once, keeping what fits", async () => {
+    const dir = freshDir();
+    // four entries of a MiB each, with their headers
+    const budget = 4 * MiB + 4096;
+    const cache = await open(dir, budget);
+    const keep = (name: string, seed: number) => {
+      const object = `/a/c/t.lance/data/${name}.lance`;
+      return cache.keep(object, 0, header(object, MiB), bytesOf(MiB, seed)).then(() => {
+        expect(onDisk(dir)).toBeLessThanOrEqual(budget);
+        return object;
+      });
+    };
+    for (let i = 0; i < 4; i++) await keep(`old-${i}`, i);
+    const fills = Array.from({ length: 12 }, (_, i) => {
+      const fill = keep(`new-${i}`, 10 + i);
+      expect(cache.sizeBytes).toBeLessThanOrEqual(budget);
+      return fill;
+    });
+    const kept = await Promise.all(fills);
+    expect(onDisk(dir)).toBeLessThanOrEqual(budget);
+    // The four older entries made room for the first four fills; the fills under way held the rest of the budget.
+    expect(cache.stats.evictions).toBe(4);
+    expect(cache.stats.notKept).toBe(8);
+    for (const [i, object] of kept.entries()) expect(Boolean(await cache.read(object, 0, MiB))).toBe(i < 4);
+    cache.close();
+  });
+
   it("detects an entry damaged on disk or cut short, removes it and answers nothing for it", async () => {
     const dir = freshDir();
     const cache = await open(dir, 64 * MiB);

@@ -44,6 +44,8 @@ export interface CacheStats {
   bytesFromCache: number;
   bytesFromStore: number;
   evictions: number;
+  /** Ranges fetched but not kept: the fills under way held the rest of the budget. */
+  notKept: number;
   damaged: number;
   fillFailures: number;
 }
@@ -64,11 +66,13 @@ export interface Found {
 }
 
 export class DiskCache {
-  readonly stats: CacheStats = { hits: 0, misses: 0, bytesFromCache: 0, bytesFromStore: 0, evictions: 0, damaged: 0, fillFailures: 0 };
+  readonly stats: CacheStats = { hits: 0, misses: 0, bytesFromCache: 0, bytesFromStore: 0, evictions: 0, notKept: 0, damaged: 0, fillFailures: 0 };
   /** Entries by recency: the first is the least recently used. */
   private readonly entries = new Map<string, Entry>();
   private readonly byObject = new Map<string, Entry[]>();
   private bytes = 0;
+  /** Removals of entries' files under way. */
+  private readonly removals = new Set<Promise<unknown>>();
   /** Bodies of entries read lately, by entry file, least recently used first. */
   private readonly hot = new Map<string, Found>();
   private hotBytes = 0;
@@ -157,13 +161,21 @@ export class DiskCache {
     const known = this.byObject.get(objectId) ?? [];
     if (known.some((e) => e.start <= start && e.end >= end)) return;
     const content = encodeEntry(header, body);
-    if (content.length > this.budgetBytes) return;
+    // Room is made before the bytes are written, from entries not being written: when fills under way hold the rest
+    // of the budget, this range is not kept (the reader has it already).
+    const room = this.makeRoom(content.length);
+    if (this.bytes + content.length > this.budgetBytes) {
+      this.stats.notKept++;
+      return;
+    }
     const file = path.join(objectId.slice(0, 2), `${objectId}-${start}-${end}-${header.size}`);
     const entry: Entry = { file, objectId, start, end, size: header.size, bytes: content.length, touchedAt: Date.now(), writing: { header, body } };
     this.add(entry);
     const target = this.pathOf(file);
     const temporary = `${target}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
     try {
+      // The files of entries given up to make room, here or by another fill, are gone before this one is written.
+      await room;
       await fs.mkdir(path.dirname(target), { recursive: true });
       await fs.writeFile(temporary, content);
       await fs.rename(temporary, target);
@@ -175,11 +187,10 @@ export class DiskCache {
       return;
     }
     delete entry.writing;
-    // evicted while it was being written
+    // removed while it was being written (a wider range of the same object replaced it)
     if (!this.entries.has(file)) await fs.rm(target, { force: true });
     else this.heat(file, { header, body });
     for (const covered of known.filter((e) => e !== entry && e.start >= start && e.end <= end)) this.remove(covered);
-    this.evict();
   }
 
   private pathOf(file: string): string {
@@ -220,7 +231,11 @@ export class DiskCache {
 
   private remove(entry: Entry): void {
     this.forget(entry);
-    fs.rm(this.pathOf(entry.file), { force: true }).catch((err) => this.onFailure("removing a cache entry", err));
+    const removal = fs
+      .rm(this.pathOf(entry.file), { force: true })
+      .catch((err) => this.onFailure("removing a cache entry", err))
+      .finally(() => this.removals.delete(removal));
+    this.removals.add(removal);
   }
 
   private use(entry: Entry): void {
@@ -238,13 +253,18 @@ export class DiskCache {
     fs.utimes(this.pathOf(entry.file), at, at).catch(() => undefined);
   }
 
-  /** Down to the budget, the least recently used first. */
-  private evict(): void {
+  /**
+   * Removes the least recently used entries that are not being written until `extra` more bytes fit in the budget;
+   * settles once every removal under way, these and earlier ones, has left the disk.
+   */
+  private makeRoom(extra: number): Promise<unknown> {
     for (const entry of this.entries.values()) {
-      if (this.bytes <= this.budgetBytes) return;
+      if (this.bytes + extra <= this.budgetBytes) break;
+      if (entry.writing) continue;
       this.stats.evictions++;
       this.remove(entry);
     }
+    return Promise.all(this.removals);
   }
 
   /** The entries a previous owner left, oldest use first; temporary files of fills that never finished removed. */
@@ -267,7 +287,7 @@ export class DiskCache {
     }
     found.sort((a, b) => a.touchedAt - b.touchedAt);
     for (const entry of found) this.add(entry);
-    this.evict();
+    await this.makeRoom(0);
   }
 }
 

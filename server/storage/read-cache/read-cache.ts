@@ -219,6 +219,7 @@ export function registerReadCacheMetrics(registry: promClient.Registry, cache: D
   counter("store_bytes_total", "Bytes of write-once files the read cache fetched from the store", () => stats.bytesFromStore);
   counter("evictions_total", "Entries the read cache removed to stay within its budget, least recently used first", () => stats.evictions);
   counter("damaged_total", "Entries that failed their checksum (cut short or damaged on disk), removed and fetched again", () => stats.damaged);
+  counter("not_kept_total", "Ranges read from the store and not kept: the fills under way held the rest of the budget", () => stats.notKept);
   counter("fill_failures_total", "Entries that could not be written (a full disk): their reads were answered from the store", () => stats.fillFailures);
   gauge("size_bytes", "Bytes the read cache holds on disk now", () => cache.sizeBytes);
   gauge("entries", "Entries the read cache holds now", () => cache.entryCount);
