@@ -7,7 +7,8 @@
  * (the REST namespace client's adds to a managed table against an unmanaged one), idle (store requests at rest, with
  * --latency 0: 1, 2 and 4 instances over BENCH_IDLE_TABLES tables, 300 and 3,000 by default);
  * latency (the operations table) and reads (warm and cold reads of a 50,000 × 128 indexed table, BENCH_READS_ROWS) are the
- * cases run with --latency alone.
+ * cases run with --latency alone; large-reads (a 100,000 × 768 table of 500 MiB, BENCH_LARGE_ROWS: warm IVF-PQ p50 and
+ * p99, and a 64 MiB read cache reading it whole) runs with --latency when named, and takes about ten minutes.
  * With --azurite, Quiver's root and the engine's both live on one Azurite (a real Azure Blob server, in memory); with
  * --latency, also behind a proxy that answers each store request that many milliseconds late and counts them.
  * Prints a table of medians (min-max) and ratios, and writes bench/results/latest[-azurite|-latency].{json,md}, or
@@ -25,6 +26,7 @@ import { catalogCase } from "./catalog.mjs";
 import { idleCase } from "./idle.mjs";
 import { insertCase } from "./insert.mjs";
 import { latencyCase, latencyTable } from "./latency.mjs";
+import { largeReadsCase, largeReadsTable } from "./large-reads.mjs";
 import { readsCase, readsTable } from "./reads.mjs";
 import { listCase } from "./list.mjs";
 import { loadCase } from "./load.mjs";
@@ -94,6 +96,15 @@ const CASES = [
       if (!ctx.proxy) throw new Error("the reads case needs --latency <ms>");
       const rows = await readsCase({ ...ctx, key: KEY, lancedb, arrow: arrowCjs, storageOptions: ctx.azurite.storageOptions, runs: BENCH_LATENCY_RUNS });
       extraTables.push(readsTable(rows, latency));
+    },
+  ],
+  [
+    "large-reads",
+    async (ctx) => {
+      console.log(`reads of a large table on a store that answers each request ${latency ?? 0} ms late, against the engine reading the same table`);
+      if (!ctx.proxy) throw new Error("the large-reads case needs --latency <ms>");
+      const rows = await largeReadsCase({ ...ctx, key: KEY, lancedb, arrow: arrowCjs, storageOptions: ctx.azurite.storageOptions });
+      extraTables.push(largeReadsTable(rows, latency));
     },
   ],
   [
