@@ -14,6 +14,8 @@ let dir: string;
 let store: ObjectStore;
 let ledger: typeof import("./write-ledger");
 let decisions: Array<{ attempt: string }> = [];
+/** The time of the attempt's last sign of life each decision was made from. */
+let lastSigns: number[] = [];
 let verdict: Verdict = { landed: null, why: "nothing like it" };
 let subject: WriteLedger;
 
@@ -52,8 +54,9 @@ beforeAll(async () => {
   const { parseRoot } = await import("@/server/storage/root");
   store = openStore(parseRoot(dir), {});
   ledger = await import("./write-ledger");
-  subject = new ledger.WriteLedger(store, async (claim) => {
+  subject = new ledger.WriteLedger(store, async (claim, lastSign) => {
     decisions.push({ attempt: claim.attempt });
+    lastSigns.push(lastSign);
     return verdict;
   });
 });
@@ -86,14 +89,20 @@ describe("the write ledger", () => {
     expect(await settling).toMatchObject({ kind: "committed", body: { version: 7 } });
   });
 
-  it("decides once, from the history, an attempt whose instance went quiet, and keeps the decision", async () => {
+  it("decides once, from the history, an attempt whose instance went quiet after its last renewal, and keeps the decision", async () => {
     await stopped("k4", "a-stopped");
     decisions = [];
+    lastSigns = [];
     verdict = { landed: { version: 3, counts: { inserted: 5, updated: 0, deleted: 0 } }, why: "version 3 looks like it" };
-    const started = Date.now();
-    expect(await subject.settle("k4", "f")).toEqual({ kind: "decided", decided: { version: 3, counts: { inserted: 5, updated: 0, deleted: 0 } } });
-    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+    const settling = subject.settle("k4", "f");
+    // The attempt's instance renews its lease once more while the repeat waits: the wait starts again from it.
+    await subject.renew("k4", 1, 1);
+    const renewedAt = Date.parse(JSON.parse((await store.get(".quiver/requests/k4/1.lease-1"))!.toString()).time);
+    expect(await settling).toEqual({ kind: "decided", decided: { version: 3, counts: { inserted: 5, updated: 0, deleted: 0 } } });
     expect(decisions).toEqual([{ attempt: "a-stopped" }]);
+    expect(lastSigns).toEqual([renewedAt]);
+    const decision = JSON.parse((await store.get(".quiver/requests/k4/1.decision"))!.toString());
+    expect(Date.parse(decision.time) - renewedAt).toBeGreaterThanOrEqual(300);
     expect(await subject.settle("k4", "f")).toMatchObject({ kind: "decided" });
     expect(decisions).toHaveLength(1);
   });
