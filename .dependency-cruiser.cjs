@@ -92,7 +92,7 @@ module.exports = {
       // loads them: nothing in the browser imports server/ (lib and components import lib only).
       module: {
         path: "^server/",
-        pathNot: "((\\.test|_pb)\\.ts|^server/storage/read-cache/(disk-cache|cache-proxy|azure-shared-key|read-cache|option-names)\\.ts)$",
+        pathNot: "((\\.test|_pb)\\.ts|^server/storage/read-cache/(disk-cache|cache-proxy|azure-shared-key|aws-sigv4|read-cache|option-names)\\.ts)$",
       },
       to: { path: `${NODE_MODULES}server-only/` },
     },

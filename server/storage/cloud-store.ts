@@ -13,7 +13,19 @@ import { ensureAzureContainer } from "./azure-container";
 import { withDeadline } from "./deadline";
 import { bareEtag, checkKey, isPlainKey, storeUnavailable, type ObjectInfo, type ObjectStore } from "./object-store";
 import type { Cloud, ObjectRoot } from "./root";
-import { AZURE_ACCOUNT, AZURE_KEY, AZURE_SAS, azureEndpoint, pickOption } from "./read-cache/option-names";
+import {
+  AWS_ACCESS_KEY_ID,
+  AWS_ENDPOINT,
+  AWS_REGION,
+  AWS_SECRET_ACCESS_KEY,
+  AWS_SESSION_TOKEN,
+  AWS_VIRTUAL_HOSTED,
+  AZURE_ACCOUNT,
+  AZURE_KEY,
+  AZURE_SAS,
+  azureEndpoint,
+  pickOption,
+} from "./read-cache/option-names";
 
 /** A listed object, not a "directory" entry or a name that is no plain key. */
 const isObjectEntry = (entry: Entry) => !entry.path().endsWith("/") && isPlainKey(entry.path());
@@ -44,12 +56,12 @@ export function openDalConfig(root: ObjectRoot, options: Record<string, string>)
       config: defined({
         ...base,
         bucket: root.bucket,
-        region: pick(options, ["aws_region", "region", "aws_default_region"], ["AWS_REGION", "AWS_DEFAULT_REGION"]),
-        endpoint: pick(options, ["aws_endpoint", "aws_endpoint_url", "endpoint", "endpoint_url"], ["AWS_ENDPOINT", "AWS_ENDPOINT_URL"]),
-        access_key_id: pick(options, ["aws_access_key_id", "access_key_id"], ["AWS_ACCESS_KEY_ID"]),
-        secret_access_key: pick(options, ["aws_secret_access_key", "secret_access_key"], ["AWS_SECRET_ACCESS_KEY"]),
-        session_token: pick(options, ["aws_session_token", "aws_token", "session_token", "token"], ["AWS_SESSION_TOKEN"]),
-        enable_virtual_host_style: pick(options, ["aws_virtual_hosted_style_request", "virtual_hosted_style_request"]),
+        region: pickOption(options, AWS_REGION),
+        endpoint: pickOption(options, AWS_ENDPOINT),
+        access_key_id: pickOption(options, AWS_ACCESS_KEY_ID),
+        secret_access_key: pickOption(options, AWS_SECRET_ACCESS_KEY),
+        session_token: pickOption(options, AWS_SESSION_TOKEN),
+        enable_virtual_host_style: pick(options, AWS_VIRTUAL_HOSTED.names),
       }),
     }),
     gs: () => {

@@ -36,7 +36,11 @@ beforeAll(async () => {
   await createContainer(azurite.endpoint, CONTAINER);
   cache = await DiskCache.open(mkdtempSync(path.join(os.tmpdir(), "quiver-cache-proxy-")), 64 * 2 ** 20, () => {});
   store = await startLatencyProxy(azurite.endpoint, 0);
-  proxy = await startCacheProxy({ endpoint: new URL(store.endpoint), account: AZURITE_ACCOUNT, key: Buffer.from(AZURITE_KEY, "base64") }, cache, () => {});
+  proxy = await startCacheProxy(
+    { kind: "azure", endpoint: new URL(store.endpoint), account: AZURITE_ACCOUNT, key: Buffer.from(AZURITE_KEY, "base64") },
+    cache,
+    () => {},
+  );
   expect((await put("t.lance/data/a.lance", blob)).status).toBe(201);
   expect((await put("t.lance/_versions/1.manifest", blob.subarray(0, 100))).status).toBe(201);
 });

@@ -11,15 +11,32 @@ import https from "node:https";
 import type { AddressInfo } from "node:net";
 import type { DiskCache, EntryHeader } from "./disk-cache.ts";
 import { signedWithKey, signedWithSas } from "./azure-shared-key.ts";
+import { signedWithAwsKey, signForStore, type AwsCredentials } from "./aws-sigv4.ts";
 
-/** The store behind the proxy: Azure Blob Storage, with the credentials the engine signs its requests with. */
+/** Azure Blob Storage, with the credentials the engine signs its requests with: requests pass to it as they came. */
 export interface AzureUpstream {
+  kind: "azure";
   /** The account's blob endpoint, with Azurite's account path where there is one. */
   endpoint: URL;
   account: string;
   key?: Buffer;
   sasToken?: string;
 }
+
+/**
+ * S3 (or a store that speaks it): the engine signs for the loopback endpoint, so each request is checked against the
+ * root's key and signed again for the store. A request the root's key did not sign is refused here.
+ */
+export interface S3Upstream {
+  kind: "s3";
+  /** The store's endpoint: the one the options name, or the region's. */
+  endpoint: URL;
+  /** Buckets as hosts (`<bucket>.s3.<region>.amazonaws.com`) rather than as the path's first part. */
+  virtualHosted: boolean;
+  credentials: AwsCredentials;
+}
+
+export type StoreUpstream = AzureUpstream | S3Upstream;
 
 /**
  * Names Lance writes once and never again: data files, index files, deletion files and transaction files, each
@@ -40,6 +57,8 @@ const PER_ANSWER = new Set([
   "transfer-encoding",
   "x-ms-request-id",
   "x-ms-client-request-id",
+  "x-amz-request-id",
+  "x-amz-id-2",
   "server",
 ]);
 
@@ -63,22 +82,51 @@ function boundedRange(value: string | undefined): [number, number] | undefined {
 
 const CONDITIONAL = ["if-match", "if-none-match", "if-modified-since", "if-unmodified-since", "x-ms-if-tags"];
 
-export async function startCacheProxy(upstream: AzureUpstream, cache: DiskCache, onFailure: (what: string, err: unknown) => void): Promise<CacheProxy> {
+/** Where a request goes, and the headers it goes with. */
+interface Routed {
+  url: string;
+  headers: http.OutgoingHttpHeaders;
+}
+
+export async function startCacheProxy(upstream: StoreUpstream, cache: DiskCache, onFailure: (what: string, err: unknown) => void): Promise<CacheProxy> {
   const client = upstream.endpoint.protocol === "https:" ? https : http;
   const agent = new client.Agent({ keepAlive: true, maxSockets: 256 });
   const origin = upstream.endpoint.origin;
   /** Reads of one range running now: a second reader of it waits for the first and then reads the cache. */
   const filling = new Map<string, Promise<void>>();
 
-  const signedByRoot = (req: IncomingMessage, url: URL) =>
-    (upstream.key !== undefined && signedWithKey(req.method ?? "GET", url, req.headers, upstream.account, upstream.key)) ||
-    (upstream.sasToken !== undefined && signedWithSas(url, upstream.sasToken));
+  const split = (req: IncomingMessage) => {
+    const raw = req.url ?? "/";
+    const at = raw.indexOf("?");
+    return at < 0 ? { path: raw, query: "" } : { path: raw.slice(0, at), query: raw.slice(at + 1) };
+  };
+
+  const signedByRoot = (req: IncomingMessage, url: URL): boolean => {
+    if (upstream.kind === "s3") {
+      const { path, query } = split(req);
+      return signedWithAwsKey(req.method ?? "GET", path, query, req.headers, upstream.credentials);
+    }
+    return (
+      (upstream.key !== undefined && signedWithKey(req.method ?? "GET", url, req.headers, upstream.account, upstream.key)) ||
+      (upstream.sasToken !== undefined && signedWithSas(url, upstream.sasToken))
+    );
+  };
+
+  const route = (req: IncomingMessage): Routed => {
+    if (upstream.kind === "azure") return { url: `${origin}${req.url}`, headers: { ...req.headers, host: upstream.endpoint.host } };
+    const { path, query } = split(req);
+    const [, bucket = "", rest = ""] = /^\/([^/]*)(.*)$/.exec(path) ?? [];
+    const host = upstream.virtualHosted ? `${bucket}.${upstream.endpoint.host}` : upstream.endpoint.host;
+    const storePath = upstream.virtualHosted ? rest || "/" : `${upstream.endpoint.pathname.replace(/\/+$/, "")}${path}`;
+    const headers = signForStore(req.method ?? "GET", host, storePath, query, req.headers, upstream.credentials);
+    return { url: `${upstream.endpoint.protocol}//${host}${storePath}${query ? `?${query}` : ""}`, headers };
+  };
 
   /** The request as it came, to the store; its answer as it came, back, and to `keep` when given. */
   const pass = (req: IncomingMessage, res: ServerResponse, keep?: (status: number, headers: http.IncomingHttpHeaders, body: Buffer) => void) =>
     new Promise<void>((settled) => {
-      const headers = { ...req.headers, host: upstream.endpoint.host };
-      const out = client.request(`${origin}${req.url}`, { method: req.method, headers, agent }, (answer) => {
+      const { url, headers } = route(req);
+      const out = client.request(url, { method: req.method, headers, agent }, (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
         const chunks: Buffer[] = [];
         let length = 0;
@@ -116,17 +164,25 @@ export async function startCacheProxy(upstream: AzureUpstream, cache: DiskCache,
     res.end(body);
   };
 
+  const refuse = (res: ServerResponse) => {
+    res.writeHead(403, { "content-type": "application/xml" });
+    res.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>SignatureDoesNotMatch</Code><Message>not signed with the root\'s key</Message></Error>');
+  };
+
   const serve = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? "/", origin);
     const header = (name: string) => {
       const value = req.headers[name];
       return Array.isArray(value) ? value[0] : value;
     };
+    const signed = signedByRoot(req, url);
+    // Signed again with the root's key, a request the engine did not sign would reach the store as the root's.
+    if (upstream.kind === "s3" && !signed) return refuse(res);
     const cacheable = req.method === "GET" && isWriteOnceName(url.pathname) && !CONDITIONAL.some((name) => req.headers[name] !== undefined);
     const rangeHeader = header("x-ms-range") ?? header("range");
     const requested = rangeHeader === undefined ? undefined : boundedRange(rangeHeader);
     // A request the store would refuse is its to refuse: it neither reads nor fills the cache.
-    if (!cacheable || (rangeHeader !== undefined && requested === undefined) || !signedByRoot(req, url)) return pass(req, res);
+    if (!cacheable || (rangeHeader !== undefined && requested === undefined) || !signed) return pass(req, res);
     const object = url.pathname;
     const wanted = (): [number, number] | undefined => {
       if (requested) return requested;
@@ -184,7 +240,8 @@ export async function startCacheProxy(upstream: AzureUpstream, cache: DiskCache,
   });
   server.unref();
   const port = (server.address() as AddressInfo).port;
-  const path = upstream.endpoint.pathname.replace(/\/+$/, "");
+  // Azurite's account path stays in the engine's endpoint; an S3 endpoint's path is added on the way to the store.
+  const path = upstream.kind === "azure" ? upstream.endpoint.pathname.replace(/\/+$/, "") : "";
   return {
     endpoint: `http://127.0.0.1:${port}${path}`,
     close: () =>

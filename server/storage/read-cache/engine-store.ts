@@ -5,7 +5,7 @@
 import "server-only";
 import { register } from "prom-client";
 import { log } from "@/server/log";
-import { AZURE_ENDPOINT } from "./option-names";
+import { AWS_ENDPOINT, AWS_VIRTUAL_HOSTED, AZURE_ENDPOINT } from "./option-names";
 import { registerReadCacheMetrics, startReadCache } from "./read-cache";
 
 /**
@@ -30,6 +30,10 @@ export async function startEngineReadCache(): Promise<void> {
 export function engineStorageOptions(options: Record<string, string>): Record<string, string> {
   const endpoint = process.env[ENDPOINT];
   if (!endpoint || endpoint === "none") return options;
-  const pointed = Object.fromEntries(Object.entries(options).filter(([name]) => !AZURE_ENDPOINT.names.includes(name)));
+  const s3 = /^s3:\/\//i.test(process.env.QUIVER_ROOT?.trim() ?? "");
+  const replaced = s3 ? [...AWS_ENDPOINT.names, ...AWS_VIRTUAL_HOSTED.names] : AZURE_ENDPOINT.names;
+  const pointed = Object.fromEntries(Object.entries(options).filter(([name]) => !replaced.includes(name)));
+  // S3 through the cache: the bucket as the path's first part, which the cache turns back into the store's form.
+  if (s3) return { ...pointed, aws_endpoint: endpoint, aws_virtual_hosted_style_request: "false", allow_http: "true" };
   return { ...pointed, azure_storage_endpoint: endpoint, allow_http: "true" };
 }

@@ -12,6 +12,13 @@ export const AZURE_KEY = {
 export const AZURE_SAS = { names: ["azure_storage_sas_token", "azure_storage_sas_key", "sas_token", "sas_key"], env: ["AZURE_STORAGE_SAS_TOKEN"] };
 export const AZURE_ENDPOINT = { names: ["azure_storage_endpoint", "azure_endpoint", "endpoint"], env: ["AZURE_STORAGE_ENDPOINT", "AZURE_ENDPOINT"] };
 
+export const AWS_REGION = { names: ["aws_region", "region", "aws_default_region"], env: ["AWS_REGION", "AWS_DEFAULT_REGION"] };
+export const AWS_ENDPOINT = { names: ["aws_endpoint", "aws_endpoint_url", "endpoint", "endpoint_url"], env: ["AWS_ENDPOINT", "AWS_ENDPOINT_URL"] };
+export const AWS_ACCESS_KEY_ID = { names: ["aws_access_key_id", "access_key_id"], env: ["AWS_ACCESS_KEY_ID"] };
+export const AWS_SECRET_ACCESS_KEY = { names: ["aws_secret_access_key", "secret_access_key"], env: ["AWS_SECRET_ACCESS_KEY"] };
+export const AWS_SESSION_TOKEN = { names: ["aws_session_token", "aws_token", "session_token", "token"], env: ["AWS_SESSION_TOKEN"] };
+export const AWS_VIRTUAL_HOSTED = { names: ["aws_virtual_hosted_style_request", "virtual_hosted_style_request"], env: ["AWS_VIRTUAL_HOSTED_STYLE_REQUEST"] };
+
 /** The first option given among Lance's names for it, then the environment variables. */
 export function pickOption(options: Record<string, string>, option: { names: string[]; env?: string[] }): string | undefined {
   for (const name of option.names) if (options[name]) return options[name];

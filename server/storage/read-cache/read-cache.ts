@@ -3,7 +3,7 @@
  * all its workers (scripts/start.mjs) and hands them its endpoint; a server process started alone starts its own
  * (engine-store.ts). Erasable TypeScript (see disk-cache.ts).
  *
- * Settings: QUIVER_READ_CACHE (on for an az:// root, off for a local one, where the OS caches files), and
+ * Settings: QUIVER_READ_CACHE (on for an az:// or s3:// root, off for a local one, where the OS caches files), and
  * QUIVER_READ_CACHE_DIR and QUIVER_READ_CACHE_SIZE.
  */
 import { createHash } from "node:crypto";
@@ -12,8 +12,20 @@ import os from "node:os";
 import path from "node:path";
 import promClient from "prom-client";
 import { CacheInUse, DiskCache } from "./disk-cache.ts";
-import { startCacheProxy, type AzureUpstream } from "./cache-proxy.ts";
-import { AZURE_ACCOUNT, AZURE_KEY, AZURE_SAS, azureEndpoint, pickOption } from "./option-names.ts";
+import { startCacheProxy, type AzureUpstream, type S3Upstream, type StoreUpstream } from "./cache-proxy.ts";
+import {
+  AWS_ACCESS_KEY_ID,
+  AWS_ENDPOINT,
+  AWS_REGION,
+  AWS_SECRET_ACCESS_KEY,
+  AWS_SESSION_TOKEN,
+  AWS_VIRTUAL_HOSTED,
+  AZURE_ACCOUNT,
+  AZURE_KEY,
+  AZURE_SAS,
+  azureEndpoint,
+  pickOption,
+} from "./option-names.ts";
 
 /** A setting the server cannot start with, named as server/config-error.ts names its own (startup reports it alone). */
 class ReadCacheSettingError extends Error {
@@ -25,7 +37,7 @@ export interface ReadCacheSettings {
   /** The operator named the directory: one that cannot be used stops the start, where the default one is done without. */
   dirSetByOperator: boolean;
   budgetBytes: number;
-  upstream: AzureUpstream;
+  upstream: StoreUpstream;
 }
 
 /** At most this much by default, and at most half the disk's free space when the cache starts. */
@@ -58,8 +70,8 @@ export function parseByteSize(raw: string, setting: string): number {
 }
 
 /**
- * The read cache the environment asks for, or why there is none: a root other than Azure's (where the engine's own
- * reads go on as they are), or QUIVER_READ_CACHE=off.
+ * The read cache the environment asks for, or why there is none: a root other than Azure's or S3's (where the engine's
+ * own reads go on as they are), credentials the cache cannot check requests with, or QUIVER_READ_CACHE=off.
  */
 export function readCacheSettings(env: NodeJS.ProcessEnv): { settings: ReadCacheSettings } | { off: string; worthSaying: boolean } {
   const choice = (env.QUIVER_READ_CACHE ?? "").trim().toLowerCase();
@@ -68,13 +80,13 @@ export function readCacheSettings(env: NodeJS.ProcessEnv): { settings: ReadCache
   const root = (env.QUIVER_ROOT ?? "").trim();
   const scheme = /^([a-z0-9]+):\/\//i.exec(root)?.[1]?.toLowerCase();
   if (choice === "off" || choice === "false") return { off: "QUIVER_READ_CACHE is off", worthSaying: false };
-  if (scheme !== "az") {
+  if (scheme !== "az" && scheme !== "s3") {
     if (choice === "on" || choice === "true")
       throw new ReadCacheSettingError(
-        `QUIVER_READ_CACHE=on: the read cache serves az:// roots (the root is ${scheme ? `${scheme}://` : "a local directory, which the OS caches"}); unset it`,
+        `QUIVER_READ_CACHE=on: the read cache serves az:// and s3:// roots (the root is ${scheme ? `${scheme}://` : "a local directory, which the OS caches"}); unset it`,
       );
     if (!scheme) return { off: "a local root: the OS caches its files", worthSaying: false };
-    return { off: `the read cache serves az:// roots only; ${scheme}:// reads go to the store`, worthSaying: true };
+    return { off: `the read cache serves az:// and s3:// roots; ${scheme}:// reads go to the store`, worthSaying: true };
   }
   let options: Record<string, string> = {};
   try {
@@ -82,15 +94,10 @@ export function readCacheSettings(env: NodeJS.ProcessEnv): { settings: ReadCache
   } catch {
     // the server's own settings report a bad QUIVER_STORAGE_OPTIONS
   }
-  const endpoint = azureEndpoint(options);
-  const account = pickOption(options, AZURE_ACCOUNT);
-  const key = pickOption(options, AZURE_KEY);
-  const sasToken = pickOption(options, AZURE_SAS);
-  if (!endpoint || !account || (!key && !sasToken))
-    return {
-      off: "the read cache needs the account's key or a SAS token in QUIVER_STORAGE_OPTIONS, to check who asks for cached bytes",
-      worthSaying: true,
-    };
+  const upstream = scheme === "az" ? azureUpstream(options) : s3Upstream(options);
+  if ("off" in upstream) return { off: upstream.off, worthSaying: true };
+  // as the options spell it: an Azure root keeps the directory earlier versions chose
+  const endpoint = upstream.kind === "azure" ? azureEndpoint(options) : upstream.endpoint.href;
   const budgetBytes = env.QUIVER_READ_CACHE_SIZE ? parseByteSize(env.QUIVER_READ_CACHE_SIZE, "QUIVER_READ_CACHE_SIZE") : undefined;
   const dirSetByOperator = Boolean(env.QUIVER_READ_CACHE_DIR?.trim());
   const base = env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache");
@@ -102,8 +109,34 @@ export function readCacheSettings(env: NodeJS.ProcessEnv): { settings: ReadCache
       dir,
       dirSetByOperator,
       budgetBytes: budgetBytes ?? Math.min(DEFAULT_BUDGET_BYTES, halfTheFreeSpace(dir)),
-      upstream: { endpoint: new URL(endpoint), account, key: key ? Buffer.from(key, "base64") : undefined, sasToken },
+      upstream,
     },
+  };
+}
+
+function azureUpstream(options: Record<string, string>): AzureUpstream | { off: string } {
+  const endpoint = azureEndpoint(options);
+  const account = pickOption(options, AZURE_ACCOUNT);
+  const key = pickOption(options, AZURE_KEY);
+  const sasToken = pickOption(options, AZURE_SAS);
+  if (!endpoint || !account || (!key && !sasToken))
+    return { off: "the read cache needs the account's key or a SAS token in QUIVER_STORAGE_OPTIONS, to check who asks for cached bytes" };
+  return { kind: "azure", endpoint: new URL(endpoint), account, key: key ? Buffer.from(key, "base64") : undefined, sasToken };
+}
+
+function s3Upstream(options: Record<string, string>): S3Upstream | { off: string } {
+  const accessKeyId = pickOption(options, AWS_ACCESS_KEY_ID);
+  const secretAccessKey = pickOption(options, AWS_SECRET_ACCESS_KEY);
+  // Without a key of its own (an instance role, web identity), the cache could neither check nor sign a request.
+  if (!accessKeyId || !secretAccessKey)
+    return { off: "the read cache needs an access key id and secret in QUIVER_STORAGE_OPTIONS or AWS_ACCESS_KEY_ID, to check and sign requests" };
+  const region = pickOption(options, AWS_REGION) ?? "us-east-1";
+  const endpoint = pickOption(options, AWS_ENDPOINT) ?? `https://s3.${region}.amazonaws.com`;
+  return {
+    kind: "s3",
+    endpoint: new URL(endpoint),
+    virtualHosted: pickOption(options, AWS_VIRTUAL_HOSTED)?.toLowerCase() === "true",
+    credentials: { accessKeyId, secretAccessKey, sessionToken: pickOption(options, AWS_SESSION_TOKEN), region },
   };
 }
 
