@@ -62,10 +62,16 @@ export async function readsCase(ctx) {
   const q = await remote.openTable("reads");
   const e = await engine.openTable("reads");
   const probe = Array.from({ length: DIM }, (_, d) => Math.sin(42 * 0.013 + d * 0.7));
+  // Each side's own row ids of the same rows (Quiver's table has stable row ids, the engine's does not).
+  const rowIdsOf = async (t) => (await t.query().where("id IN (7, 12000, 25001, 49000)").withRowId().toArray()).map((r) => r._rowid);
+  const rowIds = new Map([
+    [q, await rowIdsOf(q)],
+    [e, await rowIdsOf(e)],
+  ]);
   const reads = [
     ["count rows", (t) => t.countRows()],
     ["filter query, 10 rows", (t) => t.query().where("id >= 31000 AND id < 31010").toArray()],
-    ["take 4 rows by offset", (t) => t.takeOffsets([7, 12_000, 25_001, 49_000]).toArray()],
+    ["take 4 rows by row ids", (t) => t.takeRowIds(rowIds.get(t)).toArray()],
     ["vector search k=10, IVF-PQ", (t) => t.search(probe).limit(10).toArray()],
     ["vector search k=10, exact", (t) => t.search(probe).bypassVectorIndex().limit(10).toArray()],
     ["full-text search, 10 rows", (t) => t.query().fullTextSearch("cedar").limit(10).toArray()],
