@@ -56,7 +56,7 @@ export interface Database {
 /** Opens the data root as a database: the store, the handles on its datasets, and the catalog and tables over them. */
 export async function openDatabase(root: DataRoot, storageOptions: Record<string, string>): Promise<Database> {
   const store = openStore(root, storageOptions);
-  const datasets = new Datasets(root, store, engineStorageOptions(storageOptions));
+  const datasets = new Datasets(root, store, engineStorageOptions(root, storageOptions));
   await datasets.init();
   const turns = new KeyedLock();
   const catalog = new Catalog(datasets, store, turns);

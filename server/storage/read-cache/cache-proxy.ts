@@ -175,10 +175,11 @@ export async function startCacheProxy(upstream: StoreUpstream, cache: DiskCache,
       const value = req.headers[name];
       return Array.isArray(value) ? value[0] : value;
     };
-    const signed = signedByRoot(req, url);
-    // Signed again with the root's key, a request the engine did not sign would reach the store as the root's.
-    if (upstream.kind === "s3" && !signed) return refuse(res);
     const cacheable = req.method === "GET" && isWriteOnceName(url.pathname) && !CONDITIONAL.some((name) => req.headers[name] !== undefined);
+    // Checked where it decides something: on S3 every request (signed again with the root's key, one the engine did
+    // not sign would reach the store as the root's); on Azure, which checks what it is sent, only a read of the cache.
+    const signed = (upstream.kind === "s3" || cacheable) && signedByRoot(req, url);
+    if (upstream.kind === "s3" && !signed) return refuse(res);
     const rangeHeader = header("x-ms-range") ?? header("range");
     const requested = rangeHeader === undefined ? undefined : boundedRange(rangeHeader);
     // A request the store would refuse is its to refuse: it neither reads nor fills the cache.

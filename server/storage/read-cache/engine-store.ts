@@ -5,6 +5,7 @@
 import "server-only";
 import { register } from "prom-client";
 import { log } from "@/server/log";
+import type { DataRoot } from "@/server/storage/root";
 import { AWS_ENDPOINT, AWS_VIRTUAL_HOSTED, AZURE_ENDPOINT } from "./option-names";
 import { registerReadCacheMetrics, startReadCache } from "./read-cache";
 
@@ -27,10 +28,10 @@ export async function startEngineReadCache(): Promise<void> {
 }
 
 /** The storage options the engine opens datasets with: the store's, pointed at the read cache when there is one. */
-export function engineStorageOptions(options: Record<string, string>): Record<string, string> {
+export function engineStorageOptions(root: DataRoot, options: Record<string, string>): Record<string, string> {
   const endpoint = process.env[ENDPOINT];
   if (!endpoint || endpoint === "none") return options;
-  const s3 = /^s3:\/\//i.test(process.env.QUIVER_ROOT?.trim() ?? "");
+  const s3 = root.kind === "object" && root.cloud === "s3";
   const replaced = s3 ? [...AWS_ENDPOINT.names, ...AWS_VIRTUAL_HOSTED.names] : AZURE_ENDPOINT.names;
   const pointed = Object.fromEntries(Object.entries(options).filter(([name]) => !replaced.includes(name)));
   // S3 through the cache: the bucket as the path's first part, which the cache turns back into the store's form.
