@@ -19,6 +19,14 @@ export const RUNS = Number(process.env.BENCH_RUNS || 3);
 
 export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
 export const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
+/** A column of `dim`-wide float vectors over `values` (row after row), without copying them. */
+export const vectorColumn = (arrow, dim, values) =>
+  arrow.makeVector({
+    type: new arrow.FixedSizeList(dim, new arrow.Field("item", new arrow.Float32(), true)),
+    length: values.length / dim,
+    nullCount: 0,
+    child: arrow.makeData({ type: new arrow.Float32(), length: values.length, data: values }),
+  });
 export const fmt = (x) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
 
 export function rowsTable(from, count, arrow = { Table, vectorFromArray, Int64, Float64, Utf8 }) {

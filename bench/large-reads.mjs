@@ -11,7 +11,7 @@
 import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { NPM_START, pct, startQuiver } from "./harness.mjs";
+import { median, NPM_START, pct, startQuiver, vectorColumn } from "./harness.mjs";
 
 const DIM = 768;
 const ROWS = Number(process.env.BENCH_LARGE_ROWS || 100_000);
@@ -51,16 +51,10 @@ function tableOf(arrow, from, count) {
       new arrow.Int64(),
     ),
     text: arrow.vectorFromArray(texts, new arrow.Utf8()),
-    v: arrow.makeVector({
-      type: new arrow.FixedSizeList(DIM, new arrow.Field("item", new arrow.Float32(), true)),
-      length: count,
-      nullCount: 0,
-      child: arrow.makeData({ type: new arrow.Float32(), length: count * DIM, data: vectors }),
-    }),
+    v: vectorColumn(arrow, DIM, vectors),
   });
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
 const idsOf = (rows) => rows.map((r) => Number(r.id));
 
 /** The most a cache directory's entries held at once, and its largest entry, sampled while `work` runs. */

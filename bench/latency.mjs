@@ -7,6 +7,7 @@
  * ledger's records (server/tables/write-ledger.ts), which ride on round trips it makes anyway: its time target stays.
  */
 import { performance } from "node:perf_hooks";
+import { median } from "./harness.mjs";
 
 const DIM = 32;
 const ROWS = 10_000;
@@ -33,8 +34,6 @@ function tableOf(arrow, from, count) {
     ),
   });
 }
-
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
 
 /** The write ledger's records of an insert or a merge-insert: its claim, the look for and marker among earlier writes of its body, its answer, its version's record. */
 const LEDGER_RECORDS = 5;

@@ -6,7 +6,7 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { NPM_START } from "./harness.mjs";
+import { median, NPM_START } from "./harness.mjs";
 
 const ADDS = 30;
 
@@ -81,5 +81,3 @@ function traceStoreRequests(side, ms, requests) {
       `    ${r.at.toFixed(1).padStart(6)} ms  ${r.kind.padEnd(6)} ${r.status ?? "-"}  ${r.path.replace(/^\/[^/]+\/[^/]+\//, "")}${r.prefix ? ` (prefix ${r.prefix})` : ""}`,
     );
 }
-
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];

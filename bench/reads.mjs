@@ -9,6 +9,7 @@
  * most 2 store requests; cold ≤ 1.1× the engine.
  */
 import { performance } from "node:perf_hooks";
+import { median, pct, vectorColumn } from "./harness.mjs";
 
 const DIM = 128;
 const ROWS = Number(process.env.BENCH_READS_ROWS || 50_000);
@@ -28,17 +29,9 @@ function tableOf(arrow, from, count) {
       ids.map((i) => `${WORDS[i % WORDS.length]} ${WORDS[(i * 7) % WORDS.length]} note ${i}`),
       new arrow.Utf8(),
     ),
-    v: arrow.makeVector({
-      type: new arrow.FixedSizeList(DIM, new arrow.Field("item", new arrow.Float32(), true)),
-      length: count,
-      nullCount: 0,
-      child: arrow.makeData({ type: new arrow.Float32(), length: count * DIM, data: vectors }),
-    }),
+    v: vectorColumn(arrow, DIM, vectors),
   });
 }
-
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
-const percentile = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(p * xs.length) - 1)];
 
 /** `ctx`: { base, key, lancedb, arrow, engineRoot, storageOptions, proxy, runs, latency, record } */
 export async function readsCase(ctx) {
@@ -114,7 +107,7 @@ export async function readsCase(ctx) {
       quiverRequests: median(requests.quiver),
       engineRequests: median(requests.engine),
       met: timeMet && requestsMet,
-      p99: percentile(times.quiver, 0.99),
+      p99: pct(times.quiver, 0.99),
     });
   }
 
