@@ -27,7 +27,7 @@ import type { AuditEntry } from "@/server/auth/audit";
 import { formatIdentifier } from "@/lib/identifiers";
 
 import { STATUS_BY_CODE, type ErrorCodeValue } from "@/lib/contract/errors";
-import { Lease } from "@/server/storage/lease";
+import { Candidacy } from "@/server/storage/lease";
 import { manifestHealth, planCleanup, type TableHealth } from "./operations";
 import { cleanupDue, compactionDue, servicePolicy, tablePolicy, type MaintenancePolicy } from "./policy";
 import type { Tables } from "@/server/tables/tables";
@@ -60,26 +60,15 @@ export function startMaintenancePolicy(): void {
   const { policy, problems } = servicePolicy();
   if (problems.length) throw new ConfigError(problems.join("; "));
   const agenda = new Agenda(sweepMs());
-  let lease: Lease | null = null;
   let running = false;
   let ledgerSwept = Date.now() - LEDGER_SWEEP_MS * Math.random();
 
-  const lead = async () => {
-    if (lease?.holds) return;
-    if (lease) {
-      log.info("this instance is no longer the maintainer");
-      await lease.release();
-      lease = null;
-      metrics.maintainer.set(0);
-    }
-    lease = await Lease.acquire(rootStore(), MAINTAINER_LEASE, INSTANCE, maintainerSlotMs()).catch(() => null);
-    if (lease) {
-      log.info("this instance is now the maintainer: it runs the automatic maintenance passes");
-      metrics.maintainer.set(1);
-    }
-  };
+  const lease = new Candidacy(rootStore(), MAINTAINER_LEASE, INSTANCE, maintainerSlotMs(), (holds) => {
+    log.info(holds ? "this instance is now the maintainer: it runs the automatic maintenance passes" : "this instance is no longer the maintainer");
+    metrics.maintainer.set(holds ? 1 : 0);
+  });
   const pass = async () => {
-    if (running || !lease?.holds) return;
+    if (running || !lease.holds) return;
     running = true;
     try {
       await maintenancePass(policy, agenda);
@@ -94,8 +83,6 @@ export function startMaintenancePolicy(): void {
       running = false;
     }
   };
-  void lead();
-  setInterval(() => void lead(), maintainerSlotMs() / 2).unref();
   // A new maintainer starts its first pass within an interval, at an offset of its own.
   const first = setTimeout(
     () => {

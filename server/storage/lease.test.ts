@@ -1,6 +1,7 @@
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { stopSharedAzurite, storeKinds } from "@/test/stores";
-import { Lease } from "./lease";
+import type { ObjectStore } from "./object-store";
+import { Candidacy, Lease } from "./lease";
 
 const tableLeasePrefix = (location: string) => `.quiver/maintenance/${location}/lease/`;
 const slotMs = () => Number(process.env.QUIVER_MAINTENANCE_LEASE_MS) || 60_000;
@@ -11,6 +12,15 @@ afterEach(() => {
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The store, each of its calls answered `ms` later: a store far away, or busy. */
+const slow = (store: ObjectStore, ms: number): ObjectStore =>
+  new Proxy(store, {
+    get: (target, name, receiver) => {
+      const value: unknown = Reflect.get(target, name, receiver);
+      return typeof value === "function" ? async (...args: unknown[]) => (await sleep(ms), value.apply(target, args)) : value;
+    },
+  });
 
 describe.each(storeKinds())("a table's maintenance lease on the $name store", ({ make }) => {
   it("is held by one job at a time, says who holds it, and is free again once released", async () => {
@@ -47,5 +57,32 @@ describe.each(storeKinds())("a table's maintenance lease on the $name store", ({
     const next = await Lease.acquire(store, tableLeasePrefix("slots.lance"), "job-b", slotMs());
     expect(next).not.toBeNull();
     await next!.release();
+  });
+
+  it("leaves a holder of many slots its last ones only, not an object per slot gone by", async () => {
+    const store = await make();
+    const prefix = tableLeasePrefix("long.lance");
+    const lease = await Lease.acquire(store, prefix, "job-a", 200);
+    await sleep(2400);
+    expect(lease!.holds).toBe(true);
+    expect((await store.list(prefix)).length).toBeLessThanOrEqual(3);
+    await lease!.release();
+    expect(await store.list(prefix)).toEqual([]);
+  });
+
+  it("is won by one candidate whose asks answer slower than it asks, which then holds it", async () => {
+    const store = await make();
+    const prefix = ".quiver/maintainer/lease/";
+    const said: boolean[] = [];
+    // Every store call takes 150 ms; an ask (its slot, the next one, a listing) takes longer than the 200 ms between asks.
+    const candidacy = new Candidacy(slow(store, 150), prefix, "instance-a", 400, (holds) => said.push(holds));
+    await sleep(2500);
+    expect(said).toEqual([true]);
+    expect(candidacy.holds).toBe(true);
+    expect(await Lease.holderOf(store, prefix, 400)).toBe("instance-a");
+    const rival = new Candidacy(store, prefix, "instance-b", 400, (holds) => said.push(holds));
+    await sleep(1000);
+    expect(rival.holds).toBe(false);
+    expect(said).toEqual([true]);
   });
 });

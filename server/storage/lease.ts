@@ -48,16 +48,65 @@ export class Lease {
   }
 
   private async claimAhead() {
-    const next = Math.floor(Date.now() / this.slotMs) + 1;
+    const current = Math.floor(Date.now() / this.slotMs);
+    const next = current + 1;
     if (this.held.has(next)) return;
     // Losing the next slot cannot happen while this holder claims ahead in time; if it does, a job's work is not
     // stopped (the engine's commits stay safe when two compactions race, one of them does its work twice), and the
     // maintainer, no longer holding the lease, stops its passes.
     if (await this.store.putIfAbsent(`${this.prefix}${next}`, this.holder).catch(() => false)) this.held.add(next);
+    // Slots gone by are nobody's concern: a lease held for months leaves its last slots, not one object per slot.
+    for (const slot of [...this.held].filter((slot) => slot < current - 1)) {
+      this.held.delete(slot);
+      await this.store.delete(`${this.prefix}${slot}`).catch(() => this.held.add(slot));
+    }
   }
 
   async release() {
     clearInterval(this.timer);
     for (const slot of this.held) await this.store.delete(`${this.prefix}${slot}`).catch(() => undefined);
+  }
+}
+
+/**
+ * An instance standing for a lease for as long as it runs: it asks twice a slot while it does not hold it, one ask
+ * at a time (an ask slower than half a slot must not overlap the next, whose refusal would forget the lease the first
+ * one won while its slots went on being claimed), and says when it gains or loses it.
+ */
+export class Candidacy {
+  private lease: Lease | null = null;
+  private asking: Promise<void> | null = null;
+
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly prefix: string,
+    private readonly holder: string,
+    private readonly slotMs: number,
+    private readonly changed: (holds: boolean) => void,
+  ) {
+    setInterval(() => void this.ask(), slotMs / 2).unref();
+    void this.ask();
+  }
+
+  get holds(): boolean {
+    return this.lease?.holds ?? false;
+  }
+
+  /** Takes the lease if nobody holds it; an ask under way is the one answered. */
+  ask(): Promise<void> {
+    this.asking ??= this.askOnce().finally(() => (this.asking = null));
+    return this.asking;
+  }
+
+  private async askOnce() {
+    if (this.lease?.holds) return;
+    if (this.lease) {
+      const lost = this.lease;
+      this.lease = null;
+      this.changed(false);
+      await lost.release();
+    }
+    this.lease = await Lease.acquire(this.store, this.prefix, this.holder, this.slotMs).catch(() => null);
+    if (this.lease) this.changed(true);
   }
 }
