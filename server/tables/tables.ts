@@ -7,7 +7,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { LRUCache } from "lru-cache";
-import { tableFromIPC } from "apache-arrow";
+import { tableFromIPC, type Schema } from "apache-arrow";
 import { schemaToJson, type JsonSchema } from "@/lib/arrow-schema";
 import { wantsStableRowIds } from "@/lib/contract/catalog";
 import { config } from "@/server/config";
@@ -52,6 +52,8 @@ export class Tables {
   private readonly written: WrittenTables;
   /** Descriptions of tables' latest versions, by manifest key and etag: a new version or a replaced file misses. */
   private readonly descriptions = new LRUCache<string, TableVersionDescription>({ max: 10_000 });
+  /** Each handle's schema as last read, parsed: a schema that is still the same is not parsed again for every write. */
+  private readonly schemas = new WeakMap<NativeTable, { ipc: Buffer; schema: Schema }>();
 
   /**
    * `turns` is the catalog's too: drops, moves and deregisters of a table wait for its turn, so that a write that
@@ -510,7 +512,12 @@ export class Tables {
     }
   }
 
-  async schemaOf(table: NativeTable) {
-    return tableFromIPC(await engineCall("read the schema", () => table.schema())).schema;
+  async schemaOf(table: NativeTable): Promise<Schema> {
+    const ipc = await engineCall("read the schema", () => table.schema());
+    const known = this.schemas.get(table);
+    if (known?.ipc.equals(ipc)) return known.schema;
+    const { schema } = tableFromIPC(ipc);
+    this.schemas.set(table, { ipc, schema });
+    return schema;
   }
 }
