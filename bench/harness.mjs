@@ -257,7 +257,7 @@ function overProcessTree(pid, read) {
 export const processTreeRss = (pid) => overProcessTree(pid, (p) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, "utf8"))?.[1] ?? 0) * 1024);
 
 /** CPU time (user + system) the process and its children have used, in milliseconds. */
-const processTreeCpuMs = (pid) =>
+export const processTreeCpuMs = (pid) =>
   overProcessTree(pid, (p) => {
     const fields = readFileSync(`/proc/${p}/stat`, "utf8").split(") ")[1].split(" ");
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;

@@ -30,6 +30,14 @@ const rows = (from: number, n: number) =>
     s: Array.from({ length: n }, (_, i) => `s${from + i}`),
   });
 
+/** The rows with their strings as plain strings (apache-arrow makes dictionaries of them). */
+const undictionaried = (table: import("apache-arrow").Table) =>
+  new arrow.Table({
+    id: table.getChild("id")!,
+    x: table.getChild("x")!,
+    s: arrow.vectorFromArray(table.getChild("s")!.toArray() as string[], new arrow.Utf8()),
+  });
+
 /**
  * The listing of the root's own directories, which an instance on an object store starts beside a request every
  * few seconds (not once per call), lands in whichever window it falls: it is not the call's cost.
@@ -236,6 +244,30 @@ describe("the write ledger's records", () => {
       releases.forEach((release) => release());
     }
     expect((await adding).version).toBeGreaterThan(1);
+  });
+
+  it("are one version's record for a group of appends committed as one version, however many requests it answered", async () => {
+    const insert = (from: number) =>
+      fetch(`${quiver.url}/v1/table/t/insert`, {
+        method: "POST",
+        headers: { ...quiver.auth, "content-type": "application/vnd.apache.arrow.stream" },
+        body: Buffer.from(arrow.tableToIPC(undictionaried(rows(from, 10)), "stream")),
+      }).then(async (r) => ({ status: r.status, body: (await r.json()) as { version: number } }));
+    proxy.reset();
+    // The first insert's commit is held at its manifest: the seven sent meanwhile wait for the table's turn together,
+    // and are committed as one version when it is let go (bodies with dictionaries are each committed alone).
+    const release = proxy.holdAnswers((r) => r.kind === "write" && r.path.endsWith(".manifest"));
+    const first = insert(70_000);
+    expect(await seen((r) => r.kind === "write" && r.path.endsWith(".manifest"))).toBe(true);
+    const others = Array.from({ length: 7 }, (_, i) => insert(70_100 + i * 10));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    release();
+    const answers = await Promise.all([first, ...others]);
+    expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));
+    const versions = new Set(answers.map((a) => a.body.version));
+    expect(versions.size).toBeLessThan(8);
+    const records = proxy.requests().filter((r) => r.kind === "write" && r.path.includes("/.quiver/versions/"));
+    expect(records.map((r) => Number(/(\d+)\.json$/.exec(r.path)?.[1])).sort((a, b) => a - b)).toEqual([...versions].sort((a, b) => a - b));
   });
 });
 

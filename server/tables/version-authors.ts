@@ -8,6 +8,7 @@
  * which versions a stopped write could have made (write-history.ts).
  */
 import "server-only";
+import { LRUCache } from "lru-cache";
 import { z } from "zod";
 import { isManagedVersioning, versionAuthor, type VersionAuthor } from "@/lib/contract/catalog";
 import type { ObjectStore } from "@/server/storage/object-store";
@@ -50,6 +51,13 @@ export interface Commit {
 }
 
 /**
+ * The records this process wrote or is writing, by the write ledger's id of the commit and the version: the requests
+ * of a group of appends answer one commit, and the first of them to get here records it for all (the others would
+ * each ask the store to write it again, and be refused). A record that failed is tried again by the next.
+ */
+const recording = new LRUCache<string, Promise<unknown>>({ max: 10_000 });
+
+/**
  * Records who committed the versions a call made, and counts every commit in the metrics. A record never replaces
  * another: the first commit of a version is the one that made it.
  */
@@ -59,6 +67,16 @@ export async function recordCommits(tables: Tables, commits: Commit[], principal
       const entry = await tables.knownEntry(c.table);
       const managed = isManagedVersioning(entry.properties);
       metrics.commits.inc({ operation, managed: String(managed) });
+      const shared = c.commit ? `${c.commit} ${c.version}` : null;
+      const earlier = shared ? recording.get(shared) : undefined;
+      if (
+        earlier &&
+        (await earlier.then(
+          () => true,
+          () => false,
+        ))
+      )
+        return;
       const body: AuthorRecord = {
         version: c.version,
         branch: c.branch || null,
@@ -68,7 +86,12 @@ export async function recordCommits(tables: Tables, commits: Commit[], principal
         time: new Date().toISOString(),
         ...(c.commit ? { commit: c.commit } : {}),
       };
-      await tables.records.putIfAbsent(recordKey(entry.location, c.branch, c.version), JSON.stringify(body));
+      const writing = tables.records.putIfAbsent(recordKey(entry.location, c.branch, c.version), JSON.stringify(body));
+      if (shared) recording.set(shared, writing);
+      await writing.catch((err: unknown) => {
+        if (shared && recording.get(shared) === writing) recording.delete(shared);
+        throw err;
+      });
     }),
   );
 }
