@@ -62,8 +62,8 @@ describe.each(storeKinds())("a table's maintenance lease on the $name store", ({
   it("leaves a holder of many slots its last ones only, not an object per slot gone by", async () => {
     const store = await make();
     const prefix = tableLeasePrefix("long.lance");
-    const lease = await Lease.acquire(store, prefix, "job-a", 200);
-    await sleep(2400);
+    const lease = await Lease.acquire(store, prefix, "job-a", 400);
+    await sleep(12 * 400);
     expect(lease!.holds).toBe(true);
     expect((await store.list(prefix)).length).toBeLessThanOrEqual(3);
     await lease!.release();

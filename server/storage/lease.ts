@@ -93,7 +93,7 @@ export class Candidacy {
   }
 
   /** Takes the lease if nobody holds it; an ask under way is the one answered. */
-  ask(): Promise<void> {
+  private ask(): Promise<void> {
     this.asking ??= this.askOnce().finally(() => (this.asking = null));
     return this.asking;
   }

@@ -51,11 +51,12 @@ export interface Commit {
 }
 
 /**
- * The records this process wrote or is writing, by the write ledger's id of the commit and the version: the requests
- * of a group of appends answer one commit, and the first of them to get here records it for all (the others would
- * each ask the store to write it again, and be refused). A record that failed is tried again by the next.
+ * Whether this process wrote a record (or will have, once the write under way answers), by the write ledger's id of
+ * the commit and the version: the requests of a group of appends answer one commit, and the first of them to get here
+ * records it for all (the others would each ask the store to write it again, and be refused). A record that failed
+ * is tried again by the next.
  */
-const recording = new LRUCache<string, Promise<unknown>>({ max: 10_000 });
+const recording = new LRUCache<string, Promise<boolean>>({ max: 10_000 });
 
 /**
  * Records who committed the versions a call made, and counts every commit in the metrics. A record never replaces
@@ -68,15 +69,9 @@ export async function recordCommits(tables: Tables, commits: Commit[], principal
       const managed = isManagedVersioning(entry.properties);
       metrics.commits.inc({ operation, managed: String(managed) });
       const shared = c.commit ? `${c.commit} ${c.version}` : null;
+      // Looked up and set with no wait between: the members of a group come here within the same moment.
       const earlier = shared ? recording.get(shared) : undefined;
-      if (
-        earlier &&
-        (await earlier.then(
-          () => true,
-          () => false,
-        ))
-      )
-        return;
+      if (earlier && (await earlier)) return;
       const body: AuthorRecord = {
         version: c.version,
         branch: c.branch || null,
@@ -87,11 +82,15 @@ export async function recordCommits(tables: Tables, commits: Commit[], principal
         ...(c.commit ? { commit: c.commit } : {}),
       };
       const writing = tables.records.putIfAbsent(recordKey(entry.location, c.branch, c.version), JSON.stringify(body));
-      if (shared) recording.set(shared, writing);
-      await writing.catch((err: unknown) => {
-        if (shared && recording.get(shared) === writing) recording.delete(shared);
-        throw err;
-      });
+      if (shared)
+        recording.set(
+          shared,
+          writing.then(
+            () => true,
+            () => false,
+          ),
+        );
+      await writing;
     }),
   );
 }
