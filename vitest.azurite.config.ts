@@ -14,6 +14,7 @@ export default defineConfig({
     include: ["test/api-*.test.ts", "test/client-*.test.ts", "test/fuzz.test.ts", "test/object-store-root.test.ts", "test/catalog-committer.test.ts"],
     exclude: [...configDefaults.exclude],
     globalSetup: ["test/global-setup.ts"],
+    setupFiles: ["test/setup-azurite.ts"],
     testTimeout: 60_000,
     hookTimeout: 180_000,
     fileParallelism: false,

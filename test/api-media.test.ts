@@ -2,13 +2,13 @@
  * The console's media routes over a real table: what each binary and blob cell holds without its value, a value
  * served with the type its bytes say and the headers that keep it inert, byte ranges, thumbnails, and access.
  */
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Field, Int64, LargeBinary, makeData, RecordBatch, Schema, Struct, Table, tableToIPC, vectorFromArray } from "apache-arrow";
 import * as lancedb from "@lancedb/lancedb";
 import sharp from "sharp";
 import { client, expectError } from "./client";
 import { mediaTable, mediaValues, type MediaValues } from "./media-table";
-import { azuriteStorageOptions } from "./azurite";
+import { testAzurite } from "./azurite";
 import { onObjectStore, startServer, uriOf, type TestServer } from "./server";
 import { ErrorCode } from "@/lib/contract/errors";
 
@@ -130,7 +130,7 @@ describe("a value", () => {
 
 describe("a column of Lance's first blob encoding", () => {
   it("says each value's size, and refuses to serve one with the reason, since the engine reads only where it lies", async () => {
-    const storageOptions = onObjectStore ? azuriteStorageOptions(inject("azuriteEndpoint")!) : {};
+    const storageOptions = onObjectStore ? testAzurite().storageOptions : {};
     const schema = new Schema([new Field("id", new Int64(), false), new Field("blob", new LargeBinary(), true, new Map([["lance-encoding:blob", "true"]]))]);
     const children = [vectorFromArray([0n], new Int64()), vectorFromArray([values.png], new LargeBinary())].map((v) => v.data[0]);
     const batch = new RecordBatch(schema, makeData({ type: new Struct(schema.fields), length: 1, nullCount: 0, children }));

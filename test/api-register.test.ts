@@ -4,16 +4,15 @@
  * from every instance on the root and from Lance's own directory listing, until it is registered again.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
 import * as lancedb from "@lancedb/lancedb";
-import { azuriteStorageOptions } from "./azurite";
+import { testAzurite } from "./azurite";
 import { client, expectError, rows } from "./client";
 import { onObjectStore, rootSnapshot, startServer, storeOf, uriOf, type TestServer } from "./server";
 import { ErrorCode } from "@/lib/contract/errors";
 
 let server: TestServer;
 let api: ReturnType<typeof client>;
-const storageOptions = () => (onObjectStore ? azuriteStorageOptions(inject("azuriteEndpoint")!) : {});
+const storageOptions = () => (onObjectStore ? testAzurite().storageOptions : {});
 
 /** A dataset written by the engine itself at a key under the server's root, as another tool would leave one. */
 async function engineDataset(parent: string, name: string, count: number): Promise<lancedb.Table> {

@@ -37,6 +37,28 @@ export async function newAzuriteRoot(endpoint: string, prefix = "quiver"): Promi
   return { uri, env: { QUIVER_ROOT: uri, QUIVER_STORAGE_OPTIONS: JSON.stringify(azuriteStorageOptions(endpoint)) } };
 }
 
+let fileAzurite: Azurite | null = null;
+
+/**
+ * The Azurite of this test file, in a run of the suites on an object store (`QUIVER_TEST_STORE=azurite`): each file
+ * starts its own (test/setup-azurite.ts) and stops it when done. One Azurite shared by a whole run held every file's
+ * blobs, and its garbage collection, every 10 minutes, then kept its one thread busy for over a minute, in which no
+ * request was answered and the test under way timed out.
+ */
+export function testAzurite(): Azurite {
+  if (!fileAzurite) throw new Error("QUIVER_TEST_STORE=azurite needs the test file's Azurite, which test/setup-azurite.ts starts");
+  return fileAzurite;
+}
+
+export async function startTestAzurite(): Promise<void> {
+  fileAzurite = await startAzurite();
+}
+
+export async function stopTestAzurite(): Promise<void> {
+  await fileAzurite?.stop();
+  fileAzurite = null;
+}
+
 /** Starts Azurite; with `location`, its data is kept in that directory and outlives the process. */
 export async function startAzurite(options: { port?: number; location?: string } = {}): Promise<Azurite> {
   const port = options.port ?? (await freePort());

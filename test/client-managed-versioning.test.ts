@@ -8,8 +8,7 @@ import { createRequire } from "node:module";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as lancedb from "@lancedb/lancedb";
 import { client, expectError } from "./client";
-import { inject } from "vitest";
-import { azuriteStorageOptions } from "./azurite";
+import { testAzurite } from "./azurite";
 import { keyOf, onObjectStore, rootSnapshot, startServer, storeOf, type TestServer } from "./server";
 import { ErrorCode } from "@/lib/contract/errors";
 
@@ -20,7 +19,7 @@ let server: TestServer;
 const dirNamespace = () => {
   const storage = onObjectStore
     ? {
-        ...Object.fromEntries(Object.entries(azuriteStorageOptions(inject("azuriteEndpoint")!)).map(([k, v]) => [`storage.${k}`, v])),
+        ...Object.fromEntries(Object.entries(testAzurite().storageOptions).map(([k, v]) => [`storage.${k}`, v])),
         vend_input_storage_options: "true",
       }
     : {};

@@ -6,11 +6,10 @@
  * in the store and nothing else is: no answer, no record of it.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
 import * as lancedb from "@lancedb/lancedb";
 import type { Table } from "apache-arrow";
 import { client, rows, until } from "./client";
-import { azuriteStorageOptions } from "./azurite";
+import { azuriteStorageOptions, testAzurite } from "./azurite";
 import { startLatencyProxy, type LatencyProxy, type StoreRequest } from "./latency-proxy";
 import { startLoadBalancer, type LoadBalancer } from "./load-balancer";
 import { keyOf, onObjectStore, startServer, storeOf, type TestServer } from "./server";
@@ -44,7 +43,7 @@ async function startDying(port?: number, failpoints = onObjectStore ? ON_ANY_ROO
 beforeAll(async () => {
   other = await startServer(LEASE);
   root = other.root;
-  if (onObjectStore) proxy = await startLatencyProxy(inject("azuriteEndpoint")!, 0);
+  if (onObjectStore) proxy = await startLatencyProxy(testAzurite().endpoint, 0);
   await startDying();
   lb = await startLoadBalancer([dying.url, other.url]);
 });

@@ -4,9 +4,8 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { azuriteStorageOptions, newAzuriteRoot } from "./azurite";
+import { testAzurite } from "./azurite";
 import { snapshot } from "./hostile";
-import { inject } from "vitest";
 import type { ObjectStore } from "@/server/storage/object-store";
 import { childUri, parseRoot, relativeTo } from "@/server/storage/root";
 import { openStore } from "@/server/storage/stores";
@@ -35,27 +34,25 @@ const STOP_GRACE_MS = 30_000;
 /** True when this run's servers keep their data root on Azurite (`QUIVER_TEST_STORE=azurite`), not a local directory. */
 export const onObjectStore = process.env.QUIVER_TEST_STORE === "azurite";
 
-/** A fresh data root of this run's kind: a temporary directory, or a new container on the shared Azurite. */
+/** A fresh data root of this run's kind: a temporary directory, or a new container on the test file's Azurite. */
 async function freshRoot(): Promise<{ root: string; env: Record<string, string> }> {
   if (!onObjectStore) {
     const root = mkdtempSync(path.join(os.tmpdir(), "quiver-test-"));
     return { root, env: { QUIVER_ROOT: root } };
   }
-  const endpoint = inject("azuriteEndpoint");
-  if (!endpoint) throw new Error("QUIVER_TEST_STORE=azurite needs the Azurite that test/global-setup.ts starts");
-  const { uri, env } = await newAzuriteRoot(endpoint);
+  const { uri, env } = await testAzurite().newRoot();
   return { root: uri, env };
 }
 
 /** The environment that points a server at an existing root of this run's kind. */
 export function rootEnv(root: string): Record<string, string> {
   if (!onObjectStore) return { QUIVER_ROOT: root };
-  return { QUIVER_ROOT: root, QUIVER_STORAGE_OPTIONS: JSON.stringify(azuriteStorageOptions(inject("azuriteEndpoint")!)) };
+  return { QUIVER_ROOT: root, QUIVER_STORAGE_OPTIONS: JSON.stringify(testAzurite().storageOptions) };
 }
 
 /** The store of a server's data root, to look at what the server wrote wherever the root is. */
 export function storeOf(server: TestServer): ObjectStore {
-  return openStore(parseRoot(server.root), onObjectStore ? azuriteStorageOptions(inject("azuriteEndpoint")!) : {});
+  return openStore(parseRoot(server.root), onObjectStore ? testAzurite().storageOptions : {});
 }
 
 /**
@@ -105,7 +102,7 @@ export interface BesideRoot {
   relative: string;
   storageOptions: Record<string, string>;
   state: () => Promise<Map<string, string>>;
-  /** Deletes it; a prefix on Azurite goes with the in-memory server at the end of the run. */
+  /** Deletes it; a prefix on Azurite goes with the test file's in-memory Azurite. */
   remove: () => void;
 }
 
@@ -117,7 +114,7 @@ export function besideRoot(server: TestServer, name: string): BesideRoot {
     return { uri, relative: `../${name}`, storageOptions: {}, state: async () => snapshot(uri), remove: () => rmSync(uri, { recursive: true, force: true }) };
   }
   const uri = server.root.replace(/[^/]+$/, name);
-  const storageOptions = azuriteStorageOptions(inject("azuriteEndpoint")!);
+  const storageOptions = testAzurite().storageOptions;
   const store = openStore(parseRoot(uri), storageOptions);
   const state = async () => new Map([...(await store.listInfo(""))].map(([key, info]) => [key, info.etag] as const));
   return { uri, relative: `../${name}`, storageOptions, state, remove: () => {} };
