@@ -354,28 +354,28 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
   const besides = alongsides.map((work) =>
     work(recorded ?? Promise.resolve()).catch((err: unknown) => log.error({ request_id: requestId, err }, "finishing the request's work failed")),
   );
-  if (entries.length) {
-    // One store write for the request's entries: a declare that vends credentials records both at once.
-    await access()
-      .audit.record(...entries)
-      .catch((err: unknown) => {
-        log.error({ request_id: requestId, err }, "audit log write failed");
-        // What the handler recorded (credentials handed out) must be in the log before its answer leaves.
-        if (response.ok && handlerAudit.length > 0) {
-          errorCode = ErrorCode.ServiceUnavailable;
-          const reason = (err as Error).message.split("\n")[0].slice(0, 300);
-          response = errorResponse(
-            new QuiverError(
-              "ServiceUnavailable",
-              `the request was carried out, but what its answer hands out could not be recorded in the audit log, so it is held back (ask again): ${reason}`,
-            ),
-            url.pathname,
-            requestId,
-          );
-        }
-      });
-  }
-  await Promise.all([recorded, answered, ...besides]);
+  // One store write for the request's entries: a declare that vends credentials records both at once.
+  const audited = entries.length
+    ? access()
+        .audit.record(...entries)
+        .catch((err: unknown) => {
+          log.error({ request_id: requestId, err }, "audit log write failed");
+          // What the handler recorded (credentials handed out) must be in the log before its answer leaves.
+          if (response.ok && handlerAudit.length > 0) {
+            errorCode = ErrorCode.ServiceUnavailable;
+            const reason = (err as Error).message.split("\n")[0].slice(0, 300);
+            response = errorResponse(
+              new QuiverError(
+                "ServiceUnavailable",
+                `the request was carried out, but what its answer hands out could not be recorded in the audit log, so it is held back (ask again): ${reason}`,
+              ),
+              url.pathname,
+              requestId,
+            );
+          }
+        })
+    : undefined;
+  await timing.time("record", Promise.all([audited, recorded, answered, ...besides]));
   // A committed insert's marker among writes of its body (or that of the earlier attempt it was answered for) goes
   // once its answer is on its way: until then, a write of the same body is its client's retry.
   const sent = ticket;
