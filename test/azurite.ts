@@ -37,26 +37,30 @@ export async function newAzuriteRoot(endpoint: string, prefix = "quiver"): Promi
   return { uri, env: { QUIVER_ROOT: uri, QUIVER_STORAGE_OPTIONS: JSON.stringify(azuriteStorageOptions(endpoint)) } };
 }
 
-let fileAzurite: Azurite | null = null;
+let fileAzurite: Promise<Azurite> | undefined;
+let started: Azurite | null = null;
 
 /**
- * The Azurite of this test file, in a run of the suites on an object store (`QUIVER_TEST_STORE=azurite`): each file
- * starts its own (test/setup-azurite.ts) and stops it when done. One Azurite shared by a whole run held every file's
- * blobs, and its garbage collection, every 10 minutes, then kept its one thread busy for over a minute, in which no
- * request was answered and the test under way timed out.
+ * The test file's Azurite, started when first needed and stopped when the file is done (test/setup-azurite.ts). One
+ * Azurite shared by a whole run held every file's blobs, and its garbage collection, every 10 minutes, then kept its
+ * one thread busy for over a minute, in which no request was answered and the test under way timed out.
  */
-export function testAzurite(): Azurite {
-  if (!fileAzurite) throw new Error("QUIVER_TEST_STORE=azurite needs the test file's Azurite, which test/setup-azurite.ts starts");
+export function sharedAzurite(): Promise<Azurite> {
+  fileAzurite ??= startAzurite().then((azurite) => (started = azurite));
   return fileAzurite;
 }
 
-export async function startTestAzurite(): Promise<void> {
-  fileAzurite = await startAzurite();
+/** The file's Azurite in a run of the suites on an object store (`QUIVER_TEST_STORE=azurite`), started before its tests. */
+export function testAzurite(): Azurite {
+  if (!started) throw new Error("QUIVER_TEST_STORE=azurite needs the test file's Azurite, which test/setup-azurite.ts starts");
+  return started;
 }
 
-export async function stopTestAzurite(): Promise<void> {
-  await fileAzurite?.stop();
-  fileAzurite = null;
+export async function stopSharedAzurite(): Promise<void> {
+  const azurite = fileAzurite;
+  fileAzurite = undefined;
+  started = null;
+  if (azurite) await (await azurite).stop();
 }
 
 /** Starts Azurite; with `location`, its data is kept in that directory and outlives the process. */

@@ -1,9 +1,10 @@
-/** In a run of the suites on an object store, each test file gets an Azurite of its own (see testAzurite). */
+/** Each test file gets an Azurite of its own where it needs one (see sharedAzurite), stopped when the file is done. */
 import { afterAll, beforeAll } from "vitest";
-import { startTestAzurite, stopTestAzurite } from "./azurite";
+import { sharedAzurite, stopSharedAzurite } from "./azurite";
 
-if (process.env.QUIVER_TEST_STORE === "azurite") {
-  // Registered before the file's own hooks: started before its servers, stopped after them.
-  beforeAll(startTestAzurite);
-  afterAll(stopTestAzurite);
-}
+// Registered before the file's own hooks: started before its servers, stopped after them.
+if (process.env.QUIVER_TEST_STORE === "azurite")
+  beforeAll(async () => {
+    await sharedAzurite();
+  });
+afterAll(stopSharedAzurite);

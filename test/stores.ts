@@ -6,24 +6,11 @@ import { LocalStore } from "@/server/storage/local-store";
 import type { ObjectStore } from "@/server/storage/object-store";
 import { parseRoot } from "@/server/storage/root";
 import { openStore } from "@/server/storage/stores";
-import { startAzurite, type Azurite } from "./azurite";
+import { sharedAzurite } from "./azurite";
 
 export interface StoreKind {
   name: string;
   make: () => Promise<ObjectStore>;
-}
-
-let azurite: Promise<Azurite> | undefined;
-
-/** One Azurite for the test file, started when first needed. */
-export function sharedAzurite(): Promise<Azurite> {
-  azurite ??= startAzurite();
-  return azurite;
-}
-
-export async function stopSharedAzurite() {
-  if (azurite) await (await azurite).stop();
-  azurite = undefined;
 }
 
 export function storeKinds(): StoreKind[] {

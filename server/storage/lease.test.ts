@@ -1,12 +1,11 @@
-import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { stopSharedAzurite, storeKinds } from "@/test/stores";
+import { afterEach, describe, expect, it } from "vitest";
+import { storeKinds } from "@/test/stores";
 import type { ObjectStore } from "./object-store";
 import { Candidacy, Lease } from "./lease";
 
 const tableLeasePrefix = (location: string) => `.quiver/maintenance/${location}/lease/`;
 const slotMs = () => Number(process.env.QUIVER_MAINTENANCE_LEASE_MS) || 60_000;
 
-afterAll(stopSharedAzurite);
 afterEach(() => {
   delete process.env.QUIVER_MAINTENANCE_LEASE_MS;
 });

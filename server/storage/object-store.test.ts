@@ -2,11 +2,9 @@
 import { mkdtempSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
-import { stopSharedAzurite, storeKinds } from "@/test/stores";
+import { describe, expect, it } from "vitest";
+import { storeKinds } from "@/test/stores";
 import type { ObjectInfo } from "./object-store";
-
-afterAll(stopSharedAzurite);
 
 describe.each(storeKinds())("the $name store", ({ make }) => {
   it("reads what it wrote, with an etag that changes with the content", async () => {
