@@ -6,7 +6,7 @@
 import { createRequire } from "node:module";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as lancedb from "@lancedb/lancedb";
-import { Int64, Table, vectorFromArray } from "apache-arrow";
+import { Int64, Table, vectorFromArray, type Vector } from "apache-arrow";
 import { client, rows } from "./client";
 import { startServer, type TestServer } from "./server";
 
@@ -74,6 +74,32 @@ describe("directory namespace interoperability", () => {
     expect(inserted.body).toMatchObject({ version: 2, num_inserted_rows: 1 });
     const reopened = await dir.openTable("fromlance", ["external"]);
     expect(await reopened.countRows()).toBe(3);
+  });
+
+  it("takes rows of a column a Lance client added since Quiver last committed to the table, in merges and inserts", async () => {
+    expect((await api.arrow("/v1/table/widening/create", rows(0, 5))).status).toBe(200);
+    // Quiver's handle of the table now holds version 2; each column comes in a version written past it.
+    expect((await api.arrow("/v1/table/widening/insert", rows(5, 10))).body).toMatchObject({ version: 2 });
+    const plain = await lancedb.connect(server.root);
+    const widened = (from: number, to: number, extra: Record<string, number>) => {
+      const narrow = rows(from, to);
+      const columns: Record<string, Vector> = { id: narrow.getChild("id")!, x: narrow.getChild("x")!, s: narrow.getChild("s")! };
+      for (const [name, times] of Object.entries(extra))
+        columns[name] = vectorFromArray(
+          Array.from({ length: to - from }, (_, i) => BigInt((from + i) * times)),
+          new Int64(),
+        );
+      return new Table(columns);
+    };
+    await (await plain.openTable("widening")).addColumns([{ name: "tag", valueSql: "id * 2" }]);
+    const merged = await api.arrow(
+      "/v1/table/widening/merge_insert?on=tag&when_matched_update_all=true&when_not_matched_insert_all=true",
+      widened(8, 12, { tag: 2 }),
+    );
+    expect(merged.body).toMatchObject({ version: 4, num_updated_rows: 2, num_inserted_rows: 2 });
+    await (await plain.openTable("widening")).addColumns([{ name: "tag3", valueSql: "id * 3" }]);
+    expect((await api.arrow("/v1/table/widening/insert", widened(12, 14, { tag: 2, tag3: 3 }))).body).toMatchObject({ version: 6, num_inserted_rows: 2 });
+    expect((await api.post("/v1/table/widening/count_rows", { predicate: "tag3 = id * 3" })).body).toBe(14);
   });
 });
 

@@ -220,28 +220,32 @@ describe("the write ledger's records", () => {
     const prefix = `${root.replace(/^az:\/\/[^/]+\//, "")}/`;
     proxy.reset();
     // Requests sent together all reach the store while the answers to all of them are held back; one that waits for
-    // another's answer never would. Before the commit: the write's look at the table's directory, its claim, the look
-    // for earlier writes of its body and its marker among them. Before the answer: the audit entry, the answer's record
-    // and the version's.
-    const before = [
-      (r: StoreRequest) => r.kind === "list" && r.prefix === `${prefix}t.lance/`,
-      (r: StoreRequest) => /\.claim$/.test(r.path),
-      (r: StoreRequest) => r.kind === "list" && (r.prefix ?? "").includes("/same-body/"),
-      (r: StoreRequest) => r.kind === "write" && /\/same-body\/[0-9a-f]+\/\d+-/.test(r.path),
+    // another's answer never would. Before the write's turn: its look at the table's versions, the look for earlier
+    // writes of its body and its marker among them. In the turn, before the commit: the look at the table's directory
+    // and the claim. Before the answer: the audit entry, the answer's record and the version's.
+    const rounds = [
+      [
+        (r: StoreRequest) => r.kind === "list" && r.prefix === `${prefix}t.lance/_versions/`,
+        (r: StoreRequest) => r.kind === "list" && (r.prefix ?? "").includes("/same-body/"),
+        (r: StoreRequest) => r.kind === "write" && /\/same-body\/[0-9a-f]+\/\d+-/.test(r.path),
+      ],
+      [(r: StoreRequest) => r.kind === "list" && r.prefix === `${prefix}t.lance/`, (r: StoreRequest) => /\.claim$/.test(r.path)],
+      [
+        (r: StoreRequest) => r.kind === "write" && r.path.includes("/.quiver/auth/audit/"),
+        (r: StoreRequest) => /\.answer$/.test(r.path),
+        (r: StoreRequest) => /\/\.quiver\/versions\/.*\.json$/.test(r.path),
+      ],
     ];
-    const after = [
-      (r: StoreRequest) => r.kind === "write" && r.path.includes("/.quiver/auth/audit/"),
-      (r: StoreRequest) => /\.answer$/.test(r.path),
-      (r: StoreRequest) => /\/\.quiver\/versions\/.*\.json$/.test(r.path),
-    ];
-    const releases = [...before, ...after].map((matches) => proxy.holdAnswers(matches));
+    const releases = rounds.map((round) => round.map((matches) => proxy.holdAnswers(matches)));
     const adding = t.add(rows(60_100, 100));
     try {
-      for (const [i, matches] of before.entries()) expect(await seen(matches), `request ${i} before the commit`).toBe(true);
-      before.forEach((_, i) => releases[i]());
-      for (const [i, matches] of after.entries()) expect(await seen(matches), `request ${i} before the answer`).toBe(true);
+      for (const [k, round] of rounds.entries()) {
+        for (const [i, matches] of round.entries()) expect(await seen(matches), `round trip ${k}, request ${i}`).toBe(true);
+        releases[k].forEach((release) => release());
+      }
     } finally {
-      releases.forEach((release) => release());
+      releases.flat().forEach((release) => release());
+      await adding.catch(() => undefined);
     }
     expect((await adding).version).toBeGreaterThan(1);
   });

@@ -90,6 +90,23 @@ describe("QUIVER_WORKERS=2", () => {
     expect(turns("another_worker") + turns("this_worker")).toBeGreaterThan(1);
   });
 
+  it("gives a write through a worker that the other's commits left behind one turn, catching up within it", async () => {
+    expect((await api.arrow("/v1/table/behind/create", rows(0, 1))).status).toBe(200);
+    const turns = async () => {
+      const metrics = String((await api.get("/metrics")).body);
+      return [...metrics.matchAll(/quiver_write_turns_total\{last_held_by="\w+"\} (\d+)/g)].reduce((sum, m) => sum + Number(m[1]), 0);
+    };
+    const before = await turns();
+    // One at a time, each on a connection of its own: the port's round robin sends each to the worker that did not
+    // make the last commit.
+    for (let i = 0; i < 10; i++) {
+      const body = tableToIPC(rows(1 + i * 10, 11 + i * 10), "stream");
+      expect((await postOnNewConnection(`${server.url}/v1/table/behind/insert`, server.auth, body)).status).toBe(200);
+    }
+    expect(await turns()).toBe(before + 10);
+    expect((await api.post("/v1/table/behind/count_rows", {})).body).toBe(101);
+  });
+
   it("stops every worker on SIGTERM", async () => {
     const workers = workerPids();
     await server.stop();

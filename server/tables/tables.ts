@@ -234,9 +234,15 @@ export class Tables {
     return this.datasets.latestManifest(entry.location);
   }
 
-  /** The handle to commit through from within `commitTo`, for the directory whose stamp the turn gave. */
-  turnHandle(entry: TableEntry, stamp: string): Promise<NativeTable> {
-    return this.datasets.commitHandle(entry.location, stamp);
+  /**
+   * The handle to commit through from within `commitTo`, for the directory whose stamp the turn gave, holding at least
+   * `seen` (the latest version the write's look found): caught up here, in the turn, where no other commit of this
+   * process runs on it.
+   */
+  async turnHandle(entry: TableEntry, stamp: string, seen = 0): Promise<NativeTable> {
+    const table = await this.datasets.commitHandle(entry.location, stamp);
+    if ((await engineCall("read the version", () => table.version())) < seen) await engineCall("open table", () => table.checkoutLatest());
+    return table;
   }
 
   /** A handle of its own at the latest version, which no other request moves (for a long rewrite). */
@@ -383,13 +389,17 @@ export class Tables {
     return this.branchHandle(table, branch);
   }
 
+  /** The handle to commit to the main branch through (Datasets.commitHandle), at whatever version it holds. */
+  commitHandle(entry: TableEntry): Promise<NativeTable> {
+    return this.datasets.commitHandle(entry.location);
+  }
+
   /**
-   * The handle to commit to the main branch through (Datasets.commitHandle), holding at least `version`, the latest a
-   * look at the store just found: moved to the latest only when it is behind, in the table's write turn so that no
-   * commit of this process runs on it meanwhile. A commit after this process's own then costs no look at the store.
+   * The commit handle holding at least `version`, the latest a look at the store just found: moved to the latest only
+   * when it is behind, in the table's write turn so that no commit of this process runs on it meanwhile.
    */
-  async commitHandle(entry: TableEntry, version: number): Promise<NativeTable> {
-    const table = await this.datasets.commitHandle(entry.location);
+  async caughtUpHandle(entry: TableEntry, version: number): Promise<NativeTable> {
+    const table = await this.commitHandle(entry);
     if ((await table.version()) >= version) return table;
     return this.turnOf(entry, async () => {
       if ((await table.version()) < version) await engineCall("open table", () => table.checkoutLatest());

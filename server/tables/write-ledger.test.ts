@@ -141,6 +141,32 @@ describe("the write ledger", () => {
     expect(await subject.settleSameBody("k10", marker)).toEqual({ kind: "another" });
   });
 
+  it("marks a write before its turn: a write of the same body waits for its claim, and its marker goes if it claims nothing", async () => {
+    const first = ticket("k11", { sameBody: "early" });
+    await subject.lookForSameBody(first);
+    const [marker] = await store.list(".quiver/requests/same-body/early/");
+    expect(marker).toMatch(/-k11$/);
+    const second = ticket("k12", { sameBody: "early" });
+    await expect(subject.lookForSameBody(second)).rejects.toMatchObject({ earlier: [{ key: "k11", marker }], sameBody: true });
+    expect(await store.list(".quiver/requests/same-body/early/")).toEqual([marker]);
+    // Marked and not claimed yet: not taken for another write while its turn may still come.
+    let settled = false;
+    const settling = subject.settleSameBody("k11", marker).finally(() => (settled = true));
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(settled).toBe(false);
+    await subject.claim(first, shape);
+    expect((await store.get(".quiver/requests/k11/1.claim"))?.toString()).toContain(marker);
+    await subject.finish(first, { outcome: "committed", status: 200, body: { version: 11 } });
+    await subject.answerSent(first);
+    expect(await settling).toEqual({ kind: "another" });
+    // A write that stops before its claim (refused, say) takes its marker away with its ending.
+    const refused = ticket("k13", { sameBody: "early" });
+    await subject.lookForSameBody(refused);
+    expect(await store.list(".quiver/requests/same-body/early/")).toHaveLength(1);
+    await subject.finish(refused, { outcome: "not-committed" });
+    expect(await store.list(".quiver/requests/same-body/early/")).toEqual([]);
+  });
+
   it("sweeps away the records older than the idempotency window and keeps the rest", async () => {
     for (const made of tickets) if (made.claimed) await subject.finish(made, { outcome: "committed", status: 200, body: {} });
     await new Promise((resolve) => setTimeout(resolve, 3100));

@@ -14,7 +14,9 @@
  * LanceDB's 0.39 client retries an insert or a merge-insert that answered 429, 500, 502 or 503 with a new request
  * id; a load balancer answers 502 when the instance it sent the write to died, possibly after that write committed.
  * So inserts and merge-inserts also leave a marker under `same-body/<digest of caller, table and body>/`: a write
- * whose body an earlier attempt sent is, when that attempt's instance died before answering, its retry.
+ * whose body an earlier attempt sent is, when that attempt's instance died before answering, its retry. The marker is
+ * left before the write's turn (beside its first look at the table), so that the turn holds the claim alone; a marker
+ * without a claim is a write waiting for its turn, until a lease has passed.
  */
 import "server-only";
 import { AsyncLocalStorage } from "node:async_hooks";
@@ -168,6 +170,17 @@ const parse = <T>(body: Buffer | null): T | null => {
   }
 };
 
+/**
+ * Waits for all of `works` and then fails with the first failure, if any: unlike Promise.all, no write is still landing
+ * once the caller moves on (a marker put after the removal meant for it would stay).
+ */
+export async function allLanded<T extends readonly unknown[]>(works: T): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  const settled = await Promise.allSettled(works);
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
+  if (failed) throw failed.reason;
+  return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value) as { -readonly [K in keyof T]: Awaited<T[K]> };
+}
+
 /** A request's key: who, which table (or "batch") and which request id, digested into a plain store key. */
 export function requestKey(principal: string, database: string, target: string, requestId: string): string {
   return createHash("sha256").update(["quiver-write", principal, database, target, requestId].join("\0")).digest("hex").slice(0, 40);
@@ -187,10 +200,12 @@ export class WriteTicket {
   /** Set when the request was answered with an earlier attempt's answer: says so, for the audit log. */
   replayed: string | null = null;
   /**
-   * The marker among writes of the same body that this request's answer settles: its claimed attempt's own, or that of
-   * the earlier attempt it was answered for. It goes once the answer reaches the connection (WriteLedger.answerSent).
+   * The marker among writes of the same body that this request's answer settles: its own attempt's, or that of the
+   * earlier attempt it was answered for. It goes once the answer reaches the connection (WriteLedger.answerSent).
    */
   marker: string | null = null;
+  /** The marker this request left among writes of its body, before or beside its claim. */
+  ownMarker: string | null = null;
   /** The latest version the write saw before its commit, where it looked: what it commits lies above it. */
   seen: number | null = null;
   /** Set once the commit began: a failure from then on may have left it landed. */
@@ -262,9 +277,11 @@ export class WriteLedger {
    */
   async claim(ticket: WriteTicket, shape: CommitShape): Promise<void> {
     if (ticket.claimed) return;
-    const { key, sameBody } = ticket.request;
+    const { key } = ticket.request;
     const n = ticket.attempt;
-    const marker = sameBody ? `${SAME_BODY}${sameBody}/${String(now()).padStart(14, "0")}-${key}` : null;
+    // Beside the claim when the write did not look for writes of its body before its turn (lookForSameBody).
+    const looking = ticket.ownMarker ? null : this.markSameBody(ticket);
+    const marker = ticket.ownMarker;
     const record: ClaimRecord = {
       attempt: randomUUID(),
       n,
@@ -280,16 +297,10 @@ export class WriteLedger {
       principal: ticket.request.principal,
       shape,
     };
-    const [written, earlier] = await Promise.all([
-      this.store.putIfAbsent(`${PREFIX}${key}/${n}.claim`, JSON.stringify(record)),
-      marker ? this.sameBodyBefore(sameBody!, marker, ticket) : Promise.resolve([]),
-      marker ? this.store.put(marker, "") : undefined,
-    ]);
-    ticket.marker = marker;
+    const [written, earlier] = await allLanded([this.store.putIfAbsent(`${PREFIX}${key}/${n}.claim`, JSON.stringify(record)), looking ?? []] as const);
     // A write whose answer was lost and that the store client sent again finds its own claim there.
     if (!written && (await this.readClaim(key, n))?.attempt !== record.attempt) {
-      if (marker) await this.store.delete(marker);
-      ticket.marker = null;
+      await this.dropOwnMarker(ticket);
       throw new EarlierAttempt([{ key }], false);
     }
     ticket.claimed = { n, record };
@@ -306,6 +317,38 @@ export class WriteLedger {
     void ended.then(() => {
       if (this.running.get(key) === ended) this.running.delete(key);
     });
+  }
+
+  /**
+   * Leaves the write's marker among writes of its body and looks for earlier ones, before its turn, beside the first
+   * look at its table: the turn then holds the claim alone. Throws EarlierAttempt when an earlier write of the same
+   * body may be this one; the caller then commits nothing. Nothing for a write that has no body to be known by.
+   */
+  async lookForSameBody(ticket: WriteTicket): Promise<void> {
+    if (ticket.ownMarker || ticket.claimed) return;
+    const earlier = await this.markSameBody(ticket);
+    if (!earlier.length) return;
+    await this.dropOwnMarker(ticket);
+    throw new EarlierAttempt(earlier, true);
+  }
+
+  /** Writes the ticket's marker (named at once, before any wait) and answers the earlier writes of the same body. */
+  private async markSameBody(ticket: WriteTicket): Promise<Array<{ key: string; marker: string }>> {
+    const { key, sameBody } = ticket.request;
+    if (!sameBody) return [];
+    const marker = `${SAME_BODY}${sameBody}/${String(now()).padStart(14, "0")}-${key}`;
+    ticket.ownMarker = ticket.marker = marker;
+    const [earlier] = await allLanded([this.sameBodyBefore(sameBody, marker, ticket), this.store.put(marker, "")] as const);
+    return earlier;
+  }
+
+  /** Removes the marker the ticket left, for an attempt that commits nothing. */
+  private async dropOwnMarker(ticket: WriteTicket): Promise<void> {
+    const own = ticket.ownMarker;
+    if (!own) return;
+    await this.store.delete(own);
+    ticket.ownMarker = null;
+    if (ticket.marker === own) ticket.marker = null;
   }
 
   /** Writes of the same body that began before the marker and are not yet known to be other writes. */
@@ -331,12 +374,13 @@ export class WriteLedger {
    */
   async finish(ticket: WriteTicket, ending: { outcome: "committed" | "undecided" | "not-committed"; status?: number; body?: unknown }): Promise<void> {
     const claimed = ticket.claimed;
-    if (!claimed) return;
+    // An attempt that claimed nothing committed nothing: the marker it left before its turn goes.
+    if (!claimed) return this.dropOwnMarker(ticket);
     const { key } = ticket.request;
     const takenForDead = ticket.mayHaveBeenTakenForDead;
     try {
       if (ending.outcome === "not-committed") {
-        await Promise.all([this.store.delete(`${PREFIX}${key}/${claimed.n}.claim`), ticket.marker && this.store.delete(ticket.marker)]);
+        await Promise.all([this.store.delete(`${PREFIX}${key}/${claimed.n}.claim`), this.dropOwnMarker(ticket)]);
         return;
       }
       const answer: AnswerRecord = {
@@ -388,9 +432,18 @@ export class WriteLedger {
    */
   async settleSameBody(key: string, marker: string): Promise<Settled | { kind: "another" }> {
     const began = now();
+    const markedAt = Number(marker.slice(marker.lastIndexOf("/") + 1, marker.lastIndexOf("/") + 15));
     for (;;) {
       const settled = await this.settle(key, null);
-      if (settled.kind === "free") return { kind: "another" };
+      if (settled.kind === "free") {
+        // Marked before its turn and not claimed yet: it claims once its turn comes, unless its instance stopped.
+        if (now() - markedAt < config.writeLeaseMs && (await this.store.head(marker))) {
+          if (now() - began >= LONGEST_WAIT_MS) return { kind: "running" };
+          await sleep(100);
+          continue;
+        }
+        return { kind: "another" };
+      }
       if (settled.kind !== "committed") return settled;
       if (!(await this.store.head(marker))) return { kind: "another" };
       // Answered, its marker still there: being sent, or its instance stopped before it was.
@@ -403,7 +456,6 @@ export class WriteLedger {
   async release(ticket: WriteTicket): Promise<void> {
     await this.finish(ticket, { outcome: "not-committed" });
     ticket.claimed = null;
-    ticket.marker = null;
     ticket.commitStarted = false;
   }
 

@@ -16,36 +16,64 @@ import type { NativeTable } from "@/server/lance/native";
 import { existingColumn, requestedFieldPath, resolveField } from "./fields";
 import { schemaMetadataCommit, schemaMetadataOf } from "@/server/lance/schema-metadata-commit";
 import type { Tables } from "./tables";
-import { currentWrite } from "./write-ledger";
+import { allLanded, currentWrite } from "./write-ledger";
 import { deletesBySource, mergeProblem, updatesMatched, type MergeChoices } from "@/lib/merge-insert";
 
 /**
- * Where a write to the main branch goes: the table, and the handle to commit through at the latest version that
- * one look at the store (overlapping the tables's check) found. A declared table's first write creates it instead,
- * and is answered as `created`; when a concurrent first write won, this one writes to what that made.
+ * Where a write to the main branch goes: the table, the version that one look at the store (overlapping the tables's
+ * check) found as the latest, and the handle to commit through. The handle may be behind that version (another worker
+ * or instance committed since): it catches up in the write's turn (`Tables.turnHandle`), so that the write does not
+ * wait for a turn twice. A declared table's first write creates it instead, and is answered as `created`; when a
+ * concurrent first write won, this one writes to what that made.
  */
-async function writeTarget(tables: Tables, id: Id, body: ArrowBody): Promise<{ entry: TableEntry } & ({ table: NativeTable } | { created: number })> {
-  const { entry, value: latest } = await tables.resolveWith(id, (e) => tables.latestManifest(e));
-  // What the write commits lies above the version it found: its claim in the ledger says so, at no further look.
+async function writeTarget(
+  tables: Tables,
+  id: Id,
+  body: ArrowBody,
+): Promise<{ entry: TableEntry } & ({ table: NativeTable; seen: number } | { created: number })> {
   const ticket = currentWrite.getStore();
-  if (ticket) ticket.seen = latest?.version ?? 0;
+  // A write known by its body leaves its marker among such writes beside this look, so that its turn holds its claim alone.
+  const [{ entry, value: latest }] = await allLanded([
+    tables.resolveWith(id, (e) => tables.latestManifest(e)),
+    ticket && tables.ledger.lookForSameBody(ticket),
+  ] as const);
+  const seen = latest?.version ?? 0;
+  // What the write commits lies above the version it found: its claim in the ledger says so, at no further look.
+  if (ticket) ticket.seen = seen;
   if (latest === null) {
     const created = await tables.writeFirstVersion(entry, body);
     if (created !== null) return { entry, created };
   }
-  return { entry, table: await tables.commitHandle(entry, latest?.version ?? 0) };
+  return { entry, table: await tables.commitHandle(entry), seen };
 }
+
+/**
+ * Runs a write's checks of its body against the table's schema before its turn, on a handle that may be behind the
+ * version the write found. Only when they fail on a handle that is behind is it caught up (in a turn of its own) and
+ * are they run again: the schema may have changed since.
+ */
+async function checkedAtLatest<T>(tables: Tables, entry: TableEntry, table: NativeTable, seen: number, check: (schema: Schema) => T): Promise<T> {
+  try {
+    return check(await tables.schemaOf(table));
+  } catch (err) {
+    if ((await engineCall("read the version", () => table.version())) >= seen) throw err;
+    return check(await tables.schemaOf(await tables.caughtUpHandle(entry, seen)));
+  }
+}
+
+/** The version a write that commits nothing answers: the table's, as the handle or the write's look found it. */
+const versionNow = async (table: NativeTable, seen = 0) => Math.max(seen, await engineCall("read the version", () => table.version()));
 
 export async function insertRecords(tables: Tables, id: Id, body: ArrowBody, mode: "append" | "overwrite", branch?: string) {
   if (branch) return insertIntoBranch(tables, id, body, mode, branch);
   const target = await writeTarget(tables, id, body);
   if ("created" in target) return { version: target.created, num_inserted_rows: body.rows };
-  const { entry, table } = target;
-  if (mode === "append") checkWriteSchema(await tables.schemaOf(table), body.schema, entry.objectId);
+  const { entry, table, seen } = target;
+  if (mode === "append") await checkedAtLatest(tables, entry, table, seen, (schema) => checkWriteSchema(schema, body.schema, entry.objectId));
   // Appending no rows changes nothing, so it commits nothing: the answer is the version the table is at.
-  if (mode === "append" && body.rows === 0) return { version: await engineCall("read the version", () => table.version()), num_inserted_rows: 0 };
+  if (mode === "append" && body.rows === 0) return { version: await versionNow(table, seen), num_inserted_rows: 0 };
   const commit = async (file: Buffer, stamp: string) => {
-    const handle = await tables.turnHandle(entry, stamp);
+    const handle = await tables.turnHandle(entry, stamp, seen);
     return (await engineCall("insert", () => handle.add(file, mode), fromArrowWriteError)).version;
   };
   const version = mode === "append" ? await tables.append(entry, "main", body, commit) : await tables.commitTo(entry, (stamp) => commit(body.file, stamp));
@@ -80,28 +108,30 @@ export async function mergeInsert(tables: Tables, id: Id, body: ArrowBody, optio
   const keyPaths = options.on.map((p) => ({ text: p, segments: requestedFieldPath(p, "invalid 'on' field path") }));
   let entry: TableEntry;
   let table: NativeTable;
+  let seen = 0;
   if (options.branch) {
     entry = await tables.resolve(id);
     table = await tables.writeHandle(entry, options.branch);
   } else {
     const target = await writeTarget(tables, id, body);
     if ("created" in target) return { version: target.created, num_inserted_rows: body.rows, num_updated_rows: 0, num_deleted_rows: 0 };
-    ({ entry, table } = target);
+    ({ entry, table, seen } = target);
   }
-  const schema = await tables.schemaOf(table);
-  checkWriteSchema(schema, body.schema, entry.objectId);
-  const keys = keyPaths.map(({ text, segments }) => {
-    const field = resolveField(schema.fields, segments);
-    if (!field) throw new QuiverError("TableColumnNotFound", `merge key '${text}' does not name a column of table '${entry.objectId}'`);
-    if (segments.length > 1) {
-      throw unsupported(`merge key '${text}' is a nested field; the engine matches rows only on top-level columns`);
-    }
-    return segments[0];
+  const keys = await checkedAtLatest(tables, entry, table, seen, (schema) => {
+    checkWriteSchema(schema, body.schema, entry.objectId);
+    return keyPaths.map(({ text, segments }) => {
+      const field = resolveField(schema.fields, segments);
+      if (!field) throw new QuiverError("TableColumnNotFound", `merge key '${text}' does not name a column of table '${entry.objectId}'`);
+      if (segments.length > 1) {
+        throw unsupported(`merge key '${text}' is a nested field; the engine matches rows only on top-level columns`);
+      }
+      return segments[0];
+    });
   });
   // A source without rows can only delete (the target rows it does not match); otherwise nothing would change.
   if (body.rows === 0 && !bySource) {
     return {
-      version: await engineCall("read the version", () => table.version()),
+      version: await versionNow(table, seen),
       num_inserted_rows: 0,
       num_updated_rows: 0,
       num_deleted_rows: 0,
@@ -118,7 +148,7 @@ export async function mergeInsert(tables: Tables, id: Id, body: ArrowBody, optio
     return builder.execute(body.file);
   };
   const result = await tables.commitTo(entry, async (stamp) => {
-    const target = options.branch ? table : await tables.turnHandle(entry, stamp);
+    const target = options.branch ? table : await tables.turnHandle(entry, stamp, seen);
     return engineCall("merge_insert", () => merge(target), fromArrowWriteError);
   });
   return {
