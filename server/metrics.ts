@@ -90,6 +90,11 @@ function makeMetrics() {
       help: "Maintenance jobs finished, by kind (compact, cleanup), trigger (request, policy) and outcome",
       labelNames: ["kind", "trigger", "outcome"],
     }),
+    storeRequests: new Counter({
+      name: `${PREFIX}store_requests_total`,
+      help: "Requests Quiver's own code made to the data root's store (the engine's are not counted), by kind (read, write, list, delete) and outcome (ok, error: the store failed or could not be reached)",
+      labelNames: ["kind", "outcome"],
+    }),
     maintenanceRetries: new Counter({
       name: `${PREFIX}maintenance_conflicts_retried_total`,
       help: "Compactions run again because a user's write committed first",

@@ -84,6 +84,20 @@ describe("GET /metrics on one process", () => {
     expect(m.has("quiver_process_resident_memory_bytes{}")).toBe(true);
   });
 
+  it("counts Quiver's own requests to the store by kind: a write's records, a read's looks", async () => {
+    expect((await api.arrow("/v1/table/counted/create", rows(0, 10))).status).toBe(200);
+    const store = async () => {
+      const m = parse((await scrape(server)).text);
+      return (kind: string) => m.get(`quiver_store_requests_total{kind=${kind},outcome=ok}`) ?? 0;
+    };
+    const before = await store();
+    expect((await api.arrow("/v1/table/counted/insert", rows(10, 20))).status).toBe(200);
+    const after = await store();
+    // The claim, the answer, the version's record and the audit entry at least; the table's looks before them.
+    expect(after("write") - before("write")).toBeGreaterThanOrEqual(4);
+    expect(after("list") - before("list")).toBeGreaterThanOrEqual(1);
+  });
+
   it("can be scraped with a key of the metrics role, which reads nothing else", async () => {
     const created = await api.post<{ key: string; record: { id: string; role: string } }>("/v1/admin/keys/create", { name: "prometheus", role: "metrics" });
     expect(created.status).toBe(200);

@@ -4,10 +4,11 @@ import { config } from "../config";
 import { LocalStore } from "./local-store";
 import type { ObjectStore } from "./object-store";
 import { ObjectStoreClient } from "./cloud-store";
+import { countedStore } from "./counted-store";
 import type { DataRoot } from "./root";
 
 export function openStore(root: DataRoot, storageOptions: Record<string, string>): ObjectStore {
-  return root.kind === "local" ? new LocalStore(root) : new ObjectStoreClient(root, storageOptions);
+  return countedStore(root.kind === "local" ? new LocalStore(root) : new ObjectStoreClient(root, storageOptions));
 }
 
 let store: ObjectStore | undefined;

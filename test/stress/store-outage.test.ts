@@ -76,6 +76,11 @@ describe("the store stopped in the middle of writes, then started again", () => 
     const after = await api.arrow<{ version: number }>("/v1/table/outage/insert", rows(-BATCH, 0));
     expect(after.status, JSON.stringify(after.body)).toBe(200);
 
+    // The outage shows in the store's figures, which the alert on an unreachable store reads.
+    const scraped = String((await api.get("/metrics")).body);
+    const failed = [...scraped.matchAll(/^quiver_store_requests_total\{[^}]*outcome="error"[^}]*\} (\d+)$/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
+    expect(failed).toBeGreaterThan(0);
+
     // Every acknowledged batch is there whole; a batch answered 503 is there whole or not at all.
     for (let batch = 0; batch <= 30; batch++) {
       const count = (await api.post<number>("/v1/table/outage/count_rows", { predicate: `id >= ${batch * BATCH} AND id < ${(batch + 1) * BATCH}` })).body;
