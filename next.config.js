@@ -10,8 +10,14 @@ const securityHeaders = [
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   // The Lance engine and OpenDAL ship native addons, and the engine requires its own CommonJS apache-arrow;
-  // prom-client keeps one registry per process and answers the cluster primary from it.
+  // prom-client keeps one registry per process and answers the cluster primary from it; OpenTelemetry keeps one
+  // tracer provider per process, which the API registers and Next.js's own spans find.
   serverExternalPackages: [
+    "@opentelemetry/api",
+    "@opentelemetry/sdk-trace-node",
+    "@opentelemetry/sdk-trace-base",
+    "@opentelemetry/exporter-trace-otlp-http",
+    "@opentelemetry/resources",
     "@lancedb/lancedb",
     "apache-arrow",
     "opendal",

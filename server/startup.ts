@@ -31,6 +31,8 @@ async function start() {
   if (!process.env.NEXTAUTH_URL) process.env.AUTH_TRUST_HOST = "true";
   // First, so that a bad log setting stops the server here rather than failing a request.
   await import("./log");
+  const { startTracing } = await import("./tracing");
+  await startTracing();
   // Loaded now, not at the first API request: under workers the primary may ask this process for its metrics first.
   await import("./metrics");
   const { config } = await import("./config");

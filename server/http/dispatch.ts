@@ -4,6 +4,8 @@
  * the request timeout, answers, and records mutating and refused calls in the audit log.
  */
 import "server-only";
+import { SpanStatusCode, type Span } from "@opentelemetry/api";
+import { traced } from "@/server/tracing";
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import { DELIMITER, formatIdentifier, IdentifierError, parseIdentifier, sameIdentifier, joinIdentifier } from "@/lib/identifiers";
@@ -141,10 +143,15 @@ function commitAnswered(route: RouteDef, result: { kind: string; body?: unknown 
   return { table: id, version: answer.version, branch: branch || undefined, detail };
 }
 
-export async function dispatch(routes: RouteDef[], request: Request): Promise<Response> {
+export function dispatch(routes: RouteDef[], request: Request): Promise<Response> {
+  return traced(request.method, { "http.request.method": request.method }, (span) => handle(routes, request, span));
+}
+
+async function handle(routes: RouteDef[], request: Request, span: Span | undefined): Promise<Response> {
   const url = new URL(request.url);
   const given = request.headers.get("x-request-id");
   const requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
+  span?.setAttributes({ "url.path": url.pathname, "quiver.request_id": requestId });
   // A write is applied once per key: the caller's Idempotency-Key, or else its request id.
   const idempotencyKey = request.headers.get("idempotency-key");
   // A `database` query parameter is for elements that cannot send headers (an <img>); only routes that declare it take it.
@@ -194,7 +201,7 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
     const delimiter = delimiterRaw ?? DELIMITER;
 
     let json: Awaited<ReturnType<typeof readJsonBody>> | undefined;
-    if (route.body?.kind === "json") json = await timing.time("body", readJsonBody(request));
+    if (route.body?.kind === "json") json = await timing.time("body", () => readJsonBody(request));
     const identity = json && "value" in json ? (json.value.identity as { api_key?: string; auth_token?: string } | null | undefined) : undefined;
     principal = await principalOf(request, { apiKeyHeaderOnly: route.access.apiKeyHeaderOnly === true, identity });
 
@@ -208,7 +215,7 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
     await authorize(route, principal, database, id);
     opened = await databaseFor(database);
     timing.mark("auth");
-    if (route.heavy || route.body?.kind === "arrow") releases.push(await timing.time("queue", heavyRequests.enter()));
+    if (route.heavy || route.body?.kind === "arrow") releases.push(await timing.time("queue", () => heavyRequests.enter()));
 
     refuseUnknown(unknownQueryParameters(route, rawQuery));
     let query: unknown = {};
@@ -237,7 +244,7 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
           throw invalidInput(`the ${name} in the body ('${String(sent)}') does not match the ${name} in the path ('${value}')`);
       }
     } else if (route.body?.kind === "arrow") {
-      const held = await timing.time("body", readBody(request, config.maxArrowBodyBytes, true, FILE_ROOM));
+      const held = await timing.time("body", () => readBody(request, config.maxArrowBodyBytes, true, FILE_ROOM));
       releases.push(held.release);
       if (route.once)
         bodyDigest = createHash("sha256")
@@ -288,11 +295,14 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
       committed,
       alongside: (work) => alongsides.push(work),
     };
-    const work = ticket ? runOnce(route, ctx, ticket, opened.tables.ledger) : route.handler(ctx);
-    // The work owns the admission from here: it is given back when the work ends, even if a timeout answered first.
-    const owned = releases.splice(0);
-    const done = work.finally(() => owned.forEach((release) => release()));
-    result = await timing.time("work", withinTimeout(route, done));
+    const ledger = opened.tables.ledger;
+    result = await timing.time("work", () => {
+      const work = ticket ? runOnce(route, ctx, ticket, ledger) : route.handler(ctx);
+      // The work owns the admission from here: it is given back when the work ends, even if a timeout answered first.
+      const owned = releases.splice(0);
+      const done = work.finally(() => owned.forEach((release) => release()));
+      return withinTimeout(route, done);
+    });
     if (ticket?.landed && target) await holdpoint("hold-before-answer", target);
     // A write applied once per request id answers its id in the write ledger, where DescribeTransaction finds it.
     if (ticket && (ticket.claimed || ticket.replayed) && result.kind === "json" && isPlainObject(result.body))
@@ -330,52 +340,55 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
       ...(ownDetail !== undefined && response.ok ? { detail: ownDetail } : {}),
     });
   }
-  // The commit the ledger knows this request's by, so that the version's record names it.
-  const commit = ticket?.claimed?.record.shape.commit;
-  const recorded =
-    response.ok && commits.length && principal && opened
-      ? recordCommits(
-          opened.tables,
-          commits.map((c) => ({ commit, ...c })),
-          describePrincipal(principal),
-          matched!.operationId,
-        ).catch((err: unknown) =>
-          // The versions are committed and the audit log names them: only the console's "by whom" lacks them.
-          log.error({ request_id: requestId, err }, "recording who committed a version failed"),
-        )
+  // The records before the answer, started within the phase that times them (and holds their spans).
+  await timing.time("record", () => {
+    // The commit the ledger knows this request's by, so that the version's record names it.
+    const commit = ticket?.claimed?.record.shape.commit;
+    const recorded =
+      response.ok && commits.length && principal && opened
+        ? recordCommits(
+            opened.tables,
+            commits.map((c) => ({ commit, ...c })),
+            describePrincipal(principal),
+            matched!.operationId,
+          ).catch((err: unknown) =>
+            // The versions are committed and the audit log names them: only the console's "by whom" lacks them.
+            log.error({ request_id: requestId, err }, "recording who committed a version failed"),
+          )
+        : undefined;
+    // How the write's attempt ended, for a repeat of it: recorded before the answer leaves, beside the audit entry.
+    const answered =
+      ticket && opened
+        ? opened.tables.ledger
+            .finish(ticket, ending(ticket, response.ok ? result : null, failure))
+            .catch((err: unknown) => log.error({ request_id: requestId, err }, "recording a write's answer in the ledger failed"))
+        : undefined;
+    const besides = alongsides.map((work) =>
+      work(recorded ?? Promise.resolve()).catch((err: unknown) => log.error({ request_id: requestId, err }, "finishing the request's work failed")),
+    );
+    // One store write for the request's entries: a declare that vends credentials records both at once.
+    const audited = entries.length
+      ? access()
+          .audit.record(...entries)
+          .catch((err: unknown) => {
+            log.error({ request_id: requestId, err }, "audit log write failed");
+            // What the handler recorded (credentials handed out) must be in the log before its answer leaves.
+            if (response.ok && handlerAudit.length > 0) {
+              errorCode = ErrorCode.ServiceUnavailable;
+              const reason = (err as Error).message.split("\n")[0].slice(0, 300);
+              response = errorResponse(
+                new QuiverError(
+                  "ServiceUnavailable",
+                  `the request was carried out, but what its answer hands out could not be recorded in the audit log, so it is held back (ask again): ${reason}`,
+                ),
+                url.pathname,
+                requestId,
+              );
+            }
+          })
       : undefined;
-  // How the write's attempt ended, for a repeat of it: recorded before the answer leaves, beside the audit entry.
-  const answered =
-    ticket && opened
-      ? opened.tables.ledger
-          .finish(ticket, ending(ticket, response.ok ? result : null, failure))
-          .catch((err: unknown) => log.error({ request_id: requestId, err }, "recording a write's answer in the ledger failed"))
-      : undefined;
-  const besides = alongsides.map((work) =>
-    work(recorded ?? Promise.resolve()).catch((err: unknown) => log.error({ request_id: requestId, err }, "finishing the request's work failed")),
-  );
-  // One store write for the request's entries: a declare that vends credentials records both at once.
-  const audited = entries.length
-    ? access()
-        .audit.record(...entries)
-        .catch((err: unknown) => {
-          log.error({ request_id: requestId, err }, "audit log write failed");
-          // What the handler recorded (credentials handed out) must be in the log before its answer leaves.
-          if (response.ok && handlerAudit.length > 0) {
-            errorCode = ErrorCode.ServiceUnavailable;
-            const reason = (err as Error).message.split("\n")[0].slice(0, 300);
-            response = errorResponse(
-              new QuiverError(
-                "ServiceUnavailable",
-                `the request was carried out, but what its answer hands out could not be recorded in the audit log, so it is held back (ask again): ${reason}`,
-              ),
-              url.pathname,
-              requestId,
-            );
-          }
-        })
-    : undefined;
-  await timing.time("record", Promise.all([audited, recorded, answered, ...besides]));
+    return Promise.all([audited, recorded, answered, ...besides]);
+  });
   // A committed insert's marker among writes of its body (or that of the earlier attempt it was answered for) goes
   // once its answer is on its way: until then, a write of the same body is its client's retry.
   const sent = ticket;
@@ -399,5 +412,16 @@ export async function dispatch(routes: RouteDef[], request: Request): Promise<Re
   });
   // Only a caller who proved who they are learns how long each phase took.
   if (principal) response.headers.set("server-timing", timing.header());
+  if (span) {
+    span.updateName(`${request.method} ${matched?.operationId ?? "unmatched"}`);
+    span.setAttributes({
+      "http.response.status_code": response.status,
+      "quiver.database": database,
+      ...(matched ? { "quiver.operation": matched.operationId } : {}),
+      ...(target ? { "quiver.target": target } : {}),
+      ...(errorCode !== null ? { "quiver.error_code": errorCode } : {}),
+    });
+    if (response.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+  }
   return response;
 }

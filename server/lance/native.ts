@@ -4,6 +4,7 @@
  * apache-arrow classes with the engine's CommonJS copy.
  */
 import "server-only";
+import { traced } from "@/server/tracing";
 import * as lancedb from "@lancedb/lancedb";
 import { fromEngineError } from "@/server/errors";
 
@@ -172,7 +173,7 @@ export async function connectNative(uri: string, options: lancedb.ConnectionOpti
 /** Runs one call into the engine, its failure turned into a QuiverError that names `what` was being done. */
 export async function engineCall<T>(what: string, fn: () => Promise<T>, classify = fromEngineError): Promise<T> {
   try {
-    return await fn();
+    return await traced(`engine: ${what}`, {}, fn);
   } catch (err) {
     throw classify(err, what);
   }

@@ -1,10 +1,12 @@
 /**
  * Counts the requests Quiver's own code makes to the data root's store, by kind and outcome
  * (`quiver_store_requests_total`): the operations page's store panel and the alert on an unreachable store read it.
+ * Each is a span of the request's trace where tracing is on.
  * The engine's own requests go through Lance's object store client and are not among them.
  */
 import "server-only";
 import { metrics } from "@/server/metrics";
+import { traced } from "@/server/tracing";
 import type { ObjectStore } from "./object-store";
 
 type Kind = "read" | "write" | "list" | "delete";
@@ -42,8 +44,10 @@ export function countedStore(store: ObjectStore): ObjectStore {
       const kind = KIND_OF[property as keyof ObjectStore];
       if (kind === undefined || typeof value !== "function") return value;
       const counter = counters[kind];
+      const name = `store: ${String(property)}`;
       return (...args: unknown[]) => {
-        const answer = (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+        const call = () => (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+        const answer = traced(name, () => ({ "quiver.store.kind": kind, "quiver.store.key": String(args[0] ?? "") }), call);
         answer.then(
           () => counter.ok.inc(),
           () => counter.error.inc(),

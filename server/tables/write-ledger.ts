@@ -24,6 +24,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { config } from "@/server/config";
 import { INSTANCE } from "@/server/instance";
 import { log } from "@/server/log";
+import { traced } from "@/server/tracing";
 import type { ObjectStore } from "@/server/storage/object-store";
 
 const PREFIX = ".quiver/requests/";
@@ -275,7 +276,15 @@ export class WriteLedger {
    * Claims the ticket's next attempt before its commit. Throws EarlierAttempt when another attempt holds the key, or
    * when an earlier write of the same body may be this one; the caller then commits nothing.
    */
-  async claim(ticket: WriteTicket, shape: CommitShape): Promise<void> {
+  claim(ticket: WriteTicket, shape: CommitShape): Promise<void> {
+    return traced(
+      "write ledger: claim",
+      () => ({ "quiver.request_id": ticket.request.requestId }),
+      () => this.claimNow(ticket, shape),
+    );
+  }
+
+  private async claimNow(ticket: WriteTicket, shape: CommitShape): Promise<void> {
     if (ticket.claimed) return;
     const { key } = ticket.request;
     const n = ticket.attempt;
@@ -325,11 +334,17 @@ export class WriteLedger {
    * body may be this one; the caller then commits nothing. Nothing for a write that has no body to be known by.
    */
   async lookForSameBody(ticket: WriteTicket): Promise<void> {
-    if (ticket.ownMarker || ticket.claimed) return;
-    const earlier = await this.markSameBody(ticket);
-    if (!earlier.length) return;
-    await this.dropOwnMarker(ticket);
-    throw new EarlierAttempt(earlier, true);
+    if (ticket.ownMarker || ticket.claimed || !ticket.request.sameBody) return;
+    await traced(
+      "write ledger: same-body look",
+      () => ({ "quiver.request_id": ticket.request.requestId }),
+      async () => {
+        const earlier = await this.markSameBody(ticket);
+        if (!earlier.length) return;
+        await this.dropOwnMarker(ticket);
+        throw new EarlierAttempt(earlier, true);
+      },
+    );
   }
 
   /** Writes the ticket's marker (named at once, before any wait) and answers the earlier writes of the same body. */
@@ -372,7 +387,18 @@ export class WriteLedger {
    * answer leaves. An attempt that committed nothing gives its claim up, so that the request may be tried again.
    * Nothing when it claimed nothing (nothing was committed).
    */
-  async finish(ticket: WriteTicket, ending: { outcome: "committed" | "undecided" | "not-committed"; status?: number; body?: unknown }): Promise<void> {
+  finish(ticket: WriteTicket, ending: { outcome: "committed" | "undecided" | "not-committed"; status?: number; body?: unknown }): Promise<void> {
+    return traced(
+      "write ledger: answer",
+      () => ({ "quiver.request_id": ticket.request.requestId, "quiver.outcome": ending.outcome }),
+      () => this.finishNow(ticket, ending),
+    );
+  }
+
+  private async finishNow(
+    ticket: WriteTicket,
+    ending: { outcome: "committed" | "undecided" | "not-committed"; status?: number; body?: unknown },
+  ): Promise<void> {
     const claimed = ticket.claimed;
     // An attempt that claimed nothing committed nothing: the marker it left before its turn goes.
     if (!claimed) return this.dropOwnMarker(ticket);
