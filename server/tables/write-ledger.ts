@@ -385,7 +385,7 @@ export class WriteLedger {
   /**
    * Records how the ticket's claimed attempt ended: the answer of a commit (or that its outcome is unknown), before the
    * answer leaves. An attempt that committed nothing gives its claim up, so that the request may be tried again.
-   * Nothing when it claimed nothing (nothing was committed).
+   * When it claimed nothing (nothing was committed), only the marker it left among writes of its body goes.
    */
   finish(ticket: WriteTicket, ending: { outcome: "committed" | "undecided" | "not-committed"; status?: number; body?: unknown }): Promise<void> {
     return traced(
