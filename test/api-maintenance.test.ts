@@ -214,3 +214,52 @@ describe("cleaning up old versions", () => {
     expectError(await api.post("/v1/table/h/maintenance/cleanup", { older_than_seconds: -1 }), 400, ErrorCode.InvalidInput);
   });
 });
+
+describe("jobs across tables", () => {
+  const list = (query = "") => api.get<{ jobs: Array<Job & { table: string[] }>; page_token?: string }>(`/v1/admin/jobs${query}`);
+
+  it("lists every table's jobs newest first from one listing, filtered by table, kind and status, and paged", async () => {
+    const all = (await list()).body;
+    expect(all.page_token).toBeUndefined();
+    const tablesSeen = new Set(all.jobs.map((j) => j.table.join("$")));
+    expect(tablesSeen).toEqual(new Set(["c", "j", "w", "b", "v"]));
+    const idsInOrder = all.jobs.map((j) => j.job_id);
+    expect(idsInOrder).toEqual([...idsInOrder].sort().reverse());
+    // One table's, as its own listing gives them.
+    const own = (await api.post<{ jobs: Job[] }>("/v1/table/j/maintenance/jobs/list", {})).body.jobs.map((j) => j.job_id);
+    expect((await list("?table=j")).body.jobs.map((j) => j.job_id)).toEqual(own);
+    const cleanups = (await list("?kind=cleanup")).body.jobs;
+    expect(cleanups.length).toBeGreaterThan(0);
+    expect(cleanups.every((j) => j.kind === "cleanup")).toBe(true);
+    expect((await list("?kind=cleanup&status=failed")).body.jobs).toEqual([]);
+    expect((await list("?status=succeeded")).body.jobs.length).toBe(all.jobs.length);
+    // Pages of two, each after the last, make the whole list.
+    const paged: string[] = [];
+    let token: string | undefined;
+    do {
+      const page: { jobs: Job[]; page_token?: string } = (await list(`?limit=2${token ? `&page_token=${token}` : ""}`)).body;
+      expect(page.jobs.length).toBeLessThanOrEqual(2);
+      paged.push(...page.jobs.map((j) => j.job_id));
+      token = page.page_token;
+    } while (token);
+    expect(paged).toEqual(idsInOrder);
+  });
+
+  it("names a renamed table's jobs by its name now", async () => {
+    expect((await api.post("/v1/namespace/kept/create", {})).status).toBe(200);
+    expect((await api.arrow("/v1/table/kept$r/create", rows(0, 10))).status).toBe(200);
+    const job = (await api.post<{ job: Job }>("/v1/table/kept$r/maintenance/compact?wait=true", {})).body.job;
+    expect((await api.post("/v1/table/kept$r/rename", { new_table_name: "r2" })).status).toBe(200);
+    const listed = (await list()).body.jobs.find((j) => j.job_id === job.job_id);
+    expect(listed?.table).toEqual(["kept", "r2"]);
+    expect((await list("?table=kept$r2")).body.jobs.map((j) => j.job_id)).toEqual([job.job_id]);
+  });
+
+  it("is for administrators, and refuses what it does not take", async () => {
+    const viewerKey = (await api.post<{ key: string }>("/v1/admin/keys/create", { name: "jobs-viewer", role: "viewer" })).body.key;
+    expectError(await client(server.url, { "x-api-key": viewerKey }).get("/v1/admin/jobs"), 403, ErrorCode.PermissionDenied);
+    expectError(await list("?status=exploded"), 400, ErrorCode.InvalidInput);
+    expectError(await list("?page_token=../../auth"), 400, ErrorCode.InvalidInput);
+    expectError(await list("?table=nope"), 404, ErrorCode.TableNotFound);
+  });
+});

@@ -3,7 +3,7 @@
  * maintenance jobs. Route handlers are held to these schemas and the console reads its types from them.
  */
 import { z } from "zod";
-import { context } from "./common";
+import { context, pageToken } from "./common";
 
 export const tableHealth = z.object({
   version: z.number().int(),
@@ -71,6 +71,7 @@ export const maintenanceJob = z.object({
 
 export const maintenanceJobAnswer = z.object({ job: maintenanceJob, context });
 export const maintenanceJobsAnswer = z.object({ jobs: z.array(maintenanceJob), context });
+export const maintenanceJobsPage = z.object({ jobs: z.array(maintenanceJob), page_token: pageToken, context });
 export const maintenancePolicy = z.object({
   enabled: z.boolean(),
   compact_small_fragments: z.number().int(),

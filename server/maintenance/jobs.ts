@@ -138,3 +138,49 @@ export async function jobsOf(tables: Tables, entry: TableEntry, limit: number): 
   const bodies = await Promise.all(keys.map((key) => tables.records.get(key)));
   return bodies.flatMap((body) => (body ? [answered(JSON.parse(body.toString("utf8")) as MaintenanceJob)] : []));
 }
+
+const JOB_KEY = /^\.quiver\/maintenance\/([^/]+)\/jobs\/(\d{14}-[0-9a-f]{8})\.json$/;
+/** How many records are read at once while a filter skips those it does not keep. */
+const READ_AHEAD = 32;
+
+export interface JobsFilter {
+  status?: MaintenanceJob["status"];
+  kind?: JobKind;
+  /** The table's location: its jobs only. */
+  location?: string;
+}
+
+/**
+ * The maintenance jobs of every table of the database, newest first, from one listing of their records (whatever the
+ * number of tables) and a read of each record looked at: those the filter keeps, up to `limit`, after the job `after`
+ * (a page's last). `tableAt` names a location's table now (it may have been renamed since the job), or null.
+ */
+export async function jobsAcrossTables(
+  tables: Tables,
+  filter: JobsFilter,
+  limit: number,
+  after: string | null,
+  tableAt: (location: string) => string[] | null,
+): Promise<{ jobs: MaintenanceJob[]; next: string | null }> {
+  const listed = (await tables.records.list(filter.location ? `.quiver/maintenance/${filter.location}/jobs/` : ".quiver/maintenance/"))
+    .map((key) => ({ key, match: JOB_KEY.exec(key) }))
+    .filter((k): k is { key: string; match: RegExpExecArray } => k.match !== null)
+    .map(({ key, match }) => ({ key, location: match[1], id: match[2] }))
+    .filter((job) => after === null || job.id < after)
+    .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+  const jobs: MaintenanceJob[] = [];
+  let looked = 0;
+  while (looked < listed.length && jobs.length < limit) {
+    const batch = listed.slice(looked, looked + (filter.status || filter.kind ? READ_AHEAD : limit - jobs.length));
+    looked += batch.length;
+    const read = await Promise.all(batch.map(async (job) => ({ job, body: await tables.records.get(job.key) })));
+    for (const { job, body } of read) {
+      if (!body || jobs.length >= limit) continue;
+      const record = answered(JSON.parse(body.toString("utf8")) as MaintenanceJob);
+      if ((filter.status && record.status !== filter.status) || (filter.kind && record.kind !== filter.kind)) continue;
+      jobs.push({ ...record, table: tableAt(job.location) ?? record.table });
+    }
+  }
+  const last = jobs.at(-1);
+  return { jobs, next: jobs.length === limit && last && listed.some((job) => job.id < last.job_id) ? last.job_id : null };
+}

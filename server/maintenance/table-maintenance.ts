@@ -1,8 +1,8 @@
-/** The maintenance operations of one table as the API offers them: by table identifier, for a caller. */
+/** The maintenance operations of one table as the API offers them (by table identifier, for a caller), and the jobs of all. */
 import "server-only";
-import type { Id } from "@/server/catalog/catalog";
+import type { Catalog, Id } from "@/server/catalog/catalog";
 import { describePrincipal, type Principal } from "@/server/auth/model";
-import { jobOf, jobsOf, maintenanceHolder, startJob, type MaintenanceJob } from "./jobs";
+import { jobOf, jobsAcrossTables, jobsOf, maintenanceHolder, startJob, type MaintenanceJob } from "./jobs";
 import { indexCoverage, manifestHealth, planCleanup } from "./operations";
 import { cleanupDue, compactionDue, servicePolicy, tablePolicy } from "./policy";
 import type { Tables } from "@/server/tables/tables";
@@ -70,4 +70,23 @@ export async function tableJobs(tables: Tables, id: Id, limit: number) {
 
 export async function tableJob(tables: Tables, id: Id, jobId: string) {
   return jobOf(tables, await tables.resolve(id), jobId);
+}
+
+/**
+ * The maintenance jobs of every table of the database (or one table's), newest first, after the job a page ended
+ * with; each named by its table's identifier now, where the catalog still holds it.
+ */
+export async function jobsAcross(
+  tables: Tables,
+  catalog: Catalog,
+  filter: { status?: MaintenanceJob["status"]; kind?: MaintenanceJob["kind"]; table?: Id },
+  limit: number,
+  after: string | null,
+) {
+  const [index, location] = await Promise.all([catalog.index(), filter.table ? tables.resolve(filter.table).then((e) => e.location) : undefined]);
+  const tableAt = (at: string) => {
+    const key = index.atLocation.get(at);
+    return key === undefined ? null : (index.tables.get(key)?.id ?? null);
+  };
+  return jobsAcrossTables(tables, { status: filter.status, kind: filter.kind, location }, limit, after, tableAt);
 }

@@ -1,6 +1,8 @@
-/** The maintenance routes: a table's health, compaction and version cleanup as jobs, and the jobs. */
-import { json, pageLimit, route } from "@/server/http/route";
-import { cleanupPreview, maintenanceOverview, startMaintenance, tableJob, tableJobs } from "@/server/maintenance/table-maintenance";
+/** The maintenance routes: a table's health, compaction and version cleanup as jobs, the jobs, and all tables' jobs. */
+import { invalidInput } from "@/server/errors";
+import { identifierIn, json, pageLimit, route } from "@/server/http/route";
+import { DELIMITER } from "@/lib/identifiers";
+import { cleanupPreview, jobsAcross, maintenanceOverview, startMaintenance, tableJob, tableJobs } from "@/server/maintenance/table-maintenance";
 
 import { maintenanceOperations as ops } from "@/lib/contract/operations/maintenance";
 
@@ -34,6 +36,17 @@ export const maintenanceRoutes = [
     ...ops.ListMaintenanceJobs,
     access: { need: "viewer", on: "table" },
     handler: async ({ id, tables, query }) => json({ jobs: await tableJobs(tables, id, pageLimit(query.limit)) }),
+  }),
+  route({
+    ...ops.ListAllMaintenanceJobs,
+    access: { need: "global-admin" },
+    handler: async ({ tables, catalog, query }) => {
+      const after = query.page_token ?? null;
+      if (after !== null && !/^\d{14}-[0-9a-f]{8}$/.test(after)) throw invalidInput("page_token is not one a listing of jobs gave");
+      const table = query.table ? identifierIn(query.table.split(DELIMITER), "table") : undefined;
+      const { jobs, next } = await jobsAcross(tables, catalog, { status: query.status, kind: query.kind, table }, pageLimit(query.limit), after);
+      return json({ jobs, page_token: next ?? undefined });
+    },
   }),
   route({
     ...ops.DescribeMaintenanceJob,

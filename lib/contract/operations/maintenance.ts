@@ -1,8 +1,16 @@
 /** Keeping a table fast: its health, compaction and version cleanup, as jobs. */
 import { z } from "zod";
-import { delimiterQuery, qBool, qInt, requestBase } from "../common";
+import { delimiterQuery, pageQuery, qBool, qInt, qString, requestBase } from "../common";
 import { defineOperation } from "../operation";
-import { cleanupPlanAnswer, maintenanceJobAnswer, maintenanceJobsAnswer, tableHealthAnswer } from "../maintenance";
+import {
+  JOB_KINDS,
+  JOB_STATUSES,
+  cleanupPlanAnswer,
+  maintenanceJobAnswer,
+  maintenanceJobsAnswer,
+  maintenanceJobsPage,
+  tableHealthAnswer,
+} from "../maintenance";
 
 const waitQuery = { wait: qBool("Answer when the job has finished, instead of as soon as it started") };
 
@@ -53,6 +61,20 @@ export const maintenanceOperations = {
     query: z.object({ ...delimiterQuery, limit: qInt("How many, newest first (default 100)", 1) }),
     body: { kind: "json", schema: z.object(requestBase) },
     response: maintenanceJobsAnswer,
+  }),
+  ListAllMaintenanceJobs: defineOperation({
+    operationId: "ListAllMaintenanceJobs",
+    summary: "Quiver: the maintenance jobs of every table of the database, newest first, filtered and paged (administrators)",
+    group: "Maintenance",
+    methods: ["GET"],
+    path: "/v1/admin/jobs",
+    query: z.object({
+      ...pageQuery,
+      status: z.enum(JOB_STATUSES).optional().describe("Only jobs in this state"),
+      kind: z.enum(JOB_KINDS).optional().describe("Only jobs of this kind"),
+      table: qString("Only the jobs of this table: its identifier, parts joined by $"),
+    }),
+    response: maintenanceJobsPage,
   }),
   DescribeMaintenanceJob: defineOperation({
     operationId: "DescribeMaintenanceJob",
