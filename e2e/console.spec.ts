@@ -692,6 +692,38 @@ test("a table's health, compaction and version cleanup with its preview, from th
   await shots(page, "table-maintenance");
 });
 
+test("the jobs of every table under load: a failed compaction with its reason, filters, and a link to its table", async ({ page }) => {
+  await call("/v1/namespace/ops/create", { json: {} });
+  await call("/v1/table/ops$broken/create", { body: rows(0, 10) });
+  await call("/v1/table/ops$busy/create", { body: rows(0, 10) });
+  // Writes go on beside the page all along; every maintenance job of ops$broken fails (the e2e server's failure point).
+  let loading = true;
+  const load = (async () => {
+    for (let i = 1; loading; i++) await call("/v1/table/ops$busy/insert", { body: rows(i * 10, i * 10 + 10) });
+  })();
+  try {
+    await call("/v1/table/ops$broken/maintenance/compact", { json: {} });
+    await signInWithKey(page, undefined, "/jobs");
+    await hydrated(page);
+    const jobRows = page.getByTestId("job-row");
+    const broken = jobRows.filter({ hasText: "ops$broken" });
+    await expect(broken).toHaveCount(1);
+    await expect(broken).toContainText("failed");
+    await expect(broken).toContainText("the store failed during the compact");
+    await expect(jobRows.filter({ hasText: "shop$events" }).first()).toContainText("succeeded");
+    await shots(page, "jobs");
+    await page.getByLabel("Status", { exact: true }).selectOption("failed");
+    await page.getByRole("button", { name: "Filter", exact: true }).click();
+    await expect(jobRows).toHaveCount(1);
+    await expect(jobRows.first()).toContainText("ops$broken");
+    await jobRows.first().getByRole("link", { name: "ops$broken" }).click();
+    await expect(page).toHaveURL(/\/tables\/ops\/broken/);
+  } finally {
+    loading = false;
+    await load;
+  }
+});
+
 test("build and drop indices of every kind a column takes, then search by vector, by a row, and by text, with the plan", async ({ page }) => {
   const DIM = 8;
   const count = 300;

@@ -26,6 +26,8 @@ export default async function globalSetup() {
       QUIVER_MAINTENANCE: "off",
       QUIVER_MAINTENANCE_INTERVAL_S: "1",
       QUIVER_ADMINS: "group:ops",
+      // The jobs list's failed job: every maintenance job of this table fails as a broken store would make it.
+      QUIVER_FAILPOINTS: "fail-maintenance:ops$broken",
     },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -6,8 +6,9 @@
  * `kill-after-claim:<table>` the moment a write's claim in the write ledger is in the store, before its commit
  * begins; `kill-after-catalog-commit:<object id>` the moment the catalog's commit of that table's row returned. A hold
  * point stops the request that reaches it for good, as if its instance had stopped there while the others went on:
- * `hold-before-answer:<table>` holds a write that has committed before anything records it or answers. Unset, as in
- * any deployment, a point costs one look at an empty map.
+ * `hold-before-answer:<table>` holds a write that has committed before anything records it or answers. A failure
+ * point makes a step fail as a broken store would: `fail-maintenance:<table>` each maintenance job of that table.
+ * Unset, as in any deployment, a point costs one look at an empty map.
  */
 import "server-only";
 
@@ -37,4 +38,9 @@ export function failpoint(name: string, target: string) {
 /** Never settles when the point `name:target` fires: the request waits here until its process is killed. */
 export function holdpoint(name: string, target: string): Promise<void> {
   return fires(name, target) ? new Promise<void>(() => {}) : Promise.resolve();
+}
+
+/** Throws `failure()` when the point `name:target` fires. */
+export function failurepoint(name: string, target: string, failure: () => Error): void {
+  if (fires(name, target)) throw failure();
 }

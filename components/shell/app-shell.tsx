@@ -16,6 +16,7 @@ const NAV = [
   { href: "/", label: "Browse", admin: false },
   { href: "/keys", label: "API keys", admin: true },
   { href: "/access", label: "Access", admin: true },
+  { href: "/jobs", label: "Jobs", admin: true },
   { href: "/audit", label: "Audit log", admin: true },
   { href: "/docs", label: "API reference", admin: false },
 ];

@@ -5,43 +5,14 @@
  * what would go), the running job's progress, and what maintenance did before.
  */
 import { useState } from "react";
-import {
-  useCleanup,
-  useCleanupPreview,
-  useCompact,
-  useMaintenanceJobs,
-  useRunningJob,
-  useTableHealth,
-  type MaintenanceJob,
-  type TableHealth,
-} from "@/lib/queries/maintenance";
+import { useCleanup, useCleanupPreview, useCompact, useMaintenanceJobs, useRunningJob, useTableHealth, type TableHealth } from "@/lib/queries/maintenance";
 import { Badge, Button, Field, Select, TextInput } from "../ui/controls";
 import { Dialog } from "../ui/dialog";
 import { ErrorBanner, Loading } from "../ui/states";
 import { formatBytes, formatTime } from "./format";
+import { jobKindLabel, jobSummary, jobStatusTone } from "./job-summary";
 
 const UNIT_SECONDS = { minutes: 60, hours: 3600, days: 86400 } as const;
-
-function jobSummary(job: MaintenanceJob): string {
-  if (job.status === "failed") return job.error?.message ?? "failed";
-  if (job.status === "abandoned") return "the instance running it stopped before it finished";
-  if (job.compaction) {
-    const c = job.compaction;
-    const indexed = c.unindexed_rows_before - c.unindexed_rows_after;
-    return [
-      `${c.fragments_before} → ${c.fragments_after} fragments`,
-      c.deleted_rows_before > c.deleted_rows_after ? `${c.deleted_rows_before - c.deleted_rows_after} deleted rows removed` : null,
-      indexed > 0 ? `${indexed.toLocaleString()} rows indexed` : null,
-      c.conflicts_retried ? `retried ${c.conflicts_retried}× after concurrent writes` : null,
-    ]
-      .filter(Boolean)
-      .join(", ");
-  }
-  if (job.cleanup) return `${job.cleanup.versions_removed} versions removed, ${formatBytes(job.cleanup.bytes_removed)} freed`;
-  return job.progress ? `${job.progress.done} of ${job.progress.total} steps` : "running";
-}
-
-const statusTone = { running: "indigo", succeeded: "green", failed: "red", abandoned: "amber" } as const;
 
 function HealthFacts({ health }: { health: TableHealth }) {
   const facts: Array<[string, React.ReactNode]> = [
@@ -203,8 +174,8 @@ export function MaintenancePanel({ database, table }: { database: string; table:
           {jobs.data.jobs.map((job) => (
             <li key={job.job_id} className="flex flex-wrap items-center gap-3">
               <span className="text-xs text-slate-500">{formatTime(Date.parse(job.created_at))}</span>
-              <span className="font-medium">{job.kind === "compact" ? "Compaction" : "Version cleanup"}</span>
-              <Badge tone={statusTone[job.status]}>{job.status}</Badge>
+              <span className="font-medium">{jobKindLabel(job)}</span>
+              <Badge tone={jobStatusTone[job.status]}>{job.status}</Badge>
               <span className="flex-1">{jobSummary(job)}</span>
               <span className="text-xs text-slate-500" title={job.parameters.reason ? String(job.parameters.reason) : undefined}>
                 {job.trigger === "policy" ? "automatic" : job.requested_by}

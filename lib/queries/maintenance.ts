@@ -1,7 +1,7 @@
 "use client";
-/** A table's maintenance: its health, jobs (polled while one runs), compaction and version cleanup with its preview. */
+/** A table's maintenance: its health, jobs (polled while one runs), compaction and version cleanup with its preview; all tables' jobs. */
 import { useEffect, useRef } from "react";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { z } from "zod";
 import { call, type AnswerOf } from "../api-client";
 import type { cleanupPlanAnswer, maintenanceJob } from "../contract/maintenance";
@@ -43,6 +43,20 @@ export const useMaintenanceJobs = (database: string, id: Id, enabled = true) =>
     queryFn: () => call("ListMaintenanceJobs", { id, query: { limit: "20" }, database, body: {} }),
     refetchInterval: (query) => (query.state.data?.jobs.some((j) => j.status === "running") ? POLL_MS : false),
     enabled,
+  });
+
+/** Every table's maintenance jobs, newest first, filtered and paged; polled while one of those shown runs. */
+export const useAllMaintenanceJobs = (database: string, filter: Record<string, string>) =>
+  useInfiniteQuery({
+    queryKey: queryKeys.allJobs(database, filter),
+    initialPageParam: undefined as string | undefined,
+    queryFn: ({ pageParam }) =>
+      call("ListAllMaintenanceJobs", {
+        database,
+        query: { ...Object.fromEntries(Object.entries(filter).filter(([, v]) => v)), limit: "50", page_token: pageParam },
+      }),
+    getNextPageParam: (last) => last.page_token,
+    refetchInterval: (query) => (query.state.data?.pages.some((p) => p.jobs.some((j) => j.status === "running")) ? POLL_MS : false),
   });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -12,6 +12,7 @@ import type { z } from "zod";
 import type { maintenanceJob } from "@/lib/contract/maintenance";
 import type { TableEntry } from "@/server/catalog/catalog-table";
 import { QuiverError } from "@/server/errors";
+import { failurepoint } from "@/server/failpoints";
 import { metrics } from "@/server/metrics";
 import { Lease } from "@/server/storage/lease";
 import { cleanupVersions, compactTable } from "./operations";
@@ -89,6 +90,11 @@ export async function startJob(
   const done = (async () => {
     let failure: QuiverError | null = null;
     try {
+      failurepoint(
+        "fail-maintenance",
+        entry.objectId,
+        () => new QuiverError("ServiceUnavailable", `the store failed during the ${request.kind} (a failure point of the tests)`),
+      );
       if (request.kind === "compact") {
         job.compaction = await compactTable(tables, entry, () => metrics.maintenanceRetries.inc());
         const { version_before, version_after } = job.compaction;
