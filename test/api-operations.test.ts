@@ -1,5 +1,5 @@
 /**
- * The README's table of the Lance Namespace spec's operations is complete and true: every operation of the spec is in
+ * The operation table of docs/clients.md (the Lance Namespace spec's operations) is complete and true: every operation of the spec is in
  * it once; each one it calls served is a route of the API at that method and path with its named test; each one it
  * calls refused answers the status and code it gives, naming the operation, and changes nothing.
  */
@@ -70,8 +70,8 @@ const SPEC_OPERATIONS = [
   "AlterTransaction",
 ];
 
-const readme = readFileSync("README.md", "utf8");
-const section = readme.slice(readme.indexOf("### Every operation of the Lance Namespace spec"));
+const readme = readFileSync("docs/clients.md", "utf8");
+const section = readme.slice(readme.indexOf("## Every operation of the Lance Namespace spec"));
 const table = [...section.matchAll(/^\| (\w+) \| `(GET|POST) ([^`]+)` \| ([^|]+) \| `([^`]+)` \|$/gm)].map(([, name, method, path, quiver, test]) => ({
   name,
   method,
@@ -92,7 +92,7 @@ beforeAll(async () => {
 });
 afterAll(() => server?.stop());
 
-describe("the README's operation table", () => {
+describe("the operation table of docs/clients.md", () => {
   it("lists every operation of the spec once, each served or refused", () => {
     expect(table.map((row) => row.name).sort()).toEqual([...SPEC_OPERATIONS].sort());
     expect(served.length + refused.length).toBe(table.length);

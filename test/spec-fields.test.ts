@@ -3,7 +3,7 @@
  * test/fixtures/lance-namespace-spec.json (derived from the spec by scripts/summarize-spec.mjs) names each operation's
  * method, path, query parameters and the fields of its request and answer; each one must be routed, each request
  * field taken by the operation's schema (and so honoured, or refused with 406 by the field's `unsupported` mark), and
- * each answer field in the answer's schema, unless the README's table of field exceptions says why not.
+ * each answer field in the answer's schema, unless the table of field exceptions in docs/clients.md says why not.
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
@@ -32,9 +32,9 @@ interface SpecOperation {
 }
 const summary = JSON.parse(readFileSync("test/fixtures/lance-namespace-spec.json", "utf8")) as { source: string; operations: SpecOperation[] };
 
-const readme = readFileSync("README.md", "utf8");
-const exceptionsSection = readme.slice(readme.indexOf("#### Fields of the spec"));
-/** The README's field exceptions: `| Operation | request or answer `path` | why |`, `*` for every operation. */
+const readme = readFileSync("docs/clients.md", "utf8");
+const exceptionsSection = readme.slice(readme.indexOf("### Fields of the spec"));
+/** The field exceptions of docs/clients.md: `| Operation | request or answer `path` | why |`, `*` for every operation. */
 const exceptions = [...exceptionsSection.matchAll(/^\| (\*|\w+) \| (request|answer) `([^`]+)` \| ([^|]+) \|$/gm)].map(([, operationId, side, path, why]) => ({
   operationId,
   side,
@@ -89,7 +89,7 @@ const refused = new Set(REFUSED_OPERATIONS.map((op) => op.operationId));
 const specOps = summary.operations;
 const served = specOps.filter((op) => !refused.has(op.operationId));
 const contract = (op: SpecOperation) => operations[op.operationId as OperationId];
-/** The README's row for a field: its own, or a `*` row naming the field wherever it is (`transaction_id`). */
+/** The exceptions' row for a field: its own, or a `*` row naming the field wherever it is (`transaction_id`). */
 const exception = (op: SpecOperation, side: "request" | "answer", path: string) =>
   exceptions.find(
     (e) => e.side === side && ((e.operationId === op.operationId && e.path === path) || (e.operationId === "*" && path.split(".").pop() === e.path)),
@@ -124,7 +124,7 @@ describe(`the contract against ${summary.source}`, () => {
     expect(missing, missing.join(", ")).toEqual([]);
   });
 
-  it.each(served)("$operationId answers every field the spec defines, or the README says why not", (op) => {
+  it.each(served)("$operationId answers every field the spec defines, or docs/clients.md says why not", (op) => {
     const response = contract(op).response;
     if (op.response.kind !== "json" || !op.response.fields?.length) return;
     expect(typeof response, `${op.operationId} answers JSON`).toBe("object");
@@ -132,7 +132,7 @@ describe(`the contract against ${summary.source}`, () => {
     expect(missing, missing.join(", ")).toEqual([]);
   });
 
-  it("lists in the README, with its reason, each request field refused with 406 and no other", () => {
+  it("lists in docs/clients.md, with its reason, each request field refused with 406 and no other", () => {
     const marked = served.flatMap((op) => {
       const body = contract(op).body as { kind: string; schema?: z.ZodType } | undefined;
       if (!body?.schema) return [];
@@ -152,7 +152,7 @@ describe(`the contract against ${summary.source}`, () => {
       ).toContain(f.why);
   });
 
-  it("lists in the README only answer fields the contract really leaves out", () => {
+  it("lists in docs/clients.md only answer fields the contract really leaves out", () => {
     // A `*` row covers the answers that leave the field out: there must be some.
     for (const e of exceptions.filter((x) => x.side === "answer" && x.operationId === "*")) {
       const where = served.flatMap((op) => (op.response.fields ?? []).filter((f) => f.path.split(".").pop() === e.path).map((f) => ({ op, f })));

@@ -39,7 +39,7 @@ function queryParameters(schema: z.ZodType | undefined) {
   }));
 }
 
-/** The headers that name a write request, which is applied once per name (README, "Retries and request ids"). */
+/** The headers that name a write request, which is applied once per name (docs/api.md, "Retries and request ids"). */
 const requestNames = [
   {
     name: "Idempotency-Key",
