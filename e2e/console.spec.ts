@@ -584,6 +584,22 @@ test("administration pages in both themes", async ({ page }) => {
   await shots(page, "api-reference");
 });
 
+test("the documentation beside the API reference: a page, its anchors, and links that stay in the console", async ({ page }) => {
+  await signInWithKey(page, undefined, "/docs/operations");
+  await hydrated(page);
+  await expect(page.getByRole("heading", { name: "Operations", level: 1 })).toBeVisible();
+  await expect(page.locator("h2#metrics")).toHaveText(/Metrics/);
+  await expect(page.getByRole("navigation", { name: "Documentation" }).getByRole("link", { name: "Operations" })).toHaveAttribute("aria-current", "page");
+  await shots(page, "docs-operations");
+  await page.getByTestId("doc-page").getByRole("link", { name: "read cache" }).click();
+  await expect(page).toHaveURL(/\/docs\/object-storage#the-read-cache$/);
+  await expect(page.locator("h2#the-read-cache")).toBeVisible();
+  await page.getByRole("navigation", { name: "Documentation" }).getByRole("link", { name: "Overview" }).click();
+  await expect(page.getByRole("heading", { name: "Quiver", level: 1 })).toBeVisible();
+  await page.getByRole("navigation", { name: "Documentation" }).getByRole("link", { name: "API reference" }).click();
+  await expect(page).toHaveURL(/\/docs$/);
+});
+
 test("create a declared-only table from a 50 MB CSV with chosen types, with progress", async ({ page }) => {
   test.setTimeout(180_000);
   await call("/v1/table/shop$big/declare", { json: {} });

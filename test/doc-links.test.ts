@@ -5,6 +5,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { anchorMaker } from "@/lib/doc-pages";
 
 const ROOT = path.resolve(__dirname, "..");
 
@@ -19,23 +20,15 @@ function documents(): string[] {
   return [...readdirSync(ROOT).filter((f) => f.endsWith(".md")), ...below("docs"), ...below("ops")];
 }
 
-/** GitHub's anchor of a heading: lower case, punctuation but hyphens dropped, spaces made hyphens; repeats numbered. */
+/** The anchors of a document's headings, outside its code. */
 function anchorsOf(markdown: string): Set<string> {
-  const seen = new Map<string, number>();
+  const anchor = anchorMaker();
   const anchors = new Set<string>();
   let fenced = false;
   for (const line of markdown.split("\n")) {
     if (/^\s*```/.test(line)) fenced = !fenced;
     const heading = !fenced && /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
-    if (!heading) continue;
-    const text = heading[1].replace(/`/g, "").replace(/\[([^\]]*)\]\([^)]*\)/g, "$1");
-    const base = text
-      .toLowerCase()
-      .replace(/[^\p{L}\p{N}\s_-]/gu, "")
-      .replace(/\s/g, "-");
-    const count = seen.get(base) ?? 0;
-    seen.set(base, count + 1);
-    anchors.add(count ? `${base}-${count}` : base);
+    if (heading) anchors.add(anchor(heading[1].replace(/`/g, "").replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")));
   }
   return anchors;
 }
