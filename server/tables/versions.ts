@@ -17,6 +17,7 @@ import { authorsOf, forgetAuthors, pruneAuthors, versionAt } from "./version-aut
 import { heldBack, type HeldVersion } from "@/server/catalog/batch-holds";
 import { branchNameProblem } from "./refs";
 import type { Tables } from "./tables";
+import { allLanded } from "./write-ledger";
 
 const isMain = (branch?: string) => !branch || branch === "main";
 
@@ -194,14 +195,11 @@ export async function tableVersionStep(
       ? tables.claimAhead(entry, { after: request.version - 1, operations: null, version: { number: request.version, staged } })
       : Promise.resolve([]);
     claims.push(claiming);
-    const [claim, reads] = await Promise.allSettled([
+    const [claimed, [{ sources, v2 }, content]] = await allLanded([
       claiming,
       Promise.all([files.versions(directory), request.eTag === undefined ? files.read(staged) : files.readIfMatch(staged, request.eTag)]),
-    ]);
-    if (claim.status === "rejected") throw claim.reason;
-    if (reads.status === "rejected") throw reads.reason;
-    const [{ sources, v2 }, content] = reads.value;
-    return { files, directory, staged, sources, v2, content, claimed: claim.value };
+    ] as const);
+    return { files, directory, staged, sources, v2, content, claimed };
   });
   const { entry, value: look } = await looked.finally(() => Promise.allSettled(claims));
   const { files, directory, staged, sources, v2, content, claimed } = look;
