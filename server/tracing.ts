@@ -11,7 +11,8 @@
  */
 import "server-only";
 import { SpanStatusCode, trace, type Attributes, type Span } from "@opentelemetry/api";
-import { INSTANCE, VERSION } from "./instance";
+import { SERVICE_VERSION } from "@/lib/service";
+import { INSTANCE } from "./instance";
 
 // Next may load this module more than once (one copy per route bundle): whether tracing is on is the process's.
 const state = globalThis as typeof globalThis & { quiverTracing?: { provider: unknown } };
@@ -35,7 +36,7 @@ export async function startTracing(): Promise<void> {
   const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({
       "service.name": process.env.OTEL_SERVICE_NAME || "quiver",
-      "service.version": VERSION,
+      "service.version": SERVICE_VERSION,
       "service.instance.id": INSTANCE,
     }),
     spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())],
