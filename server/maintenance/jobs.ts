@@ -31,7 +31,10 @@ const tableLeasePrefix = (location: string) => `.quiver/maintenance/${location}/
 /** The job that holds a table's maintenance now, or null. */
 export const maintenanceHolder = (tables: Tables, entry: TableEntry) => Lease.holderOf(tables.records, tableLeasePrefix(entry.location), tableLeaseMs());
 
-const jobsPrefix = (entry: TableEntry) => `.quiver/maintenance/${entry.location}/jobs/`;
+const jobsPrefix = (location: string) => `.quiver/maintenance/${location}/jobs/`;
+
+/** A job's id: its start time first, so that a listing is in time order, then a random part. */
+export const isJobId = (id: string) => /^\d{14}-[0-9a-f]{8}$/.test(id);
 
 export interface JobRequest {
   kind: JobKind;
@@ -77,7 +80,7 @@ export async function startJob(
     cleanup: null,
     error: null,
   };
-  const key = `${jobsPrefix(entry)}${jobId}.json`;
+  const key = `${jobsPrefix(entry.location)}${jobId}.json`;
   const save = () => store.put(key, JSON.stringify({ ...job, updated_at: new Date().toISOString() }));
   try {
     await save();
@@ -128,24 +131,18 @@ function answered(job: MaintenanceJob): MaintenanceJob {
 
 export async function jobOf(tables: Tables, entry: TableEntry, jobId: string): Promise<MaintenanceJob> {
   const missing = () => new QuiverError("TransactionNotFound", `table '${entry.objectId}' has no maintenance job '${jobId}'`);
-  if (!/^\d{14}-[0-9a-f]{8}$/.test(jobId)) throw missing();
-  const body = await tables.records.get(`${jobsPrefix(entry)}${jobId}.json`);
+  if (!isJobId(jobId)) throw missing();
+  const body = await tables.records.get(`${jobsPrefix(entry.location)}${jobId}.json`);
   if (!body) throw missing();
   return answered(JSON.parse(body.toString("utf8")) as MaintenanceJob);
 }
 
 /** The table's maintenance jobs, newest first. */
 export async function jobsOf(tables: Tables, entry: TableEntry, limit: number): Promise<MaintenanceJob[]> {
-  const keys = (await tables.records.list(jobsPrefix(entry)))
-    .filter((k) => k.endsWith(".json"))
-    .sort()
-    .reverse()
-    .slice(0, limit);
-  const bodies = await Promise.all(keys.map((key) => tables.records.get(key)));
-  return bodies.flatMap((body) => (body ? [answered(JSON.parse(body.toString("utf8")) as MaintenanceJob)] : []));
+  return (await jobsAcrossTables(tables, { location: entry.location }, limit, null, () => null)).jobs;
 }
 
-const JOB_KEY = /^\.quiver\/maintenance\/([^/]+)\/jobs\/(\d{14}-[0-9a-f]{8})\.json$/;
+const JOB_KEY = /^\.quiver\/maintenance\/([^/]+)\/jobs\/([^/]+)\.json$/;
 /** How many records are read at once while a filter skips those it does not keep. */
 const READ_AHEAD = 32;
 
@@ -168,9 +165,9 @@ export async function jobsAcrossTables(
   after: string | null,
   tableAt: (location: string) => string[] | null,
 ): Promise<{ jobs: MaintenanceJob[]; next: string | null }> {
-  const listed = (await tables.records.list(filter.location ? `.quiver/maintenance/${filter.location}/jobs/` : ".quiver/maintenance/"))
+  const listed = (await tables.records.list(filter.location ? jobsPrefix(filter.location) : ".quiver/maintenance/"))
     .map((key) => ({ key, match: JOB_KEY.exec(key) }))
-    .filter((k): k is { key: string; match: RegExpExecArray } => k.match !== null)
+    .filter((k): k is { key: string; match: RegExpExecArray } => k.match !== null && isJobId(k.match[2]))
     .map(({ key, match }) => ({ key, location: match[1], id: match[2] }))
     .filter((job) => after === null || job.id < after)
     .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));

@@ -1,6 +1,7 @@
 /** The maintenance routes: a table's health, compaction and version cleanup as jobs, the jobs, and all tables' jobs. */
 import { invalidInput } from "@/server/errors";
 import { identifierIn, json, pageLimit, route } from "@/server/http/route";
+import { isJobId } from "@/server/maintenance/jobs";
 import { DELIMITER } from "@/lib/identifiers";
 import { cleanupPreview, jobsAcross, maintenanceOverview, startMaintenance, tableJob, tableJobs } from "@/server/maintenance/table-maintenance";
 
@@ -42,7 +43,7 @@ export const maintenanceRoutes = [
     access: { need: "global-admin" },
     handler: async ({ tables, catalog, query }) => {
       const after = query.page_token ?? null;
-      if (after !== null && !/^\d{14}-[0-9a-f]{8}$/.test(after)) throw invalidInput("page_token is not one a listing of jobs gave");
+      if (after !== null && !isJobId(after)) throw invalidInput("page_token is not one a listing of jobs gave");
       const table = query.table ? identifierIn(query.table.split(DELIMITER), "table") : undefined;
       const { jobs, next } = await jobsAcross(tables, catalog, { status: query.status, kind: query.kind, table }, pageLimit(query.limit), after);
       return json({ jobs, page_token: next ?? undefined });
