@@ -2,4 +2,6 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 
-export const INSTANCE = randomUUID();
+// Next may load this module more than once in a process (one copy per bundle): the process has one id all the same.
+const made = globalThis as typeof globalThis & { quiverInstance?: string };
+export const INSTANCE = (made.quiverInstance ??= randomUUID());
