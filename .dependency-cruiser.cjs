@@ -88,11 +88,12 @@ module.exports = {
       name: "server-modules-are-server-only",
       severity: "error",
       comment: "A server module imported by browser code must fail the build, not ship: each one imports server-only.",
-      // The read cache's modules (and the option names they read) also run in npm start's primary process, as Node
-      // loads them: nothing in the browser imports server/ (lib and components import lib only).
+      // The read cache's modules (and the option names they read) and the metrics' history also run in npm start's
+      // primary process, as Node loads them: nothing in the browser imports server/ (lib and components import lib only).
       module: {
         path: "^server/",
-        pathNot: "((\\.test|_pb)\\.ts|^server/storage/read-cache/(disk-cache|cache-proxy|azure-shared-key|aws-sigv4|read-cache|option-names)\\.ts)$",
+        pathNot:
+          "((\\.test|_pb)\\.ts|^server/storage/read-cache/(disk-cache|cache-proxy|azure-shared-key|aws-sigv4|read-cache|option-names)\\.ts|^server/operations/history\\.ts)$",
       },
       to: { path: `${NODE_MODULES}server-only/` },
     },

@@ -3,6 +3,7 @@
 // because instances keep no state of their own: everything lives in the data root.
 import "./check-node.mjs";
 import cluster from "node:cluster";
+import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import os from "node:os";
 import { spawnSync } from "node:child_process";
@@ -44,6 +45,7 @@ function workerCount(value) {
 // The machine's read cache (server/storage/read-cache/): one for all the workers, which reach the store through it.
 // Imported once the Node version is checked: Node loads its TypeScript as it is from 22.18 on.
 const { registerReadCacheMetrics, startReadCache } = await import("../server/storage/read-cache/read-cache.ts");
+const { MetricHistory, quiverMetric } = await import("../server/operations/history.ts");
 const primaryMetrics = new promClient.Registry();
 const readCache = await startReadCache(
   process.env,
@@ -57,17 +59,25 @@ const readCache = await startReadCache(
 process.env.QUIVER_READ_CACHE_ENDPOINT = readCache?.endpoint ?? "none";
 if (readCache) registerReadCacheMetrics(primaryMetrics, readCache.cache);
 
-// A worker asked for /metrics asks here for the sum over all workers (server/metrics.ts), and this process's own.
+// A worker answering for the whole machine asks here: for /metrics, the sum over all workers and this process's own;
+// for the operations page, the recent past of the read cache this process runs (server/operations/history.ts).
 const aggregator = new AggregatorRegistry();
+const readCacheHistory = new MetricHistory(primaryMetrics, quiverMetric).start();
+const questions = {
+  "quiver:metrics": () => Promise.all([aggregator.clusterMetrics(), primaryMetrics.metrics()]).then(([workers, primary]) => `${workers}\n${primary}`),
+  "quiver:history": (message) => readCacheHistory.since(Number(message.since) || 0),
+};
 cluster.on("message", (worker, message) => {
-  if (message?.type !== "quiver:metrics-request") return;
-  Promise.all([aggregator.clusterMetrics(), primaryMetrics.metrics()])
-    .then(([workers, primary]) => `${workers}\n${primary}`)
-    .then(
-      (text) => worker.send({ type: "quiver:metrics-answer", id: message.id, text }),
-      (err) => worker.send({ type: "quiver:metrics-answer", id: message.id, error: String(err?.message ?? err) }),
-    );
+  const question = questions[message?.type];
+  if (!question) return;
+  question(message).then(
+    (answer) => worker.send({ type: `${message.type}-answer`, id: message.id, answer }),
+    (err) => worker.send({ type: `${message.type}-answer`, id: message.id, error: String(err?.message ?? err) }),
+  );
 });
+// What names this start to the operations page: its workers are one instance of the root.
+process.env.QUIVER_START_ID = randomUUID();
+process.env.QUIVER_START_TIME = new Date().toISOString();
 
 // A table's write turn across the workers (server/peers/machine-turns.ts): per table, the workers that asked, in order;
 // the first holds the turn. A worker that exits gives up its place, and its turn passes on. The grant says whether

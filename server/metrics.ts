@@ -5,8 +5,8 @@
  */
 import "server-only";
 import cluster from "node:cluster";
-import { randomUUID } from "node:crypto";
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, register } from "prom-client";
+import { askPrimary, hasPrimary } from "./peers/primary-call";
 
 const PREFIX = "quiver_";
 
@@ -106,25 +106,8 @@ export const metrics = (made.quiverMetrics ??= makeMetrics());
 
 export const countLookup = (cache: string, hit: boolean) => metrics.cacheLookups.inc({ cache, result: hit ? "hit" : "miss" });
 
-/** The request and answer messages between a worker and the primary of `npm start` (scripts/start.mjs). */
-const REQUEST = "quiver:metrics-request";
-const ANSWER = "quiver:metrics-answer";
-
 /** The metrics in Prometheus's text format: this process's, or under workers the sum over all of them. */
 export async function metricsText(): Promise<{ text: string; contentType: string }> {
-  if (!cluster.isWorker || !process.send) return { text: await register.metrics(), contentType: register.contentType };
-  const id = randomUUID();
-  const text = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => (process.off("message", listen), reject(new Error("the primary process did not answer with the workers' metrics"))), 10_000);
-    const listen = (message: { type?: string; id?: string; text?: string; error?: string }) => {
-      if (message?.type !== ANSWER || message.id !== id) return;
-      clearTimeout(timer);
-      process.off("message", listen);
-      if (message.error !== undefined) reject(new Error(message.error));
-      else resolve(message.text ?? "");
-    };
-    process.on("message", listen);
-    process.send!({ type: REQUEST, id });
-  });
+  const text = hasPrimary() ? await askPrimary<string>("quiver:metrics", {}, 10_000) : await register.metrics();
   return { text, contentType: register.contentType };
 }

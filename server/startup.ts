@@ -2,7 +2,8 @@
  * What a server process does once, before its first request (instrumentation.ts calls it on Node only, so that none of
  * it is compiled for the Edge runtime): checks the settings and that the data root's store answers (a server that
  * cannot serve says so in one line and exits, rather than failing request after request), lets API handlers read
- * request bodies from Node's own request, opens the default database, starts the automatic maintenance policy, makes
+ * request bodies from Node's own request, opens the default database, starts the automatic maintenance policy and the
+ * operations page's history, writes this process into the root's roster, makes
  * the console's session secret (so that no request, refused ones included, is what first writes it), and issues the
  * first admin key if none exists.
  */
@@ -51,6 +52,14 @@ async function start() {
   await defaultDatabase();
   const { startMaintenancePolicy } = await import("./maintenance/scheduler");
   startMaintenancePolicy();
+  // The operations page's figures start with the server; the roster says to the other instances where it runs.
+  const { processHistory } = await import("./operations/overview");
+  processHistory();
+  const { joinRoster } = await import("./operations/roster");
+  const { log } = await import("./log");
+  await joinRoster(rootStore()).catch((err: unknown) =>
+    log.warn({ err }, "this process's record in the roster could not be written; the operations page lists it once it is"),
+  );
   await sessionSecret();
   const key = await access().bootstrap();
   announceStarted(key);

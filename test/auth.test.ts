@@ -51,7 +51,7 @@ const call = (route: RouteDef, headers: Record<string, string>) => {
   return client(server.url, headers).raw(method, path, undefined, method === "POST" ? { "content-type": "application/json" } : {});
 };
 
-const rank = { viewer: 0, visible: 0, authenticated: 0, editor: 1, admin: 2, "global-admin": 3 } as const;
+const rank = { viewer: 0, visible: 0, authenticated: 0, editor: 1, admin: 2, "global-admin": 3, "metrics-reader": 3 } as const;
 
 describe("401/403 matrix over every route", () => {
   it("refuses every route without credentials, with 401 and a Bearer challenge", async () => {

@@ -60,9 +60,16 @@ export function storeOf(server: TestServer): ObjectStore {
  * records even refused calls by design, the write ledger, whose records of earlier writes change on their own time
  * (an answered insert's marker goes once its answer is out; a refused write leaves no record there,
  * test/api-idempotency.test.ts), the notes of tables written, flushed a few seconds after a write, and the
- * maintainer's lease, claimed slot after slot.
+ * maintainer's lease, claimed slot after slot, and the roster's record of each server process, written again now and then.
  */
-export const BOOKKEEPING = [".quiver/auth/audit/", ".quiver/requests/", ".quiver/written/", ".quiver/maintainer/", ".quiver/catalog/committer/"] as const;
+export const BOOKKEEPING = [
+  ".quiver/auth/audit/",
+  ".quiver/requests/",
+  ".quiver/written/",
+  ".quiver/maintainer/",
+  ".quiver/catalog/committer/",
+  ".quiver/instances/",
+] as const;
 
 /**
  * Every entry under a server's root but the subtrees in `skip` (key prefixes ending in `/`), with what changes when

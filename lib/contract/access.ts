@@ -60,7 +60,13 @@ export const auditEntry = z.object({
   detail: z.string().optional().describe("What an entry adds to its action: for vended credentials, their access and expiry"),
 });
 
-export const whoAmIResponse = z.object({ principal: principalRef, admin: z.boolean(), database: z.string(), context });
+export const whoAmIResponse = z.object({
+  principal: principalRef,
+  admin: z.boolean(),
+  metrics: z.boolean().describe("Whether the caller may read the service's metrics and its operations page (an administrator, or a key with the metrics role)"),
+  database: z.string(),
+  context,
+});
 export const apiKeysResponse = z.object({ keys: z.array(apiKey), context });
 export const createdApiKeyResponse = z.object({ key: z.string().describe("The key: shown in this answer only"), record: apiKey, context });
 export const apiKeyResponse = z.object({ record: apiKey, context });

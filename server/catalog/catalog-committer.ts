@@ -182,6 +182,11 @@ export class CatalogCommitter<Row> {
   }
 }
 
+/** The process that holds the lease of the catalog's committer on `store` now, or null (at rest nobody does). */
+export async function committerHolder(store: ObjectStore): Promise<string | null> {
+  return parsePeer(await Lease.holderOf(store, LEASE_PREFIX, slotMs()))?.instance ?? null;
+}
+
 function parsePeer(body: string | null): PeerAddress | null {
   if (!body) return null;
   try {

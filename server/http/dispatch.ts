@@ -78,7 +78,7 @@ async function authorize(route: RouteDef, principal: Principal, database: string
   if (need === "authenticated") return;
   if (on === "tables-in-body") {
     // The handler asks table by table, through requireTableRole; one who holds the role nowhere is refused at once.
-    if (need !== "global-admin" && need !== "visible" && !(await auth.holdsAnywhere(principal, database, need))) {
+    if (need !== "global-admin" && need !== "metrics-reader" && need !== "visible" && !(await auth.holdsAnywhere(principal, database, need))) {
       throw new QuiverError(
         "PermissionDenied",
         `${route.operationId} needs the ${need} role on the tables it names; the caller holds it on none in database '${database}'`,
@@ -88,6 +88,11 @@ async function authorize(route: RouteDef, principal: Principal, database: string
   }
   if (need === "global-admin") {
     if (!(await auth.isGlobalAdmin(principal))) throw new QuiverError("PermissionDenied", `${route.operationId} needs an administrator of the whole service`);
+    return;
+  }
+  if (need === "metrics-reader") {
+    if (!(await auth.canReadMetrics(principal)))
+      throw new QuiverError("PermissionDenied", `${route.operationId} needs an administrator of the whole service or a key with the metrics role`);
     return;
   }
   const target = on === "parent" ? id.slice(0, -1) : id;

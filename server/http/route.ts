@@ -106,10 +106,11 @@ export interface RouteDef<
 > extends OperationSpec<QS, BS, RS> {
   /**
    * Who may call: a role on the table or namespace the path names (or its parent), only being able to see the
-   * namespace (listings then filter what they show), any signed-in caller, or a global admin.
+   * namespace (listings then filter what they show), any signed-in caller, a global admin, or one who may read the
+   * service's metrics (a global admin or a key with the metrics role).
    */
   access: {
-    need: Role | "visible" | "authenticated" | "global-admin";
+    need: Role | "visible" | "authenticated" | "global-admin" | "metrics-reader";
     /** `tables-in-body`: the handler checks the role on each table its body names, with `requireTableRole`. */
     on?: "table" | "namespace" | "parent" | "tables-in-body";
     /** Enterprise endpoints accept only the x-api-key header. */

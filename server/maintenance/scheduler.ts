@@ -7,7 +7,8 @@
  * QUIVER_MAINTENANCE_SWEEP (a day) for writers that bypass Quiver: one listing of its versions, read further only when
  * a version is newer than a sweep or older than the retention. It runs the maintenance a table is due for, one table
  * after another; a table's own lease keeps a job started by a request and one of the policy's apart. About once an
- * hour it also deletes the write ledger's records that outlived the idempotency window. At rest, the root costs the
+ * hour it also deletes the write ledger's records that outlived the idempotency window, and the roster's records of
+ * processes that stopped (server/peers/roster.ts). At rest, the root costs the
  * maintainer one listing of notes per database per pass, and a table one listing per sweep.
  */
 import "server-only";
@@ -20,6 +21,7 @@ import { INSTANCE } from "@/server/instance";
 import { metrics } from "@/server/metrics";
 import { parseDuration } from "@/lib/durations";
 import { rootStore } from "@/server/storage/stores";
+import { pruneRoster } from "@/server/operations/roster";
 import { WrittenTables } from "@/server/tables/written-tables";
 import { startJob, type JobRequest, type MaintenanceJob } from "./jobs";
 import { access } from "@/server/auth/access";
@@ -27,7 +29,8 @@ import type { AuditEntry } from "@/server/auth/audit";
 import { formatIdentifier } from "@/lib/identifiers";
 
 import { STATUS_BY_CODE, type ErrorCodeValue } from "@/lib/contract/errors";
-import { Candidacy } from "@/server/storage/lease";
+import { Candidacy, Lease } from "@/server/storage/lease";
+import type { PolicyReport } from "@/lib/contract/operations-overview";
 import { manifestHealth, planCleanup, type TableHealth } from "./operations";
 import { cleanupDue, compactionDue, servicePolicy, tablePolicy, type MaintenancePolicy } from "./policy";
 import type { Tables } from "@/server/tables/tables";
@@ -55,6 +58,32 @@ export async function sweepLedgers(): Promise<number> {
   return swept;
 }
 
+/** The process that holds the maintainer's lease now, or null. */
+export const maintainerHolder = () => Lease.holderOf(rootStore(), MAINTAINER_LEASE, maintainerSlotMs());
+
+/** What the maintainer did and will do, for the operations page: kept by this process while it is the maintainer. */
+interface PolicyState {
+  maintainer: boolean;
+  nextPassAt: number | null;
+  lastPass: NonNullable<PolicyReport["last_pass"]> | null;
+}
+// One per process, though Next may load this module once per bundle: the page asks the copy a route loaded.
+const policyState = ((globalThis as typeof globalThis & { quiverPolicy?: PolicyState }).quiverPolicy ??= {
+  maintainer: false,
+  nextPassAt: null,
+  lastPass: null,
+});
+
+/** The policy as this process sees it, or null when it is not the maintainer. */
+export function policyReport(): PolicyReport | null {
+  if (!policyState.maintainer) return null;
+  return {
+    interval_seconds: intervalMs() / 1000,
+    next_pass_at: policyState.nextPassAt === null ? null : new Date(policyState.nextPassAt).toISOString(),
+    last_pass: policyState.lastPass,
+  };
+}
+
 /** Checks the service-wide policy (a setting that cannot be read stops the server), and competes for the maintainer's lease. */
 export function startMaintenancePolicy(): void {
   const { policy, problems } = servicePolicy();
@@ -66,16 +95,22 @@ export function startMaintenancePolicy(): void {
   const lease = new Candidacy(rootStore(), MAINTAINER_LEASE, INSTANCE, maintainerSlotMs(), (holds) => {
     log.info(holds ? "this instance is now the maintainer: it runs the automatic maintenance passes" : "this instance is no longer the maintainer");
     metrics.maintainer.set(holds ? 1 : 0);
+    policyState.maintainer = holds;
   });
   const pass = async () => {
     if (running || !lease.holds) return;
     running = true;
+    const lastPass = { started_at: new Date().toISOString(), finished_at: null as string | null, tables_looked_at: 0, due: [] };
+    policyState.lastPass = lastPass;
     try {
-      await maintenancePass(policy, agenda);
+      await maintenancePass(policy, agenda, lastPass);
+      lastPass.finished_at = new Date().toISOString();
       if (Date.now() - ledgerSwept >= LEDGER_SWEEP_MS) {
         ledgerSwept = Date.now();
         const swept = await sweepLedgers();
         if (swept > 0) log.info({ swept }, "deleted the write ledger's records older than the idempotency window");
+        const gone = await pruneRoster(rootStore());
+        if (gone > 0) log.info({ gone }, "deleted the roster's records of processes that stopped");
       }
     } catch (err) {
       log.error({ err }, "maintenance policy pass failed");
@@ -84,13 +119,16 @@ export function startMaintenancePolicy(): void {
     }
   };
   // A new maintainer starts its first pass within an interval, at an offset of its own.
-  const first = setTimeout(
-    () => {
+  const offset = intervalMs() * (0.5 + Math.random() / 2);
+  policyState.nextPassAt = Date.now() + offset;
+  const first = setTimeout(() => {
+    const every = () => {
+      policyState.nextPassAt = Date.now() + intervalMs();
       void pass();
-      setInterval(() => void pass(), intervalMs()).unref();
-    },
-    intervalMs() * (0.5 + Math.random() / 2),
-  );
+    };
+    every();
+    setInterval(every, intervalMs()).unref();
+  }, offset);
   first.unref();
 }
 
@@ -138,7 +176,9 @@ class Agenda {
   }
 }
 
-async function maintenancePass(service: MaintenancePolicy, agenda: Agenda) {
+type PassReport = NonNullable<PolicyReport["last_pass"]>;
+
+async function maintenancePass(service: MaintenancePolicy, agenda: Agenda, report: PassReport) {
   for (const database of await listDatabases()) {
     const { catalog, tables } = await databaseFor(database);
     const written = await WrittenTables.read(tables.records);
@@ -156,8 +196,9 @@ async function maintenancePass(service: MaintenancePolicy, agenda: Agenda) {
       const { policy } = tablePolicy(service, index, entry);
       if (!policy.enabled) continue;
       try {
+        report.tables_looked_at++;
         if (swept && !(await changedOrAged(tables, entry, policy, agenda.sweepMs))) continue;
-        agenda.looked(database, entry.location, await maintainTable(database, tables, entry, policy), policy);
+        agenda.looked(database, entry.location, await maintainTable(database, tables, entry, policy, report), policy);
       } catch (err) {
         // A table dropped meanwhile, or a store that failed: the next pass looks again.
         if (!(err instanceof QuiverError && err.codeName === "TableNotFound"))
@@ -187,24 +228,30 @@ async function changedOrAged(tables: Tables, entry: TableEntry, policy: Maintena
  * Runs what a table is due for; answers its health as it then is (null: declared, nothing to maintain), or null
  * too when its cleanup was due and found nothing to remove (versions a tag or a branch keeps): nothing to come back for.
  */
-async function maintainTable(database: string, tables: Tables, entry: TableEntry, policy: MaintenancePolicy): Promise<TableHealth | null> {
+async function maintainTable(database: string, tables: Tables, entry: TableEntry, policy: MaintenancePolicy, report: PassReport): Promise<TableHealth | null> {
   if (await tables.isDeclaredOnly(entry)) return null;
   const files = tables.filesOf(entry);
   const health = await manifestHealth(files);
   const reason = compactionDue(policy, health);
-  if (reason) await runJob(database, tables, entry, { kind: "compact", reason });
+  if (reason) await runJob(database, tables, entry, { kind: "compact", reason }, report);
   if (!cleanupDue(policy, health)) return health;
   const olderThan = new Date(Date.now() - policy.retentionSeconds * 1000);
   const plan = await planCleanup(tables, entry, olderThan);
   if (plan.versions.length === 0) return null;
-  await runJob(database, tables, entry, { kind: "cleanup", olderThan, reason: `${plan.versions.length} versions past the retention` });
+  await runJob(database, tables, entry, { kind: "cleanup", olderThan, reason: `${plan.versions.length} versions past the retention` }, report);
   return manifestHealth(files);
 }
 
-async function runJob(database: string, tables: Tables, entry: TableEntry, request: Pick<JobRequest, "kind" | "olderThan" | "reason">) {
+/** The most of what a pass found due that its report keeps. */
+const DUE_KEPT = 100;
+
+async function runJob(database: string, tables: Tables, entry: TableEntry, request: Pick<JobRequest, "kind" | "olderThan" | "reason">, report: PassReport) {
+  const due = { database, table: entry.id, kind: request.kind, reason: request.reason ?? "", failed: null as string | null };
+  if (report.due.length < DUE_KEPT) report.due.push(due);
   try {
     const { done } = await startJob(tables, entry, { ...request, trigger: "policy", requestedBy: POLICY_PRINCIPAL });
     const { job } = await done;
+    due.failed = job.error?.message ?? null;
     await access()
       .audit.record(policyAuditEntry(database, job))
       .catch((err: unknown) => log.error({ err, job: job.job_id }, "the audit entry of a maintenance job could not be written"));

@@ -6,6 +6,8 @@ import { identifierIn, json, route } from "@/server/http/route";
 import { publicKey } from "@/server/auth/api-keys";
 import type { Principal, Scope } from "@/server/auth/model";
 import { decodePageToken, encodePageToken } from "@/server/catalog/paging";
+import { operationsOverview } from "@/server/operations/overview";
+import { rootStore } from "@/server/storage/stores";
 
 import { scopeInput, adminOperations as ops } from "@/lib/contract/operations/admin";
 
@@ -24,7 +26,12 @@ export const adminRoutes = [
     ...ops.WhoAmI,
     access: { need: "authenticated" },
     handler: async ({ principal, access, database }) =>
-      json({ principal: { kind: principal.kind, id: principal.id, name: principal.name }, admin: await access.isGlobalAdmin(principal), database }),
+      json({
+        principal: { kind: principal.kind, id: principal.id, name: principal.name },
+        admin: await access.isGlobalAdmin(principal),
+        metrics: await access.canReadMetrics(principal),
+        database,
+      }),
   }),
   route({
     ...ops.ListApiKeys,
@@ -90,6 +97,11 @@ export const adminRoutes = [
       );
       return json({ entries, page_token: next ? encodePageToken(next) : undefined });
     },
+  }),
+  route({
+    ...ops.DescribeOperations,
+    access: { need: "metrics-reader" },
+    handler: async ({ query }) => json(await operationsOverview(rootStore(), query.window ?? 3600, query.instance ?? null)),
   }),
   route({
     ...ops.ListDatabases,

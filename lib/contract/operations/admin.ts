@@ -1,6 +1,7 @@
 /** The service's administration: who is calling, API keys, grants, the audit log, databases. */
 import { z } from "zod";
-import { context, pageQuery, qString, requestBase } from "../common";
+import { context, pageQuery, qInt, qString, requestBase } from "../common";
+import { operationsOverview } from "../operations-overview";
 import { defineOperation } from "../operation";
 import {
   apiKeyResponse,
@@ -117,6 +118,22 @@ export const adminOperations = {
       database: qString("Database name"),
     }),
     response: auditPageResponse,
+  }),
+  DescribeOperations: defineOperation({
+    operationId: "DescribeOperations",
+    summary:
+      "Quiver: the service at a glance: requests, latency, errors, store requests, writes, conflicts, repeats, caches and maintenance over a recent window, summed over every instance of the root (or one), and the instances themselves (administrators, and keys with the metrics role)",
+    group: "Admin",
+    methods: ["GET"],
+    path: "/v1/admin/operations",
+    query: z.object({
+      window: qInt("How far back, in seconds: 60 to 10800 (three hours, what each process keeps); 3600 when absent", 60).refine(
+        (v) => v === undefined || v <= 10_800,
+        "window is at most 10800 seconds (three hours, what each process keeps)",
+      ),
+      instance: qString("Only this instance's figures (an id of `instances`); every instance's when absent"),
+    }),
+    response: operationsOverview,
   }),
   ListDatabases: defineOperation({
     operationId: "ListDatabases",
