@@ -4,6 +4,7 @@
  * processes and the leases' holders; a refused request, a commit conflict and a failed compaction in the next look;
  * a look's store requests the same on a root of many tables as of one.
  */
+import { tableToIPC } from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { client, expectError, rows, until } from "./client";
 import { keyOf, startServer, type TestServer } from "./server";
@@ -25,7 +26,8 @@ describe("the operations page's figures over the instances of a root", () => {
   let lone: TestServer;
   beforeAll(async () => {
     // Maintenance on, its passes far apart: one process of the three holds the maintainer's lease.
-    const env = { QUIVER_MAINTENANCE: "on", QUIVER_MAINTENANCE_INTERVAL_S: "3600" };
+    // A write to `held` commits and then never answers, as if its process had stopped there.
+    const env = { QUIVER_MAINTENANCE: "on", QUIVER_MAINTENANCE_INTERVAL_S: "3600", QUIVER_FAILPOINTS: "hold-before-answer:held" };
     workers = await startServer(env, { workers: 2 });
     lone = await startServer(env, { root: workers.root });
   });
@@ -66,6 +68,36 @@ describe("the operations page's figures over the instances of a root", () => {
     expectError(await look(workers, "?window=20"), 400, ErrorCode.InvalidInput);
     expectError(await look(workers, "?window=86400"), 400, ErrorCode.InvalidInput);
     expectError(await look(workers, "?windows=900"), 400, ErrorCode.InvalidInput);
+  });
+
+  it("lists a heavy request running on another instance with its table, and forgets it once it ends", async () => {
+    expect((await client(lone.url, lone.auth).arrow("/v1/table/held/create", rows(0, 3))).status).toBe(200);
+    const aborted = new AbortController();
+    const held = fetch(`${lone.url}/v1/table/held/insert`, {
+      method: "POST",
+      headers: { ...lone.auth, "content-type": "application/vnd.apache.arrow.stream", "x-request-id": "held-insert-1" },
+      body: tableToIPC(rows(3, 4), "stream") as unknown as BodyInit,
+      signal: aborted.signal,
+    }).catch(() => null);
+    const seen = await until(
+      "the held insert among the running requests",
+      () => look(workers, "?window=900"),
+      (r) => r.body.requests.running.some((a) => a.request_id === "held-insert-1"),
+      10_000,
+      200,
+    );
+    const loneInstance = seen.body.instances.find((i) => !i.this_instance)!;
+    expect(seen.body.requests.running.find((a) => a.request_id === "held-insert-1")).toMatchObject({
+      operation: "InsertIntoTable",
+      target: "held",
+      database: "default",
+      state: "running",
+      instance: loneInstance.id,
+      process: loneInstance.processes[0].id,
+      principal: expect.stringContaining("QUIVER_ADMIN_API_KEY"),
+    });
+    aborted.abort();
+    await held;
   });
 
   it("answers administrators and metrics keys, and refuses everyone else", async () => {
@@ -150,5 +182,9 @@ describe("the operations page's figures of one instance", () => {
     expect(counted(after, "maintenance", "compact failed")).toBe(1);
     expect(counted(after, "conflicts", "commit conflicts")).toBe(1);
     expect(counted(after, "errors", "503")).toBe(refused);
+    // Each refusal among the requests that failed lately, with why.
+    const failed = after.requests.finished.filter((a) => a.status === 503);
+    expect(failed).toHaveLength(refused);
+    expect(failed[0]).toMatchObject({ operation: "InsertIntoTable", target: "broken", state: "failed", error: expect.stringMatching(/.+/) });
   });
 });

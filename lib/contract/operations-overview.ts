@@ -56,6 +56,7 @@ export const operationsInstance = z.object({
 });
 
 export const policyReport = z.object({
+  enabled: z.boolean().describe("Whether the service's policy maintains tables; a table's own properties may turn it on or off for that table"),
   interval_seconds: z.number(),
   next_pass_at: z.string().nullable(),
   last_pass: z
@@ -70,6 +71,21 @@ export const policyReport = z.object({
     .nullable(),
 });
 
+export const requestActivity = z.object({
+  request_id: z.string(),
+  operation: z.string(),
+  database: z.string(),
+  target: z.string().nullable().describe("The table or namespace the request names, parts joined by $"),
+  principal: z.string().nullable(),
+  state: z.enum(["queued", "running", "succeeded", "failed"]).describe("queued: waiting for a turn among the heavy requests"),
+  started_at: z.string(),
+  duration_ms: z.number().nullable().describe("How long it ran, or has run so far"),
+  status: z.number().int().nullable(),
+  error: z.string().nullable(),
+});
+
+const requestActivityOf = requestActivity.extend({ process: z.string(), instance: z.string() });
+
 export const operationsOverview = z.object({
   now: z.string(),
   window_seconds: z.number(),
@@ -82,9 +98,20 @@ export const operationsOverview = z.object({
   maintainer: leaseHolder,
   catalog_committer: leaseHolder,
   policy: policyReport.nullable().describe("The automatic maintenance policy, as its maintainer reports it; null when no maintainer answered"),
+  requests: z
+    .object({
+      running: z
+        .array(requestActivityOf)
+        .describe("Heavy requests (Arrow writes, queries, index builds, column rewrites) waiting or running now, longest first"),
+      finished: z
+        .array(requestActivityOf)
+        .describe("Heavy requests that took at least a second or failed with a 5xx, newest first (each process keeps its last 50)"),
+    })
+    .describe("Of the instances in view"),
 });
 
 export type OperationsOverview = z.infer<typeof operationsOverview>;
 export type OperationsChart = z.infer<typeof operationsChart>;
 export type OperationsTotals = z.infer<typeof operationsTotals>;
 export type PolicyReport = z.infer<typeof policyReport>;
+export type RequestActivity = z.infer<typeof requestActivity>;

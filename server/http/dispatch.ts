@@ -16,6 +16,8 @@ import { metrics } from "@/server/metrics";
 import { holdpoint } from "@/server/failpoints";
 import { config } from "../config";
 import { heavyRequests } from "./admission";
+import { requestAdmitted, requestBegan, requestEnded } from "@/server/operations/activity";
+import type { RequestActivity } from "@/lib/contract/operations-overview";
 import { PhaseTimer } from "./phase-timer";
 import { databaseFor, checkDatabaseName, DEFAULT_DATABASE, type Database } from "@/server/databases";
 import { access } from "../auth/access";
@@ -182,6 +184,7 @@ async function handle(routes: RouteDef[], request: Request, span: Span | undefin
   let ticket: WriteTicket | undefined;
   let result: Reply | null = null;
   let failure: unknown = null;
+  let activity: RequestActivity | undefined;
   try {
     if (namedDatabase && queriedDatabase && namedDatabase !== queriedDatabase)
       throw invalidInput(`the database is named twice, differently: '${namedDatabase}' in the header and '${queriedDatabase}' in the query`);
@@ -220,7 +223,12 @@ async function handle(routes: RouteDef[], request: Request, span: Span | undefin
     await authorize(route, principal, database, id);
     opened = await databaseFor(database);
     timing.mark("auth");
-    if (route.heavy || route.body?.kind === "arrow") releases.push(await timing.time("queue", () => heavyRequests.enter()));
+    if (route.heavy || route.body?.kind === "arrow") {
+      const who = describePrincipal(principal);
+      activity = requestBegan({ request_id: requestId, operation: route.operationId, database, target, principal: `${who.kind}:${who.name}` });
+      releases.push(await timing.time("queue", () => heavyRequests.enter()));
+      requestAdmitted(activity);
+    }
 
     refuseUnknown(unknownQueryParameters(route, rawQuery));
     let query: unknown = {};
@@ -403,6 +411,7 @@ async function handle(routes: RouteDef[], request: Request, span: Span | undefin
   }
   const durationMs = performance.now() - started;
   countRequest(matched?.operationId ?? "unmatched", response.status, errorCode, durationMs / 1000, arrowRows);
+  if (activity) requestEnded(activity, response.status, response.ok ? null : failure instanceof Error ? failure.message : `answered ${response.status}`);
   const who = principal ? describePrincipal(principal) : null;
   logRequest({
     requestId,

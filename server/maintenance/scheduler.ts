@@ -64,12 +64,14 @@ export const maintainerHolder = () => Lease.holderOf(rootStore(), MAINTAINER_LEA
 /** What the maintainer did and will do, for the operations page: kept by this process while it is the maintainer. */
 interface PolicyState {
   maintainer: boolean;
+  enabled: boolean;
   nextPassAt: number | null;
   lastPass: NonNullable<PolicyReport["last_pass"]> | null;
 }
 // One per process, though Next may load this module once per bundle: the page asks the copy a route loaded.
 const policyState = ((globalThis as typeof globalThis & { quiverPolicy?: PolicyState }).quiverPolicy ??= {
   maintainer: false,
+  enabled: false,
   nextPassAt: null,
   lastPass: null,
 });
@@ -78,6 +80,7 @@ const policyState = ((globalThis as typeof globalThis & { quiverPolicy?: PolicyS
 export function policyReport(): PolicyReport | null {
   if (!policyState.maintainer) return null;
   return {
+    enabled: policyState.enabled,
     interval_seconds: intervalMs() / 1000,
     next_pass_at: policyState.nextPassAt === null ? null : new Date(policyState.nextPassAt).toISOString(),
     last_pass: policyState.lastPass,
@@ -88,6 +91,7 @@ export function policyReport(): PolicyReport | null {
 export function startMaintenancePolicy(): void {
   const { policy, problems } = servicePolicy();
   if (problems.length) throw new ConfigError(problems.join("; "));
+  policyState.enabled = policy.enabled;
   const agenda = new Agenda(sweepMs());
   let running = false;
   let ledgerSwept = Date.now() - LEDGER_SWEEP_MS * Math.random();

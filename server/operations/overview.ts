@@ -6,7 +6,7 @@
  */
 import "server-only";
 import { register } from "prom-client";
-import type { OperationsOverview, PolicyReport } from "@/lib/contract/operations-overview";
+import type { OperationsOverview, PolicyReport, RequestActivity } from "@/lib/contract/operations-overview";
 import { committerHolder } from "@/server/catalog/catalog-committer";
 import { invalidInput } from "@/server/errors";
 import { INSTANCE } from "@/server/instance";
@@ -15,6 +15,7 @@ import { callPeer, handlePeerCalls, reachable } from "@/server/peers/peer-link";
 import { askPrimary, hasPrimary } from "@/server/peers/primary-call";
 import { ownRecord, readRoster, recentlyTouched, START_ID, type RosterRecord } from "@/server/operations/roster";
 import type { ObjectStore } from "@/server/storage/object-store";
+import { requestActivity } from "./activity";
 import { KEEP_MS, MetricHistory, quiverMetric, STEP_MS, type HistoryStep } from "./history";
 import { chartsOf, totalsOf, type Buckets } from "./charts";
 
@@ -34,6 +35,7 @@ interface ProcessReport {
   steps: HistoryStep[];
   machine: HistoryStep[];
   policy: PolicyReport | null;
+  requests: ReturnType<typeof requestActivity>;
 }
 
 async function ownReport(since: number): Promise<ProcessReport> {
@@ -44,6 +46,7 @@ async function ownReport(since: number): Promise<ProcessReport> {
     // A primary that does not answer (it is stopping) costs the page the read cache's figures, not the page.
     machine: hasPrimary() ? await askPrimary<HistoryStep[]>("quiver:history", { since }, CALL_TIMEOUT_MS).catch(() => []) : [],
     policy: policyReport(),
+    requests: requestActivity(),
   };
 }
 
@@ -139,5 +142,16 @@ export async function operationsOverview(store: ObjectStore, windowSeconds: numb
     maintainer: named(maintainer),
     catalog_committer: named(committer),
     policy: answered.find(({ report }) => report.policy)?.report.policy ?? null,
+    requests: gatherRequests(answered.filter(({ report }) => inScope(report.start))),
+  };
+}
+
+/** Every process's heavy requests, named by process and instance: the longest running first, the newest finished first. */
+function gatherRequests(answered: Array<{ report: ProcessReport }>): OperationsOverview["requests"] {
+  const of = (pick: (r: ProcessReport["requests"]) => RequestActivity[]) =>
+    answered.flatMap(({ report }) => pick(report.requests).map((a) => ({ ...a, process: report.instance, instance: report.start })));
+  return {
+    running: of((r) => r.running).sort((a, b) => a.started_at.localeCompare(b.started_at)),
+    finished: of((r) => r.finished).sort((a, b) => b.started_at.localeCompare(a.started_at)),
   };
 }
