@@ -12,14 +12,16 @@ import { Button, Select } from "../ui/controls";
 import { useHydrated } from "../ui/use-hydrated";
 import { GlobalSearch } from "../browse/global-search";
 
+/** The pages, each shown to whom may use it: anyone signed in, administrators, or also a metrics key's holder. */
 const NAV = [
-  { href: "/", label: "Browse", admin: false },
-  { href: "/keys", label: "API keys", admin: true },
-  { href: "/access", label: "Access", admin: true },
-  { href: "/jobs", label: "Jobs", admin: true },
-  { href: "/audit", label: "Audit log", admin: true },
-  { href: "/docs", label: "API reference", admin: false },
-];
+  { href: "/", label: "Browse", for: "anyone" },
+  { href: "/operations", label: "Operations", for: "metrics" },
+  { href: "/keys", label: "API keys", for: "admin" },
+  { href: "/access", label: "Access", for: "admin" },
+  { href: "/jobs", label: "Jobs", for: "admin" },
+  { href: "/audit", label: "Audit log", for: "admin" },
+  { href: "/docs", label: "API reference", for: "anyone" },
+] as const;
 
 function DatabaseSwitcher({ admin }: { admin: boolean }) {
   const database = useDatabase();
@@ -45,6 +47,7 @@ export function AppShell({ children, theme, userName }: { children: ReactNode; t
   const pathname = usePathname();
   const whoami = useWhoAmI(database);
   const admin = whoami.data?.admin ?? false;
+  const readsMetrics = whoami.data?.metrics ?? false;
   const hydrated = useHydrated();
   return (
     <div className="flex min-h-screen flex-col" data-hydrated={hydrated}>
@@ -53,7 +56,7 @@ export function AppShell({ children, theme, userName }: { children: ReactNode; t
           Quiver
         </Link>
         <nav aria-label="Main" className="flex flex-wrap gap-1">
-          {NAV.filter((n) => !n.admin || admin).map((n) => {
+          {NAV.filter((n) => n.for === "anyone" || (n.for === "admin" ? admin : readsMetrics)).map((n) => {
             const active = n.href === "/" ? pathname === "/" || pathname.startsWith("/browse") || pathname.startsWith("/table") : pathname.startsWith(n.href);
             return (
               <Link
