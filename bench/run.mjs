@@ -3,7 +3,8 @@
  * Quiver benchmarks: each case measured through the real server (auth on, an API key) and, in the same run,
  * against its baseline (the engine called in-process, or a bare http server for metadata under load).
  * Usage: npm run bench [-- [--azurite | --latency <ms>] case ...]   Cases: insert, merge, parallel, list, versions,
- * load, workers, maintenance, query, catalog (BENCH_CATALOG_TABLES tables, 10,000 by default, 400 on Azurite), managed
+ * load, workers, maintenance, query, operations (the operations page on 10,000 tables: a look, its store requests, the
+ * page in Chromium), catalog (BENCH_CATALOG_TABLES tables, 10,000 by default, 400 on Azurite), managed
  * (the REST namespace client's adds to a managed table against an unmanaged one), idle (store requests at rest, with
  * --latency 0: 1, 2 and 4 instances over BENCH_IDLE_TABLES tables, 300 and 3,000 by default);
  * latency (the operations table) and reads (warm and cold reads of a 50,000 × 128 indexed table, BENCH_READS_ROWS) are the
@@ -33,6 +34,7 @@ import { loadCase } from "./load.mjs";
 import { maintenanceCase } from "./maintenance.mjs";
 import { managedCase } from "./managed.mjs";
 import { mergeCase } from "./merge.mjs";
+import { operationsCase } from "./operations.mjs";
 import { parallelCase } from "./parallel.mjs";
 import { queryCase } from "./query.mjs";
 import { versionsCase } from "./versions.mjs";
@@ -145,6 +147,7 @@ const CASES = [
     },
   ],
   ["query", queryCase],
+  ["operations", operationsCase],
 ];
 for (const name of selected) if (!CASES.some(([known]) => known === name)) throw new Error(`no case '${name}': ${CASES.map(([known]) => known).join(", ")}`);
 
