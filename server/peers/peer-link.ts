@@ -26,19 +26,10 @@ export interface PeerAddress {
 export class PeerDeclined extends Error {}
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
-// One listener, token and set of calls per process, however many copies of this module Next loads (one per bundle).
-const state = ((globalThis as typeof globalThis & { quiverPeers?: PeerState }).quiverPeers ??= {
-  token: randomBytes(32).toString("base64url"),
-  handlers: new Map(),
-  listening: undefined,
-});
-interface PeerState {
-  token: string;
-  handlers: Map<string, (body: unknown) => Promise<unknown>>;
-  listening: Promise<PeerAddress> | undefined;
-}
-const { token, handlers } = state;
+const token = randomBytes(32).toString("base64url");
+const handlers = new Map<string, (body: unknown) => Promise<unknown>>();
 const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
+let listening: Promise<PeerAddress> | undefined;
 
 /** Answers the calls named `name` from other instances; a handler that throws PeerDeclined answers that it declined. */
 export function handlePeerCalls(name: string, handler: (body: unknown) => Promise<unknown>) {
@@ -47,11 +38,11 @@ export function handlePeerCalls(name: string, handler: (body: unknown) => Promis
 
 /** This process's address for other instances, listening from the first call on. */
 export function ownPeerAddress(): Promise<PeerAddress> {
-  state.listening ??= listen().catch((err: unknown) => {
-    state.listening = undefined;
+  listening ??= listen().catch((err: unknown) => {
+    listening = undefined;
     throw err;
   });
-  return state.listening;
+  return listening;
 }
 
 /** Whether this process can reach `peer` at all: a loopback address only on the machine it names. */
