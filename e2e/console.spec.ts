@@ -732,6 +732,10 @@ test("the jobs of every table under load: a failed compaction with its reason, f
     await expect(page.getByRole("region", { name: "Heavy requests now" })).toBeVisible();
     await expect(page.getByRole("region", { name: "Long or failed requests lately" })).toBeVisible();
     await shots(page, "jobs");
+    await page.getByLabel("Filter the requests").fill("no such operation");
+    await expect(page.getByRole("region", { name: "Heavy requests now" })).toContainText("None matches.");
+    await expect(page.getByRole("region", { name: "Long or failed requests lately" })).toContainText("None matches.");
+    await page.getByLabel("Filter the requests").fill("");
     await page.getByLabel("Status", { exact: true }).selectOption("failed");
     await page.getByRole("button", { name: "Filter", exact: true }).click();
     await expect(jobRows).toHaveCount(1);
@@ -793,6 +797,17 @@ test("the operations page under load: a failed compaction and refused calls show
     await expect(insert).toHaveAttribute("aria-pressed", "false");
     await requests.locator("svg").hover();
     await expect(requests.getByRole("tooltip")).toBeVisible();
+
+    // A metrics key's holder reads the page, and nothing of the catalog or its administration.
+    const { key } = await call("/v1/admin/keys/create", { json: { name: "grafana-reader", role: "metrics" } });
+    await page.context().clearCookies();
+    await signInWithKey(page, key as string, "/operations");
+    await hydrated(page);
+    const nav = page.getByRole("navigation", { name: "Main" });
+    await expect(nav.getByRole("link", { name: "Operations" })).toBeVisible();
+    for (const hidden of ["Jobs", "API keys", "Access", "Audit log"]) await expect(nav.getByRole("link", { name: hidden })).toHaveCount(0);
+    await expect(page.getByRole("figure", { name: "Requests per second by operation" }).getByRole("button", { name: /InsertIntoTable/ })).toBeVisible();
+    await expect(page.getByTestId("total-Maintenance failed")).toHaveText(String(before + 1));
   } finally {
     loading = false;
     await load;

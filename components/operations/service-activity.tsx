@@ -5,12 +5,13 @@
  * those that took a second or more or failed lately. Refreshed every few seconds.
  */
 import Link from "next/link";
+import { useState } from "react";
 import { tableHref } from "@/lib/console-links";
 import { parseIdentifier } from "@/lib/identifiers";
 import { useOperations, type OperationsOverview } from "@/lib/queries/operations";
 import { useDatabase } from "@/lib/use-database";
 import { formatTime } from "../table/format";
-import { Badge } from "../ui/controls";
+import { Badge, Field, TextInput } from "../ui/controls";
 import { ErrorBanner } from "../ui/states";
 import { formatValue } from "./line-chart";
 import { PolicySummary } from "./policy-summary";
@@ -22,9 +23,13 @@ const tone = { queued: "amber", running: "indigo", succeeded: "green", failed: "
 export function ServiceActivity() {
   const database = useDatabase();
   const overview = useOperations(database, 900, null, REFRESH_MS);
+  const [filter, setFilter] = useState("");
   if (overview.error) return <ErrorBanner error={overview.error} />;
   const data = overview.data;
   if (!data) return null;
+  const needle = filter.trim().toLowerCase();
+  const matching = (rows: Activity[]) =>
+    needle ? rows.filter((row) => [row.operation, row.target ?? "", row.principal ?? "", row.state].some((v) => v.toLowerCase().includes(needle))) : rows;
   return (
     <div className="flex flex-col gap-4">
       {data.policy ? (
@@ -32,8 +37,21 @@ export function ServiceActivity() {
       ) : (
         <p className="text-sm text-amber-700 dark:text-amber-400">No instance holds the maintainer&apos;s lease now: the automatic policy does not run.</p>
       )}
-      <Requests title="Heavy requests now" empty="None is waiting or running." rows={data.requests.running} />
-      <Requests title="Long or failed requests lately" empty="None took a second or more, and none failed, lately." rows={data.requests.finished} />
+      <Field label="Filter the requests" htmlFor="requests-filter" hint="by operation, table, caller or state">
+        <TextInput
+          id="requests-filter"
+          className="max-w-sm"
+          placeholder="InsertIntoTable, ops$events, failed…"
+          value={filter}
+          onChange={(e) => setFilter(e.target.value)}
+        />
+      </Field>
+      <Requests title="Heavy requests now" empty={needle ? "None matches." : "None is waiting or running."} rows={matching(data.requests.running)} />
+      <Requests
+        title="Long or failed requests lately"
+        empty={needle ? "None matches." : "None took a second or more, and none failed, lately."}
+        rows={matching(data.requests.finished)}
+      />
     </div>
   );
 }

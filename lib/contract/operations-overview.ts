@@ -97,7 +97,11 @@ export const operationsOverview = z.object({
   instances: z.array(operationsInstance),
   maintainer: leaseHolder,
   catalog_committer: leaseHolder,
-  policy: policyReport.nullable().describe("The automatic maintenance policy, as its maintainer reports it; null when no maintainer answered"),
+  policy: policyReport
+    .nullable()
+    .describe(
+      "The automatic maintenance policy, as its maintainer reports it (to a metrics key, without the tables found due); null when no maintainer answered",
+    ),
   requests: z
     .object({
       running: z
@@ -107,7 +111,7 @@ export const operationsOverview = z.object({
         .array(requestActivityOf)
         .describe("Heavy requests that took at least a second or failed with a 5xx, newest first (each process keeps its last 50)"),
     })
-    .describe("Of the instances in view"),
+    .describe("Of the instances in view; none for a key with the metrics role, which sees no table"),
 });
 
 export type OperationsOverview = z.infer<typeof operationsOverview>;

@@ -56,6 +56,8 @@ type Reached = { record: RosterRecord & { touched: number }; report: ProcessRepo
 
 async function reach(record: RosterRecord & { touched: number }, since: number): Promise<Reached> {
   if (record.instance === INSTANCE) return { record, report: await ownReport(since), error: null };
+  // A process that has not touched its record for two touches stopped: asking it would only wait for a timeout.
+  if (!recentlyTouched(record.touched)) return { record, report: null, error: "it stopped writing its record in the roster" };
   if (!reachable(record.peer))
     return { record, report: null, error: `its peer address ${record.peer.url} is on another machine's loopback (set QUIVER_PEER_HOST)` };
   try {
@@ -65,8 +67,16 @@ async function reach(record: RosterRecord & { touched: number }, since: number):
   }
 }
 
-/** The page's figures over the last `windowSeconds`, of every instance of the root or of one (`start`). */
-export async function operationsOverview(store: ObjectStore, windowSeconds: number, start: string | null): Promise<OperationsOverview> {
+/**
+ * The page's figures over the last `windowSeconds`, of every instance of the root or of one (`start`). Without
+ * `catalog` (a metrics key's look, which may see no table), the requests and the tables the policy found due are left out.
+ */
+export async function operationsOverview(
+  store: ObjectStore,
+  windowSeconds: number,
+  start: string | null,
+  { catalog }: { catalog: boolean },
+): Promise<OperationsOverview> {
   const now = Date.now();
   const windowMs = Math.min(windowSeconds * 1000, KEEP_MS);
   const stepMs = Math.max(STEP_MS, Math.ceil(windowMs / MAX_POINTS / STEP_MS) * STEP_MS);
@@ -128,6 +138,7 @@ export async function operationsOverview(store: ObjectStore, windowSeconds: numb
   });
   instances.sort((a, b) => Number(b.this_instance) - Number(a.this_instance) || a.started_at.localeCompare(b.started_at));
 
+  const policy = answered.find(({ report }) => report.policy)?.report.policy ?? null;
   const named = (holder: string | null) =>
     holder ? { process: holder, instance: reached.find(({ record }) => record.instance === holder)?.record.start ?? null } : null;
   return {
@@ -141,8 +152,8 @@ export async function operationsOverview(store: ObjectStore, windowSeconds: numb
     instances: instances.filter((instance) => instance.processes.some((p) => p.state !== "gone") || instance.this_instance),
     maintainer: named(maintainer),
     catalog_committer: named(committer),
-    policy: answered.find(({ report }) => report.policy)?.report.policy ?? null,
-    requests: gatherRequests(answered.filter(({ report }) => inScope(report.start))),
+    policy: catalog ? policy : policy && { ...policy, last_pass: policy.last_pass && { ...policy.last_pass, due: [] } },
+    requests: catalog ? gatherRequests(answered.filter(({ report }) => inScope(report.start))) : { running: [], finished: [] },
   };
 }
 

@@ -101,7 +101,8 @@ export const adminRoutes = [
   route({
     ...ops.DescribeOperations,
     access: { need: "metrics-reader" },
-    handler: async ({ query }) => json(await operationsOverview(rootStore(), query.window ?? 3600, query.instance ?? null)),
+    handler: async ({ query, access, principal }) =>
+      json(await operationsOverview(rootStore(), query.window ?? 3600, query.instance ?? null, { catalog: await access.isGlobalAdmin(principal) })),
   }),
   route({
     ...ops.ListDatabases,
