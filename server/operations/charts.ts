@@ -10,17 +10,34 @@ export type Buckets = Array<{ counters: Map<string, number>; gauges: Map<string,
 const TOP = 6;
 
 type Labels = Record<string, string>;
+type Samples = Map<string, Array<[Labels, number]>>;
+/** The points' samples by metric name, each series key parsed once: a chart reads only its metric's samples. */
+type Points = Array<{ counters: Samples; gauges: Samples }>;
+
+function pointsOf(buckets: Buckets): Points {
+  const parsed = new Map<string, ReturnType<typeof parseSeriesKey>>();
+  const byName = (values: Map<string, number>): Samples => {
+    const out: Samples = new Map();
+    for (const [key, value] of values) {
+      let series = parsed.get(key);
+      if (!series) parsed.set(key, (series = parseSeriesKey(key)));
+      const samples = out.get(series.name) ?? [];
+      samples.push([series.labels, value]);
+      out.set(series.name, samples);
+    }
+    return out;
+  };
+  return buckets.map((bucket) => ({ counters: byName(bucket.counters), gauges: byName(bucket.gauges) }));
+}
 
 /** Per series name (what `by` makes of a sample's labels, null: left out), its value at each point. */
-function series(buckets: Buckets, metric: string, by: (labels: Labels) => string | null, from: "counters" | "gauges" = "counters"): Map<string, number[]> {
+function series(points: Points, metric: string, by: (labels: Labels) => string | null, from: "counters" | "gauges" = "counters"): Map<string, number[]> {
   const out = new Map<string, number[]>();
-  buckets.forEach((bucket, at) => {
-    for (const [key, value] of bucket[from]) {
-      const { name, labels } = parseSeriesKey(key);
-      if (name !== metric) continue;
+  points.forEach((point, at) => {
+    for (const [labels, value] of point[from].get(metric) ?? []) {
       const named = by(labels);
       if (named === null) continue;
-      const values = out.get(named) ?? new Array<number>(buckets.length).fill(0);
+      const values = out.get(named) ?? new Array<number>(points.length).fill(0);
       values[at] += value;
       out.set(named, values);
     }
@@ -68,17 +85,15 @@ export function quantile(q: number, counts: Map<number, number>): number | null 
 }
 
 /** Per operation (or "all"), per point, the duration histogram's cumulative counts by bound. */
-function histograms(buckets: Buckets, byOperation: boolean): Map<string, Array<Map<number, number>>> {
+function histograms(points: Points, byOperation: boolean): Map<string, Array<Map<number, number>>> {
   const out = new Map<string, Array<Map<number, number>>>();
-  buckets.forEach((bucket, at) => {
-    for (const [key, value] of bucket.counters) {
-      const { name, labels } = parseSeriesKey(key);
-      if (name !== "quiver_http_request_duration_seconds_bucket") continue;
+  points.forEach((point, at) => {
+    for (const [labels, value] of point.counters.get("quiver_http_request_duration_seconds_bucket") ?? []) {
       const operation = byOperation ? labels.operation : "all";
-      const points = out.get(operation) ?? buckets.map(() => new Map<number, number>());
+      const counts = out.get(operation) ?? points.map(() => new Map<number, number>());
       const bound = labels.le === "+Inf" ? Infinity : Number(labels.le);
-      points[at].set(bound, (points[at].get(bound) ?? 0) + value);
-      out.set(operation, points);
+      counts[at].set(bound, (counts[at].get(bound) ?? 0) + value);
+      out.set(operation, counts);
     }
   });
   return out;
@@ -92,23 +107,32 @@ const chart = (id: string, title: string, unit: string, named: Map<string, Array
   series: [...named].map(([name, values]) => ({ name, values })),
 });
 
-export function chartsOf(buckets: Buckets, stepMs: number): OperationsChart[] {
+/** The page's charts and totals of the same points. */
+export function figuresOf(buckets: Buckets, stepMs: number): { charts: OperationsChart[]; totals: OperationsTotals } {
+  const points = pointsOf(buckets);
+  return { charts: chartsOf(points, stepMs), totals: totalsOf(points, stepMs) };
+}
+
+/** The totals alone (an instance's own, in the instances table). */
+export const instanceTotals = (buckets: Buckets, stepMs: number) => totalsOf(pointsOf(buckets), stepMs);
+
+function chartsOf(points: Points, stepMs: number): OperationsChart[] {
   const perSecond = 1000 / stepMs;
   const perMinute = 60_000 / stepMs;
-  const requests = busiest(series(buckets, "quiver_http_requests_total", (l) => l.operation));
+  const requests = busiest(series(points, "quiver_http_requests_total", (l) => l.operation));
   const shown = [...requests.keys()].filter((name) => name !== "other");
-  const latency = histograms(buckets, true);
+  const latency = histograms(points, true);
   const latencyChart = (q: number) =>
     new Map(shown.filter((op) => latency.has(op)).map((op) => [op, latency.get(op)!.map((counts) => ms(quantile(q, counts)))] as const));
-  const errors = series(buckets, "quiver_http_requests_total", (l) => (Number(l.status) >= 400 ? l.status : null));
-  const store = series(buckets, "quiver_store_requests_total", (l) => (l.outcome === "error" ? "errors" : l.kind));
+  const errors = series(points, "quiver_http_requests_total", (l) => (Number(l.status) >= 400 ? l.status : null));
+  const store = series(points, "quiver_store_requests_total", (l) => (l.outcome === "error" ? "errors" : l.kind));
   const events = new Map([
-    ...series(buckets, "quiver_commit_conflicts_total", () => "commit conflicts"),
-    ...series(buckets, "quiver_write_repeats_total", (l) => `repeats ${l.outcome.replace("_", " ")}`),
+    ...series(points, "quiver_commit_conflicts_total", () => "commit conflicts"),
+    ...series(points, "quiver_write_repeats_total", (l) => `repeats ${l.outcome.replace("_", " ")}`),
   ]);
-  const lookups = series(buckets, "quiver_cache_lookups_total", (l) => `${l.cache} ${l.result}`);
-  const readCacheHits = series(buckets, "quiver_read_cache_hits_total", () => "read cache hit");
-  const readCacheMisses = series(buckets, "quiver_read_cache_misses_total", () => "read cache miss");
+  const lookups = series(points, "quiver_cache_lookups_total", (l) => `${l.cache} ${l.result}`);
+  const readCacheHits = series(points, "quiver_read_cache_hits_total", () => "read cache hit");
+  const readCacheMisses = series(points, "quiver_read_cache_misses_total", () => "read cache miss");
   const caches = new Set([...lookups.keys()].map((k) => k.replace(/ (hit|miss)$/, "")));
   const all = new Map([...lookups, ...readCacheHits, ...readCacheMisses]);
   if (readCacheHits.size || readCacheMisses.size) caches.add("read cache");
@@ -118,7 +142,7 @@ export function chartsOf(buckets: Buckets, stepMs: number): OperationsChart[] {
       const misses = all.get(`${cache} miss`) ?? [];
       return [
         cache,
-        buckets.map((_, i) => ((hits[i] ?? 0) + (misses[i] ?? 0) === 0 ? null : (100 * (hits[i] ?? 0)) / ((hits[i] ?? 0) + (misses[i] ?? 0)))),
+        points.map((_, i) => ((hits[i] ?? 0) + (misses[i] ?? 0) === 0 ? null : (100 * (hits[i] ?? 0)) / ((hits[i] ?? 0) + (misses[i] ?? 0)))),
       ] as const;
     }),
   );
@@ -134,7 +158,7 @@ export function chartsOf(buckets: Buckets, stepMs: number): OperationsChart[] {
       "Rows written per second",
       "rows/s",
       per(
-        series(buckets, "quiver_rows_written_total", () => "rows"),
+        series(points, "quiver_rows_written_total", () => "rows"),
         perSecond,
       ),
     ),
@@ -143,7 +167,7 @@ export function chartsOf(buckets: Buckets, stepMs: number): OperationsChart[] {
       "Arrow bytes received per second",
       "B/s",
       per(
-        series(buckets, "quiver_arrow_body_bytes_total", () => "bytes"),
+        series(points, "quiver_arrow_body_bytes_total", () => "bytes"),
         perSecond,
       ),
     ),
@@ -154,7 +178,7 @@ export function chartsOf(buckets: Buckets, stepMs: number): OperationsChart[] {
       "Maintenance jobs finished per minute",
       "/min",
       per(
-        series(buckets, "quiver_maintenance_runs_total", (l) => `${l.kind} ${l.outcome}`),
+        series(points, "quiver_maintenance_runs_total", (l) => `${l.kind} ${l.outcome}`),
         perMinute,
       ),
     ),
@@ -163,22 +187,22 @@ export function chartsOf(buckets: Buckets, stepMs: number): OperationsChart[] {
       "Heavy requests running and waiting",
       "",
       new Map([
-        ...series(buckets, "quiver_heavy_requests_running", () => "running", "gauges"),
-        ...series(buckets, "quiver_heavy_requests_queued", () => "waiting", "gauges"),
+        ...series(points, "quiver_heavy_requests_running", () => "running", "gauges"),
+        ...series(points, "quiver_heavy_requests_queued", () => "waiting", "gauges"),
       ]),
     ),
   ];
 }
 
-export function totalsOf(buckets: Buckets, stepMs: number): OperationsTotals {
+function totalsOf(points: Points, stepMs: number): OperationsTotals {
   const total = (metric: string, by: (labels: Labels) => boolean = () => true) =>
-    sum([...series(buckets, metric, (l) => (by(l) ? "x" : null)).values()].flatMap((v) => v));
+    sum([...series(points, metric, (l) => (by(l) ? "x" : null)).values()].flatMap((v) => v));
   const merged = new Map<number, number>();
-  for (const counts of histograms(buckets, false).get("all") ?? []) for (const [bound, n] of counts) merged.set(bound, (merged.get(bound) ?? 0) + n);
+  for (const counts of histograms(points, false).get("all") ?? []) for (const [bound, n] of counts) merged.set(bound, (merged.get(bound) ?? 0) + n);
   const requests = total("quiver_http_requests_total");
   return {
     requests,
-    requests_per_second: requests / ((buckets.length * stepMs) / 1000),
+    requests_per_second: requests / ((points.length * stepMs) / 1000),
     errors: total("quiver_http_requests_total", (l) => Number(l.status) >= 400),
     refused: total("quiver_requests_refused_total"),
     p99_ms: ms(quantile(0.99, merged)),

@@ -17,7 +17,7 @@ import { ownRecord, readRoster, recentlyTouched, START_ID, type RosterRecord } f
 import type { ObjectStore } from "@/server/storage/object-store";
 import { requestActivity } from "./activity";
 import { KEEP_MS, MetricHistory, quiverMetric, STEP_MS, type HistoryStep } from "./history";
-import { chartsOf, totalsOf, type Buckets } from "./charts";
+import { figuresOf, instanceTotals, type Buckets } from "./charts";
 
 const CALL = "operations-history";
 const CALL_TIMEOUT_MS = 3_000;
@@ -115,7 +115,7 @@ export async function operationsOverview(
   const byStart = new Map<string, Reached[]>();
   for (const r of reached) byStart.set(r.record.start, [...(byStart.get(r.record.start) ?? []), r]);
   const instances = [...byStart].map(([id, processes]) => {
-    const own = totalsOf(bucketsOf(processes.flatMap(({ report }) => (report ? [report] : []))), stepMs);
+    const own = instanceTotals(bucketsOf(processes.flatMap(({ report }) => (report ? [report] : []))), stepMs);
     return {
       id,
       machine: processes[0].record.machine,
@@ -147,8 +147,7 @@ export async function operationsOverview(
     step_seconds: stepMs / 1000,
     instance: start,
     times,
-    charts: chartsOf(buckets, stepMs),
-    totals: totalsOf(buckets, stepMs),
+    ...figuresOf(buckets, stepMs),
     instances: instances.filter((instance) => instance.processes.some((p) => p.state !== "gone") || instance.this_instance),
     maintainer: named(maintainer),
     catalog_committer: named(committer),
