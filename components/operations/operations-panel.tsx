@@ -12,6 +12,7 @@ import { useOperations, type OperationsOverview } from "@/lib/queries/operations
 import { useDatabase } from "@/lib/use-database";
 import { formatTime } from "../table/format";
 import { Badge, Field, Select } from "../ui/controls";
+import { FramedTable, framedRowClass } from "../ui/framed-table";
 import { ErrorBanner, Loading } from "../ui/states";
 import { formatValue, LineChart } from "./line-chart";
 import { PolicySummary } from "./policy-summary";
@@ -191,52 +192,47 @@ function Instances({ overview }: { overview: OperationsOverview }) {
           No instance holds the maintainer&apos;s lease now: automatic maintenance does not run until one takes it.
         </p>
       ) : null}
-      <div className="overflow-x-auto rounded-lg border border-slate-200 dark:border-slate-800">
-        <table className="w-full text-left text-sm">
-          <thead className="bg-slate-50 text-xs text-slate-500 dark:bg-slate-900 dark:text-slate-400">
-            <tr>
-              <th className="px-3 py-2 font-medium">Instance</th>
-              <th className="px-3 py-2 font-medium">Started</th>
-              <th className="px-3 py-2 font-medium">Version</th>
-              <th className="px-3 py-2 font-medium">Processes</th>
-              <th className="px-3 py-2 text-right font-medium">Requests</th>
-              <th className="px-3 py-2 text-right font-medium">Errors</th>
-              <th className="px-3 py-2 text-right font-medium">p99</th>
-            </tr>
-          </thead>
-          <tbody>
-            {overview.instances.map((instance) => (
-              <tr key={instance.id} className="border-t border-slate-200 align-top dark:border-slate-800" data-instance={instance.id}>
-                <td className="px-3 py-2">
-                  <div className="font-medium">{instance.machine}</div>
-                  <div className="font-mono text-xs text-slate-500 dark:text-slate-400">{instance.id.slice(0, 8)}</div>
-                  {instance.this_instance ? <Badge tone="indigo">answered this page</Badge> : null}
-                </td>
-                <td className="px-3 py-2 whitespace-nowrap">{formatTime(Date.parse(instance.started_at))}</td>
-                <td className="px-3 py-2">{instance.version}</td>
-                <td className="px-3 py-2">
-                  <ul className="flex flex-col gap-1">
-                    {instance.processes.map((p) => (
-                      <li key={p.id} className="flex flex-wrap items-center gap-1" title={p.error ?? undefined}>
-                        <span className="font-mono text-xs">pid {p.pid}</span>
-                        <Badge tone={stateTone[p.state]}>{p.state}</Badge>
-                        {p.maintainer ? <Badge tone="indigo">maintainer</Badge> : null}
-                        {p.catalog_committer ? <Badge tone="indigo">catalog committer</Badge> : null}
-                        {p.state !== "up" ? (
-                          <span className="text-xs text-slate-500 dark:text-slate-400">last seen {formatTime(Date.parse(p.last_seen))}</span>
-                        ) : null}
-                      </li>
-                    ))}
-                  </ul>
-                </td>
-                <td className="px-3 py-2 text-right tabular-nums">{formatValue(instance.requests, "")}</td>
-                <td className="px-3 py-2 text-right tabular-nums">{formatValue(instance.errors, "")}</td>
-                <td className="px-3 py-2 text-right tabular-nums">{instance.p99_ms === null ? "—" : formatValue(instance.p99_ms, "ms")}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <FramedTable
+        columns={[
+          { label: "Instance" },
+          { label: "Started" },
+          { label: "Version" },
+          { label: "Processes" },
+          { label: "Requests", numeric: true },
+          { label: "Errors", numeric: true },
+          { label: "p99", numeric: true },
+        ]}
+      >
+        {overview.instances.map((instance) => (
+          <tr key={instance.id} className={framedRowClass} data-instance={instance.id}>
+            <td className="px-3 py-2">
+              <div className="font-medium">{instance.machine}</div>
+              <div className="font-mono text-xs text-slate-500 dark:text-slate-400">{instance.id.slice(0, 8)}</div>
+              {instance.this_instance ? <Badge tone="indigo">answered this page</Badge> : null}
+            </td>
+            <td className="px-3 py-2 whitespace-nowrap">{formatTime(Date.parse(instance.started_at))}</td>
+            <td className="px-3 py-2">{instance.version}</td>
+            <td className="px-3 py-2">
+              <ul className="flex flex-col gap-1">
+                {instance.processes.map((p) => (
+                  <li key={p.id} className="flex flex-wrap items-center gap-1" title={p.error ?? undefined}>
+                    <span className="font-mono text-xs">pid {p.pid}</span>
+                    <Badge tone={stateTone[p.state]}>{p.state}</Badge>
+                    {p.maintainer ? <Badge tone="indigo">maintainer</Badge> : null}
+                    {p.catalog_committer ? <Badge tone="indigo">catalog committer</Badge> : null}
+                    {p.state !== "up" ? (
+                      <span className="text-xs text-slate-500 dark:text-slate-400">last seen {formatTime(Date.parse(p.last_seen))}</span>
+                    ) : null}
+                  </li>
+                ))}
+              </ul>
+            </td>
+            <td className="px-3 py-2 text-right tabular-nums">{formatValue(instance.requests, "")}</td>
+            <td className="px-3 py-2 text-right tabular-nums">{formatValue(instance.errors, "")}</td>
+            <td className="px-3 py-2 text-right tabular-nums">{instance.p99_ms === null ? "—" : formatValue(instance.p99_ms, "ms")}</td>
+          </tr>
+        ))}
+      </FramedTable>
       <p className="text-xs text-slate-500 dark:text-slate-400">
         The catalog committer&apos;s lease is held only while tables are being made; at rest nobody holds it.
         {overview.catalog_committer ? null : " Nobody holds it now."}

@@ -12,6 +12,7 @@ import { useOperations, type OperationsOverview } from "@/lib/queries/operations
 import { useDatabase } from "@/lib/use-database";
 import { formatTime } from "../table/format";
 import { Badge, Field, TextInput } from "../ui/controls";
+import { FramedTable, framedRowClass } from "../ui/framed-table";
 import { ErrorBanner } from "../ui/states";
 import { formatValue } from "./line-chart";
 import { PolicySummary } from "./policy-summary";
@@ -67,43 +68,38 @@ function Requests({ title, empty, rows }: { title: string; empty: string; rows: 
       {rows.length === 0 ? (
         <p className="text-sm text-slate-500 dark:text-slate-400">{empty}</p>
       ) : (
-        <div className="overflow-x-auto rounded-lg border border-slate-200 dark:border-slate-800">
-          <table className="w-full text-left text-sm">
-            <thead className="bg-slate-50 text-xs text-slate-500 dark:bg-slate-900 dark:text-slate-400">
-              <tr>
-                <th className="px-3 py-2 font-medium">Operation</th>
-                <th className="px-3 py-2 font-medium">Table</th>
-                <th className="px-3 py-2 font-medium">State</th>
-                <th className="px-3 py-2 font-medium">Started</th>
-                <th className="px-3 py-2 text-right font-medium">Duration</th>
-                <th className="px-3 py-2 font-medium">By</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((row) => (
-                <tr key={row.request_id} className="border-t border-slate-200 align-top dark:border-slate-800" data-testid="request-row">
-                  <td className="px-3 py-2 font-mono text-xs">{row.operation}</td>
-                  <td className="px-3 py-2">
-                    {row.target && row.database === database ? (
-                      <Link className="font-mono text-indigo-700 hover:underline dark:text-indigo-300" href={tableHref(database, parseIdentifier(row.target))}>
-                        {row.target}
-                      </Link>
-                    ) : (
-                      <span className="font-mono">{row.target ? `${row.database}: ${row.target}` : "—"}</span>
-                    )}
-                  </td>
-                  <td className="px-3 py-2">
-                    <Badge tone={tone[row.state]}>{row.status === null ? row.state : `${row.state} (${row.status})`}</Badge>
-                    {row.error ? <div className="mt-1 text-xs text-red-700 dark:text-red-400">{row.error}</div> : null}
-                  </td>
-                  <td className="px-3 py-2 whitespace-nowrap">{formatTime(Date.parse(row.started_at))}</td>
-                  <td className="px-3 py-2 text-right tabular-nums">{row.duration_ms === null ? "—" : formatValue(row.duration_ms / 1000, "s")}</td>
-                  <td className="px-3 py-2 text-xs">{row.principal ?? "—"}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <FramedTable
+          columns={[
+            { label: "Operation" },
+            { label: "Table" },
+            { label: "State" },
+            { label: "Started" },
+            { label: "Duration", numeric: true },
+            { label: "By" },
+          ]}
+        >
+          {rows.map((row) => (
+            <tr key={row.request_id} className={framedRowClass} data-testid="request-row">
+              <td className="px-3 py-2 font-mono text-xs">{row.operation}</td>
+              <td className="px-3 py-2">
+                {row.target && row.database === database ? (
+                  <Link className="font-mono text-indigo-700 hover:underline dark:text-indigo-300" href={tableHref(database, parseIdentifier(row.target))}>
+                    {row.target}
+                  </Link>
+                ) : (
+                  <span className="font-mono">{row.target ? `${row.database}: ${row.target}` : "—"}</span>
+                )}
+              </td>
+              <td className="px-3 py-2">
+                <Badge tone={tone[row.state]}>{row.status === null ? row.state : `${row.state} (${row.status})`}</Badge>
+                {row.error ? <div className="mt-1 text-xs text-red-700 dark:text-red-400">{row.error}</div> : null}
+              </td>
+              <td className="px-3 py-2 whitespace-nowrap">{formatTime(Date.parse(row.started_at))}</td>
+              <td className="px-3 py-2 text-right tabular-nums">{row.duration_ms === null ? "—" : formatValue(row.duration_ms / 1000, "s")}</td>
+              <td className="px-3 py-2 text-xs">{row.principal ?? "—"}</td>
+            </tr>
+          ))}
+        </FramedTable>
       )}
     </section>
   );
