@@ -4,7 +4,7 @@
  * in and the first admin key, which works. The engine's own log lines come out as lines of the server's log.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -14,22 +14,28 @@ import { sourceCopy } from "./source-copy";
 import { engineLogLine } from "../scripts/worker-output.mjs";
 
 let child: ChildProcess | undefined;
+/** The source copy and its root: a build and a node_modules of 1.7 GB, left behind they filled the disk after 60 runs. */
+const made: string[] = [];
 afterAll(async () => {
-  if (!child || child.exitCode !== null) return;
-  child.kill("SIGTERM");
-  await new Promise((resolve) => child!.once("exit", resolve));
+  if (child && child.exitCode === null) {
+    child.kill("SIGTERM");
+    await new Promise((resolve) => child!.once("exit", resolve));
+  }
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
 });
 
 describe("the first `npm start`", () => {
   it("builds without a warning, shows one banner, and ends with where to sign in and a first key that works", async () => {
     const dir = path.join(os.tmpdir(), `quiver-first-start-${process.pid}`);
+    const root = mkdtempSync(path.join(os.tmpdir(), "quiver-first-start-root-"));
+    made.push(dir, root);
     sourceCopy(dir);
     const port = await freePort();
     let output = "";
     const { QUIVER_ADMIN_API_KEY: _configured, ...env } = process.env;
     child = spawn(process.execPath, ["scripts/start.mjs", "-H", "127.0.0.1"], {
       cwd: dir,
-      env: { ...env, PORT: String(port), QUIVER_ROOT: mkdtempSync(path.join(os.tmpdir(), "quiver-first-start-root-")), QUIVER_WORKERS: "2" },
+      env: { ...env, PORT: String(port), QUIVER_ROOT: root, QUIVER_WORKERS: "2" },
       stdio: ["ignore", "pipe", "pipe"],
     });
     child.stdout!.on("data", (d) => (output += d));
