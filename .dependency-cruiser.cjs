@@ -62,17 +62,31 @@ module.exports = {
       to: { path: "^server/(maintenance|http)/" },
     },
     {
+      name: "sql-reads-through-the-table-operations",
+      comment: "server/sql/ runs a statement over tables it is handed (Tables): it reads their data and changes nothing, and knows no request.",
+      severity: "error",
+      from: { path: "^server/sql/" },
+      to: { path: "^server/(maintenance|auth|http|storage|peers|operations)/" },
+    },
+    {
+      name: "only-routes-run-sql",
+      comment: "SQL is a capability the routes offer; no room below them runs a statement.",
+      severity: "error",
+      from: { path: "^server/(storage|lance|catalog|tables|maintenance|auth|peers|operations)/" },
+      to: { path: "^server/sql/" },
+    },
+    {
       name: "databases-is-the-composition-root",
       comment: "server/databases.ts opens a database from the rooms below it: they are handed what they need, and never reach up for it.",
       severity: "error",
-      from: { path: "^server/(storage|lance|catalog|tables|auth)/", pathNot: "\\.test\\.ts$" },
+      from: { path: "^server/(storage|lance|catalog|tables|auth|sql)/", pathNot: "\\.test\\.ts$" },
       to: { path: "^server/databases\\.ts$" },
     },
     {
       name: "nothing-below-the-edge-knows-http",
       comment: "Only server/http/ (and the routes above it) speak HTTP; the rooms below answer values or a QuiverError.",
       severity: "error",
-      from: { path: "^server/(storage|lance|catalog|tables|maintenance|auth)/" },
+      from: { path: "^server/(storage|lance|catalog|tables|maintenance|auth|sql)/" },
       to: { path: "^server/http/" },
     },
     {

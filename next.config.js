@@ -9,7 +9,7 @@ const securityHeaders = [
 
 /** @type {import('next').NextConfig} */
 const nextConfig = {
-  // The Lance engine and OpenDAL ship native addons, and the engine requires its own CommonJS apache-arrow;
+  // The Lance engine, OpenDAL and DuckDB ship native addons, and the engine requires its own CommonJS apache-arrow;
   // prom-client keeps one registry per process and answers the cluster primary from it; OpenTelemetry keeps one
   // tracer provider per process, which the API registers and Next.js's own spans find.
   serverExternalPackages: [
@@ -19,6 +19,7 @@ const nextConfig = {
     "@opentelemetry/exporter-trace-otlp-http",
     "@opentelemetry/resources",
     "@lancedb/lancedb",
+    "@duckdb/node-api",
     "apache-arrow",
     "opendal",
     "sharp",

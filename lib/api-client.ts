@@ -17,6 +17,8 @@ export class ApiError extends Error {
     readonly detail: string,
     readonly code: number | null,
     readonly requestId: string | null,
+    /** Where in the request's text (a SQL statement) the failure is, when the answer says. */
+    readonly position: number | null = null,
   ) {
     super(detail || title);
     this.name = "ApiError";
@@ -48,7 +50,7 @@ export type AnswerOf<K extends OperationId> =
   Spec<K> extends { response: infer R }
     ? R extends z.ZodType
       ? z.output<R>
-      : R extends "arrow-file"
+      : R extends "arrow-file" | "arrow-stream"
         ? ArrayBuffer
         : R extends "integer"
           ? number
@@ -86,13 +88,20 @@ export function operationUrl<K extends OperationId>(operationId: K, input: Pick<
 
 /** The API's error answer as an ApiError (or the status line, when the answer is not the API's error shape). */
 export async function apiErrorOf(res: Response): Promise<ApiError> {
-  let payload: { title?: string; detail?: string; code?: number } = {};
+  let payload: { title?: string; detail?: string; code?: number; position?: number } = {};
   try {
     payload = await res.json();
   } catch {
     // not the API's error shape: keep the status line
   }
-  return new ApiError(res.status, payload.title ?? res.statusText, payload.detail ?? "", payload.code ?? null, res.headers.get("x-request-id"));
+  return new ApiError(
+    res.status,
+    payload.title ?? res.statusText,
+    payload.detail ?? "",
+    payload.code ?? null,
+    res.headers.get("x-request-id"),
+    payload.position ?? null,
+  );
 }
 
 /** Calls an operation of the API and answers what it answered, checked against the operation's answer schema. */
@@ -123,7 +132,7 @@ export async function call<K extends OperationId>(operationId: K, input: CallInp
 /** The answer in the form the operation declares; a JSON answer must parse with the operation's schema. */
 async function answerOf(spec: Operations[OperationId], res: Response): Promise<unknown> {
   const form: ResponseSpec = spec.response;
-  if (form === "arrow-file") return res.arrayBuffer();
+  if (form === "arrow-file" || form === "arrow-stream") return res.arrayBuffer();
   if (form === "media") return res.blob();
   const text = await res.text();
   const value: unknown = text ? JSON.parse(text) : {};

@@ -93,6 +93,16 @@ export const config = {
   maxPageSize: intFromEnv("QUIVER_MAX_PAGE_SIZE", 1000),
   /** Largest number of rows one query may return. */
   maxQueryRows: intFromEnv("QUIVER_MAX_QUERY_ROWS", 1_000_000),
+  /** Rows a SQL query may answer; past it the query fails, or answers the first ones marked truncated when it asks. */
+  sqlMaxRows: intFromEnv("QUIVER_SQL_MAX_ROWS", 100_000),
+  /** How long a SQL query may run, reading its tables included, in milliseconds. */
+  sqlTimeoutMs: intFromEnv("QUIVER_SQL_TIMEOUT_MS", 60_000),
+  /** Memory DuckDB may use for one SQL query (its joins, groups and sorts), in bytes. */
+  sqlMemoryBytes: intFromEnv("QUIVER_SQL_MEMORY_BYTES", 1024 * 1024 * 1024),
+  /** Table data one SQL query may read from Lance (the columns it needs, after the filters Lance applies), in bytes. */
+  sqlMaxScanBytes: intFromEnv("QUIVER_SQL_MAX_SCAN_BYTES", 2 * 1024 * 1024 * 1024),
+  /** Threads DuckDB runs one SQL query on. */
+  sqlThreads: intFromEnv("QUIVER_SQL_THREADS", 2),
   /** Heavy requests (Arrow writes, queries, column rewrites, index builds) that run at once. */
   maxHeavyRequests: intFromEnv("QUIVER_MAX_HEAVY_REQUESTS", 8),
   /** Heavy requests that may wait for a turn; past this, 503 "Slow down". */

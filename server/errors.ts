@@ -29,12 +29,15 @@ export function seedShape(status: number) {
 export class QuiverError extends Error {
   readonly code: ErrorCodeValue;
   readonly status: number;
+  /** Where in the request's text (a SQL statement) the failure is, as a character offset, when it is somewhere. */
+  readonly position: number | undefined;
 
-  constructor(code: ErrorCodeName, message: string, options: { status?: number } = {}) {
+  constructor(code: ErrorCodeName, message: string, options: { status?: number; position?: number } = {}) {
     super(message);
     this.name = "QuiverError";
     this.code = ErrorCode[code];
     this.status = options.status ?? STATUS_BY_CODE[this.code];
+    this.position = options.position;
   }
 
   get codeName(): ErrorCodeName {

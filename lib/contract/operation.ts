@@ -12,7 +12,8 @@ export type JsonBody = { kind: "json"; schema: z.ZodType };
 export type ArrowBodySpec = { kind: "arrow" };
 
 /** The special answers an operation can declare instead of a JSON schema. */
-export type ResponseForm = "arrow-file" | "integer" | "empty" | "media";
+/** `arrow-stream`: an Arrow IPC stream, or JSON when the request asks for it (RunSql). */
+export type ResponseForm = "arrow-file" | "arrow-stream" | "integer" | "empty" | "media";
 export type ResponseSpec = z.ZodType | ResponseForm;
 
 export interface OperationSpec<

@@ -337,7 +337,7 @@ async function handle(routes: RouteDef[], request: Request, span: Span | undefin
   }
   releases.splice(0).forEach((release) => release());
   const entries = response.ok ? [...handlerAudit] : [];
-  if (matched && (mutating(matched) || response.status === 401 || response.status === 403)) {
+  if (matched && (mutating(matched) || matched.audited || response.status === 401 || response.status === 403)) {
     entries.push({
       time: new Date().toISOString(),
       requestId,
@@ -350,7 +350,7 @@ async function handle(routes: RouteDef[], request: Request, span: Span | undefin
       status: response.status,
       code: errorCode,
       outcome: response.status < 400 ? "ok" : response.status === 401 || response.status === 403 ? "refused" : "failed",
-      ...(ownDetail !== undefined && response.ok ? { detail: ownDetail } : {}),
+      ...(ownDetail !== undefined && (response.ok || matched.audited) ? { detail: ownDetail } : {}),
     });
   }
   // The records before the answer, started within the phase that times them (and holds their spans).

@@ -4,6 +4,7 @@
  */
 import "server-only";
 import { z } from "zod";
+import { sqlJsonAnswer } from "@/lib/contract/operations/sql";
 import type { RouteDef } from "./route";
 
 const errorSchema = {
@@ -72,6 +73,14 @@ export function openApiDocument(routes: RouteDef[], version: string) {
     };
     if (route.response === "arrow-file") {
       responses["200"] = { description: "Arrow IPC file", content: { "application/vnd.apache.arrow.file": { schema: { type: "string", format: "binary" } } } };
+    } else if (route.response === "arrow-stream") {
+      responses["200"] = {
+        description: "Arrow IPC stream; JSON when the request asks for it",
+        content: {
+          "application/vnd.apache.arrow.stream": { schema: { type: "string", format: "binary" } },
+          "application/json": { schema: schemaOf(sqlJsonAnswer, "output") },
+        },
+      };
     } else if (route.response === "media") {
       responses["200"] = {
         description: "The stored value, with the content type its leading bytes say",

@@ -30,6 +30,7 @@ export function errorResponse(err: unknown, instance: string, requestId: string)
     instance,
     code: error.code,
     error: error.message,
+    ...(error.position !== undefined ? { position: error.position } : {}),
     context: contextOf(headers),
   };
   return new Response(JSON.stringify(body), { status: error.status, headers });
@@ -38,6 +39,12 @@ export function errorResponse(err: unknown, instance: string, requestId: string)
 export function reply(result: Reply, requestId: string): Response {
   if (result.kind === "arrow-file") {
     return new Response(new Uint8Array(result.body), { status: 200, headers: responseHeaders(requestId, "application/vnd.apache.arrow.file") });
+  }
+  if (result.kind === "arrow-stream") {
+    return new Response(result.body as Uint8Array<ArrayBuffer>, {
+      status: 200,
+      headers: { ...responseHeaders(requestId, "application/vnd.apache.arrow.stream"), ...result.headers },
+    });
   }
   if (result.kind === "media") {
     return new Response(result.body as Uint8Array<ArrayBuffer>, {

@@ -28,6 +28,12 @@ export interface ArrowFileReply {
   kind: "arrow-file";
   body: Buffer;
 }
+/** An Arrow IPC stream, with headers of its own. */
+export interface ArrowStreamReply {
+  kind: "arrow-stream";
+  body: Uint8Array;
+  headers: Record<string, string>;
+}
 export interface IntegerReply {
   kind: "integer";
   value: number;
@@ -41,7 +47,7 @@ export interface MediaReply {
   status?: 200 | 206;
   headers: Record<string, string>;
 }
-export type Reply = JsonReply | ArrowFileReply | IntegerReply | MediaReply;
+export type Reply = JsonReply | ArrowFileReply | ArrowStreamReply | IntegerReply | MediaReply;
 
 /** The body a JSON answer's schema describes, less the `context` the dispatcher adds to every object answer. */
 type Answered<T> = T extends readonly unknown[] ? T : T extends object ? Omit<T, "context"> : T;
@@ -52,15 +58,17 @@ type Answered<T> = T extends readonly unknown[] ? T : T extends object ? Omit<T,
  */
 export type ReplyFor<RS extends ResponseSpec> = RS extends "arrow-file"
   ? ArrowFileReply
-  : RS extends "media"
-    ? MediaReply
-    : RS extends "integer"
-      ? IntegerReply
-      : RS extends "empty"
-        ? JsonReply<Record<string, never>>
-        : RS extends z.ZodType
-          ? JsonReply<Answered<z.input<RS>>>
-          : never;
+  : RS extends "arrow-stream"
+    ? ArrowStreamReply | JsonReply<object>
+    : RS extends "media"
+      ? MediaReply
+      : RS extends "integer"
+        ? IntegerReply
+        : RS extends "empty"
+          ? JsonReply<Record<string, never>>
+          : RS extends z.ZodType
+            ? JsonReply<Answered<z.input<RS>>>
+            : never;
 
 export interface RouteContext<Q, B> {
   request: Request;
@@ -138,6 +146,8 @@ export interface RouteDef<
   };
   /** Runs under admission control (Arrow bodies always do): queries, rewrites, index builds. */
   heavy?: boolean;
+  /** Every call is in the audit log, whatever its outcome, with what the handler said it did (a SQL statement). */
+  audited?: true;
   handler: (
     ctx: RouteContext<z.output<QS>, BS extends JsonBody ? z.output<BS["schema"]> : BS extends ArrowBodySpec ? ArrowBody : undefined>,
   ) => Promise<ReplyFor<RS>>;

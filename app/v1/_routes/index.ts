@@ -13,6 +13,7 @@ import { batchRoutes } from "./batch";
 import { maintenanceRoutes } from "./maintenance";
 import { transactionRoutes } from "./transactions";
 import { adminRoutes } from "./admin";
+import { sqlRoutes } from "./sql";
 
 const catalogRoutes: RouteDef[] = [
   ...namespaceRoutes,
@@ -25,6 +26,7 @@ const catalogRoutes: RouteDef[] = [
   ...maintenanceRoutes,
   ...transactionRoutes,
   ...adminRoutes,
+  ...sqlRoutes,
 ];
 
 const openApiRoute = route({

@@ -10,6 +10,7 @@ import { indexOperations } from "./indexes";
 import { maintenanceOperations } from "./maintenance";
 import { namespaceOperations } from "./namespaces";
 import { serviceOperations } from "./service";
+import { sqlOperations } from "./sql";
 import { tableOperations } from "./tables";
 import { transactionOperations } from "./transactions";
 import { versionOperations } from "./versions";
@@ -26,6 +27,7 @@ export const operations = {
   ...maintenanceOperations,
   ...transactionOperations,
   ...adminOperations,
+  ...sqlOperations,
 };
 
 export type Operations = typeof operations;
