@@ -66,7 +66,7 @@ module.exports = {
       comment: "server/sql/ runs a statement over tables it is handed (Tables): it reads their data and changes nothing, and knows no request.",
       severity: "error",
       from: { path: "^server/sql/" },
-      to: { path: "^server/(maintenance|auth|http|storage|peers|operations)/" },
+      to: { path: "^server/(maintenance|auth|http|peers|operations)/" },
     },
     {
       name: "only-routes-run-sql",

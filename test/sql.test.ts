@@ -286,6 +286,28 @@ describe("SQL over the tables", () => {
     expect(byId.get("sql-audit-refused")).toMatchObject({ action: "RunSql", status: 403, outcome: "refused", detail: "SELECT * FROM secret" });
   });
 
+  it("keeps each person's saved queries apart, and replaces or deletes one by its id", async () => {
+    const saved = await admin.post<{ id: string; name: string }>("/v1/sql/saved/save", {
+      name: "by status",
+      sql: "SELECT status, count(*) FROM shop.orders GROUP BY 1",
+    });
+    expect(saved.status).toBe(200);
+    await admin.post("/v1/sql/saved/save", { name: "another", sql: "SELECT 1" });
+    const replaced = await admin.post("/v1/sql/saved/save", { id: saved.body.id, name: "orders by status", sql: "SELECT status FROM shop.orders" });
+    expect(replaced.body).toMatchObject({ id: saved.body.id, name: "orders by status" });
+    const mine = await admin.get<{ queries: Array<{ id: string; name: string; sql: string }> }>("/v1/sql/saved");
+    expect(mine.body.queries.map((q) => [q.name, q.sql])).toEqual([
+      ["another", "SELECT 1"],
+      ["orders by status", "SELECT status FROM shop.orders"],
+    ]);
+    expect((await shopViewer.get<{ queries: unknown[] }>("/v1/sql/saved")).body.queries).toEqual([]);
+    expectError(await shopViewer.post("/v1/sql/saved/delete", { id: saved.body.id }), 400, ErrorCode.InvalidInput);
+    expectError(await shopViewer.post("/v1/sql/saved/save", { id: saved.body.id, name: "taken", sql: "SELECT 2" }), 400, ErrorCode.InvalidInput);
+    expectError(await admin.post("/v1/sql/saved/delete", { id: "../../auth/keys" }), 400, ErrorCode.InvalidInput);
+    expect((await admin.post("/v1/sql/saved/delete", { id: saved.body.id })).status).toBe(200);
+    expect((await admin.get<{ queries: Array<{ name: string }> }>("/v1/sql/saved")).body.queries.map((q) => q.name)).toEqual(["another"]);
+  });
+
   it("names the tables the caller may read, and DuckDB's functions, for completion", async () => {
     const words = await shopViewer.get<{ tables: string[][]; functions: Array<{ name: string; kind: string }> }>("/v1/sql/vocabulary");
     expect(words.status).toBe(200);

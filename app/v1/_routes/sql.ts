@@ -2,9 +2,15 @@
 import { json, route } from "@/server/http/route";
 import { runSql, sqlFunctions } from "@/server/sql/run-sql";
 import { sqlArrowStream, sqlJson } from "@/server/sql/answer-forms";
+import { SavedQueries } from "@/server/sql/saved-queries";
+import type { RouteContext } from "@/server/http/route";
 import { SQL_KEYWORDS } from "@/lib/sql-keywords";
 import { sqlOperations as ops } from "@/lib/contract/operations/sql";
 import { readableTables } from "./visibility";
+
+/** A caller's own saved queries: a person's, or a key's. */
+const savedOf = (ctx: Pick<RouteContext<unknown, unknown>, "tables" | "principal">) =>
+  new SavedQueries(ctx.tables.records, `${ctx.principal.kind}:${ctx.principal.id}`);
 
 /** The most of a statement its audit entry keeps. */
 const AUDITED_TEXT = 4_000;
@@ -48,6 +54,24 @@ export const sqlRoutes = [
         token = page.pageToken;
       } while (token && tables.length < 10_000);
       return json({ tables, functions: await sqlFunctions(), keywords: SQL_KEYWORDS });
+    },
+  }),
+  route({
+    ...ops.ListSavedQueries,
+    access: { need: "authenticated" },
+    handler: async (ctx) => json({ queries: await savedOf(ctx).list() }),
+  }),
+  route({
+    ...ops.SaveQuery,
+    access: { need: "authenticated" },
+    handler: async (ctx) => json(await savedOf(ctx).save(ctx.body)),
+  }),
+  route({
+    ...ops.DeleteSavedQuery,
+    access: { need: "authenticated" },
+    handler: async (ctx) => {
+      await savedOf(ctx).delete(ctx.body.id);
+      return json({});
     },
   }),
 ];

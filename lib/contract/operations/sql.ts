@@ -50,6 +50,9 @@ export const sqlVocabulary = z.object({
   context,
 });
 
+export const savedQuery = z.object({ id: z.string(), name: z.string(), sql: z.string(), updated_at: z.string() });
+export type SavedQuery = z.output<typeof savedQuery>;
+
 export const sqlOperations = {
   RunSql: defineOperation({
     operationId: "RunSql",
@@ -68,5 +71,39 @@ export const sqlOperations = {
     methods: ["GET"],
     path: "/v1/sql/vocabulary",
     response: sqlVocabulary,
+  }),
+  ListSavedQueries: defineOperation({
+    operationId: "ListSavedQueries",
+    summary: "The caller's saved SQL queries, by name",
+    group: "SQL",
+    methods: ["GET"],
+    path: "/v1/sql/saved",
+    response: z.object({ queries: z.array(savedQuery), context }),
+  }),
+  SaveQuery: defineOperation({
+    operationId: "SaveQuery",
+    summary: "Save a SQL query under a name for the caller, or replace one of the caller's by its id",
+    group: "SQL",
+    methods: ["POST"],
+    path: "/v1/sql/saved/save",
+    body: {
+      kind: "json",
+      schema: z.object({
+        ...requestBase,
+        id: z.string().nullish().describe("The saved query to replace; a new one when absent"),
+        name: z.string().trim().min(1).max(200),
+        sql: z.string().min(1).max(SQL_MAX_TEXT),
+      }),
+    },
+    response: savedQuery.extend({ context }),
+  }),
+  DeleteSavedQuery: defineOperation({
+    operationId: "DeleteSavedQuery",
+    summary: "Delete one of the caller's saved SQL queries",
+    group: "SQL",
+    methods: ["POST"],
+    path: "/v1/sql/saved/delete",
+    body: { kind: "json", schema: z.object({ ...requestBase, id: z.string() }) },
+    response: "empty",
   }),
 };
