@@ -761,7 +761,7 @@ test("the operations page under load: a failed compaction and refused calls show
   try {
     await signInWithKey(page, undefined, "/operations?window=900&refresh=5000");
     await hydrated(page);
-    await expect(page.getByRole("link", { name: "Operations" })).toHaveAttribute("aria-current", "page");
+    await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Operations", exact: true })).toHaveAttribute("aria-current", "page");
     const instances = page.getByRole("region", { name: "Instances of the root" });
     await expect(instances.getByRole("row")).toHaveCount(2);
     await expect(instances).toContainText("answered this page");
@@ -1121,4 +1121,106 @@ test("Changes names the rows of a table LanceDB's client made with createTable",
   await expect(page.getByTestId("rows-deleted")).toHaveText("1");
   await expect(page.getByRole("table", { name: "Updated rows" }).getByTestId("changed-cell")).toContainText("renamed");
   await shots(page, "table-changes-client");
+});
+
+test("the SQL workspace: completion, run, a chart, export, a saved query, history, an error marked in the text, cancel, media in the result", async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  await call("/v1/table/shop$sales/create", { body: rows(0, 150) });
+  await call("/v1/table/shop$posters/create", { body: mediaTable(await mediaValues()) });
+  await signInWithKey(page, undefined, "/sql");
+  await expect(page.getByTestId("sql-tables")).toContainText("shop.items");
+  const editor = page.getByTestId("sql-editor");
+  const completions = page.locator(".cm-tooltip-autocomplete");
+  /** Types a statement; `completing` leaves the completions it opened on screen, else they close. */
+  const write = async (text: string, completing = false) => {
+    await editor.focus();
+    await page.keyboard.press("ControlOrMeta+a");
+    await page.keyboard.press("Delete");
+    await page.keyboard.type(text);
+    if (!completing) await page.keyboard.press("Escape");
+  };
+
+  // Completion: a namespace's tables, then the named table's columns, then DuckDB's functions.
+  await write("SELECT * FROM shop.it", true);
+  await expect(completions.getByText("items", { exact: true })).toBeVisible();
+  // CodeMirror takes no Enter for a completion in the first moments after it opens, so that typing on is not taken for one.
+  await page.waitForTimeout(200);
+  await page.keyboard.press("Enter");
+  await expect(editor).toContainText("SELECT * FROM shop.items");
+  await page.keyboard.type(" WHERE sco");
+  await expect(completions.getByText("score", { exact: true })).toBeVisible();
+  await write("SELECT approx_count_dis", true);
+  await expect(completions.getByText("approx_count_distinct")).toBeVisible();
+  await page.keyboard.press("Escape");
+
+  // Run with Ctrl+Enter: the rows, what was read, a chart of the numbers.
+  await write("SELECT id % 3 AS bucket, count(*) AS n, sum(score) AS total FROM shop.sales GROUP BY bucket ORDER BY bucket");
+  await page.keyboard.press("ControlOrMeta+Enter");
+  const grid = page.getByRole("table", { name: "Result" });
+  await expect(grid.getByRole("row")).toHaveCount(4);
+  await expect(grid.getByRole("row").nth(1)).toContainText("50");
+  await expect(page.getByRole("status")).toContainText("3 rows");
+  await page.getByText(/Read 1 table/).click();
+  await expect(page.getByTestId("sql-sources")).toContainText("shop.sales v1: 150 rows of id, score");
+  await page.getByRole("tab", { name: "Chart" }).click();
+  const chart = page.getByTestId("result-chart");
+  await expect(chart.locator("rect")).toHaveCount(3);
+  await chart.getByRole("checkbox", { name: "total" }).check();
+  await expect(chart.locator("rect")).toHaveCount(6);
+  await shots(page, "sql-chart");
+
+  // Export: the rows on screen as CSV and Parquet.
+  const csv = page.waitForEvent("download");
+  await page.getByRole("button", { name: "Export as CSV" }).click();
+  const csvText = await (await csv).createReadStream().then(async (s) => {
+    let text = "";
+    for await (const chunk of s) text += String(chunk);
+    return text;
+  });
+  expect(csvText.split("\r\n")).toEqual(["bucket,n,total", "0,50,1837.5", "1,50,1862.5", "2,50,1887.5", ""]);
+  const parquet = page.waitForEvent("download");
+  await page.getByRole("button", { name: "Export as Parquet" }).click();
+  expect((await parquet).suggestedFilename()).toBe("result.parquet");
+
+  // Saved, by name, on the server: still there after a reload, and loads into the editor.
+  await page.getByRole("button", { name: "Save…" }).click();
+  await page.getByRole("textbox", { name: "Name" }).fill("Buckets of items");
+  await page.getByRole("button", { name: "Save", exact: true }).click();
+  await expect(page.getByTestId("sql-saved")).toContainText("Buckets of items");
+  await page.reload();
+  await hydrated(page);
+  await expect(page.getByTestId("sql-saved")).toContainText("Buckets of items");
+  await expect(page.getByTestId("sql-history")).toContainText("GROUP BY bucket");
+  await page.getByTestId("sql-saved").getByRole("button", { name: "Buckets of items", exact: true }).click();
+  await expect(editor).toContainText("GROUP BY bucket ORDER BY bucket");
+
+  // An error is marked where it is, with the server's message.
+  await write("SELECT id,\n  nope FROM shop.sales");
+  await page.getByRole("button", { name: "Run", exact: true }).click();
+  await expect(page.getByRole("region", { name: "Statement and result" }).getByRole("alert")).toContainText('Referenced column "nope" not found');
+  await expect(page.locator(".cm-lintRange-error")).toHaveText("nope");
+  await shots(page, "sql-error");
+
+  // Cancel: the running query stops, and history says so.
+  await write("SELECT count(*) FROM range(100000000) a, range(1000) b WHERE (a.range * b.range) % 7 = 1");
+  await page.getByRole("button", { name: "Run", exact: true }).click();
+  await expect(page.getByRole("status")).toContainText("Running…");
+  await page.getByRole("button", { name: "Cancel" }).click();
+  await expect(page.getByRole("status")).not.toContainText("Running…");
+  await expect(page.getByTestId("sql-history").locator("li").first()).toContainText("cancelled");
+
+  // Media in a result: images from their own bytes, as the data grid shows them.
+  await write("SELECT * FROM shop.posters ORDER BY id");
+  await page.getByRole("button", { name: "Run", exact: true }).click();
+  const thumbnails = page.getByRole("table", { name: "Result" }).getByTestId("media-thumbnail");
+  await expect
+    .poll(() =>
+      thumbnails.evaluateAll((images) =>
+        (images as HTMLImageElement[]).map((img) => (img.complete && img.naturalWidth ? `${img.naturalWidth}x${img.naturalHeight}` : "")),
+      ),
+    )
+    .toEqual(expect.arrayContaining(["40x30", "64x48", "20x10"]));
+  await shots(page, "sql-media");
 });

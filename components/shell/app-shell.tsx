@@ -15,6 +15,7 @@ import { GlobalSearch } from "../browse/global-search";
 /** The pages, each shown to whom may use it: anyone signed in, administrators, or also a metrics key's holder. */
 const NAV = [
   { href: "/", label: "Browse", for: "anyone" },
+  { href: "/sql", label: "SQL", for: "anyone" },
   { href: "/operations", label: "Operations", for: "metrics" },
   { href: "/keys", label: "API keys", for: "admin" },
   { href: "/access", label: "Access", for: "admin" },

@@ -4,6 +4,8 @@
  * that fetch nothing until played, a PDF is a link, anything else its size and first bytes; in a row's detail view
  * each at full size, with a download.
  */
+import { useEffect, useMemo } from "react";
+import { hexHead, sniffMedia } from "@/lib/media";
 import { mediaUrl, type CellAddress, type CellSummary } from "@/lib/queries/media";
 import { formatBytes } from "./format";
 
@@ -96,4 +98,38 @@ export function MediaValue({ summary, at }: { summary: CellSummary | undefined; 
       {download}
     </div>
   );
+}
+
+/**
+ * A binary value that came with its rows (a SQL result): what it holds, from its own bytes, shown from a local object
+ * URL (an image as a thumbnail, audio and video as players), or its size and first bytes.
+ */
+export function InlineMedia({ bytes, label, full = false }: { bytes: Uint8Array; label: string; full?: boolean }) {
+  const media = useMemo(() => sniffMedia(bytes), [bytes]);
+  const url = useMemo(() => (media ? URL.createObjectURL(new Blob([bytes as Uint8Array<ArrayBuffer>], { type: media.mime })) : null), [bytes, media]);
+  useEffect(() => () => void (url && URL.revokeObjectURL(url)), [url]);
+  const summary = { size: bytes.length, head: hexHead(bytes, 8), media } as CellSummary;
+  if (!media || !url) return <Bytes summary={summary} />;
+  switch (media.kind) {
+    case "image":
+      return (
+        // eslint-disable-next-line @next/next/no-img-element -- a value of the result, not a page asset
+        <img
+          src={url}
+          alt={label}
+          className={full ? "max-h-[60vh] max-w-full object-contain" : "max-h-12 max-w-24 object-contain"}
+          data-testid="media-thumbnail"
+        />
+      );
+    case "audio":
+      return <audio controls preload="metadata" src={url} aria-label={label} className={full ? "w-full" : "h-8 w-56"} />;
+    case "video":
+      return <video controls preload="metadata" src={url} aria-label={label} className={full ? "max-h-[60vh] max-w-full" : "h-16 max-w-40"} />;
+    case "pdf":
+      return (
+        <a href={url} target="_blank" rel="noopener noreferrer" className="whitespace-nowrap text-indigo-600 underline dark:text-indigo-300">
+          PDF · {formatBytes(bytes.length)}
+        </a>
+      );
+  }
 }

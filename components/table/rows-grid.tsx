@@ -9,7 +9,7 @@ import { cellText, float32Text } from "@/lib/cell-format";
 import { cellKey, type CellAddress, type CellSummary } from "@/lib/queries/media";
 import { Button } from "../ui/controls";
 import { Dialog } from "../ui/dialog";
-import { MediaCell, MediaValue } from "./media-cell";
+import { InlineMedia, MediaCell, MediaValue } from "./media-cell";
 
 /** Numbers read right-aligned, digits under digits. */
 export const isNumeric = (field: Field) => DataType.isInt(field.type) || DataType.isFloat(field.type) || DataType.isDecimal(field.type);
@@ -42,17 +42,27 @@ export function RowsGrid({
   label,
   media,
   sort,
+  inlineMedia = false,
 }: {
   data: ArrowTable;
   rowAction?: (row: Record<string, unknown>) => ReactNode;
   label?: string;
   media?: GridMedia;
   sort?: GridSort;
+  /** Binary values came with the rows (a SQL result): each shown by what its own bytes hold. */
+  inlineMedia?: boolean;
 }) {
   const [expanded, setExpanded] = useState<{ column: string; value: string } | null>(null);
   const [opened, setOpened] = useState<number | null>(null);
   const dataNames = data.schema.fields.map((f) => f.name).filter((n) => n !== ROW_ID);
   const isMedia = (n: string) => media?.columns.includes(n) ?? false;
+  const inlineBinary = new Set(
+    inlineMedia ? data.schema.fields.filter((f) => DataType.isBinary(f.type) || DataType.isLargeBinary(f.type)).map((f) => f.name) : [],
+  );
+  const inline = (row: Record<string, unknown>, n: string, r: number | null) => {
+    const bytes = row[n];
+    return bytes instanceof Uint8Array ? <InlineMedia bytes={bytes} label={`${n} of row ${r === null ? "" : r + 1}`} full={r === null} /> : <span>null</span>;
+  };
   const names = media ? [...media.order.filter((n) => isMedia(n) || dataNames.includes(n)), ...dataNames.filter((n) => !media.order.includes(n))] : dataNames;
   const numeric = new Set(data.schema.fields.filter(isNumeric).map((f) => f.name));
   // A 32-bit float reads at its own precision (_distance 0.06414019, not 0.0641401857138).
@@ -114,6 +124,12 @@ export function RowsGrid({
                       </td>
                     );
                   }
+                  if (inlineBinary.has(n))
+                    return (
+                      <td key={n} className="px-3 py-1 text-xs" data-testid="data-cell">
+                        {inline(values, n, r)}
+                      </td>
+                    );
                   const { short, full } = cellText(valueOf(values, n));
                   return (
                     <td
@@ -161,6 +177,8 @@ export function RowsGrid({
                 <dd className="min-w-0">
                   {isMedia(n) && media ? (
                     <MediaValue summary={media.cells?.get(cellKey(rowIdOf(openedRow), n))} at={media.address(n, rowIdOf(openedRow))} />
+                  ) : inlineBinary.has(n) ? (
+                    inline(openedRow, n, null)
                   ) : (
                     <pre className="whitespace-pre-wrap font-mono text-xs [overflow-wrap:anywhere]">{cellText(valueOf(openedRow, n)).full}</pre>
                   )}

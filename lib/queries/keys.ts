@@ -24,6 +24,8 @@ export const queryKeys = {
   database: (database: string) => ["db", database] as const,
   allJobs: (database: string, filter: Record<string, string>) => ["db", database, "jobs", filter] as const,
   operations: (window: number, instance: string | null) => ["operations", window, instance] as const,
+  sqlVocabulary: (database: string) => ["db", database, "sql", "vocabulary"] as const,
+  savedQueries: (database: string) => ["db", database, "sql", "saved"] as const,
   namespaces: (database: string, namespace: Id) => ["db", database, "namespaces", joinIdentifier(namespace)] as const,
   namespace: (database: string, namespace: Id) => ["db", database, "namespace", joinIdentifier(namespace)] as const,
   entries,

@@ -91,7 +91,7 @@ export async function sqlFunctions(): Promise<Array<{ name: string; kind: string
   const { connection } = await parserInstance();
   const rows = (
     await connection.runAndReadAll(
-      "SELECT DISTINCT function_name, function_type FROM duckdb_functions() WHERE function_type IN ('scalar', 'aggregate', 'table') AND function_name NOT LIKE '%\\_%' ESCAPE '\\' OR function_name IN ('count_star') ORDER BY 1",
+      "SELECT DISTINCT function_name, function_type FROM duckdb_functions() WHERE function_type IN ('scalar', 'aggregate', 'table') AND NOT starts_with(function_name, '_') ORDER BY 1",
     )
   ).getRows();
   return rows.map((r) => ({ name: String(r[0]), kind: String(r[1]) }));
