@@ -3,7 +3,8 @@
  * Quiver benchmarks: each case measured through the real server (auth on, an API key) and, in the same run,
  * against its baseline (the engine called in-process, or a bare http server for metadata under load).
  * Usage: npm run bench [-- [--azurite | --latency <ms>] case ...]   Cases: insert, merge, parallel, list, versions,
- * load, workers, maintenance, query, operations (the operations page on 10,000 tables: a look, its store requests, the
+ * load, workers, maintenance, query, sql (POST /v1/sql: a group-by over 1M and 10M rows, a point query by an indexed id,
+ * a join; with --latency smaller tables and the point query's store requests), operations (the operations page on 10,000 tables: a look, its store requests, the
  * page in Chromium), catalog (BENCH_CATALOG_TABLES tables, 10,000 by default, 400 on Azurite), managed
  * (the REST namespace client's adds to a managed table against an unmanaged one), idle (store requests at rest, with
  * --latency 0: 1, 2 and 4 instances over BENCH_IDLE_TABLES tables, 300 and 3,000 by default);
@@ -37,6 +38,7 @@ import { mergeCase } from "./merge.mjs";
 import { operationsCase } from "./operations.mjs";
 import { parallelCase } from "./parallel.mjs";
 import { queryCase } from "./query.mjs";
+import { sqlCase } from "./sql.mjs";
 import { versionsCase } from "./versions.mjs";
 import { workersCase } from "./workers.mjs";
 
@@ -147,6 +149,7 @@ const CASES = [
     },
   ],
   ["query", queryCase],
+  ["sql", sqlCase],
   ["operations", operationsCase],
 ];
 for (const name of selected) if (!CASES.some(([known]) => known === name)) throw new Error(`no case '${name}': ${CASES.map(([known]) => known).join(", ")}`);

@@ -5,7 +5,7 @@
  * stops; a query past a cap answers a clear error and the server keeps serving; every query is in the audit log.
  */
 import { readFileSync } from "node:fs";
-import { Float64, Int32, Int64, Table, Utf8, vectorFromArray } from "apache-arrow";
+import { Field, FixedSizeList, Float32, Float64, Int32, Int64, Table, Utf8, vectorFromArray } from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { client, expectError, type Reply } from "./client";
 import { startServer, type TestServer } from "./server";
@@ -169,6 +169,41 @@ describe("SQL over the tables", () => {
     expect(facts(ordered).sources[0]).toMatchObject({ columns: ["id", "amount"], limit: null, rows: ORDERS + 500 });
   });
 
+  it("has Lance run a vector or full-text search a statement reads as a table", async () => {
+    const words = ["apple pie", "banana bread", "apple tart", "cherry jam", "plum cake", "apple crumble"];
+    const docs = new Table({
+      id: vectorFromArray(
+        words.map((_, i) => i),
+        new Int32(),
+      ),
+      body: vectorFromArray(words, new Utf8()),
+      v: vectorFromArray(
+        words.map((_, i) => [Math.cos(i), Math.sin(i), 0, 1]),
+        new FixedSizeList(4, new Field("item", new Float32(), true)),
+      ),
+    });
+    expect((await admin.arrow("/v1/table/shop$docs/create", docs)).status).toBe(200);
+    expect((await admin.post("/v1/table/shop$docs/create_index", { column: "body", index_type: "FTS" })).status).toBe(200);
+    // Nearest to (1, 0, 0, 1): by squared distance, i = 0, then 1 and 5 (cos 1 = cos 5), then 2 and 4.
+    const near = await sql(shopViewer, "SELECT id, _distance FROM vector_search('shop.docs', [1, 0, 0, 1], 3) ORDER BY _distance, id");
+    expect(rowsOf(near).map((r) => r.id)).toEqual([0, 1, 5]);
+    expect(facts(near).sources).toMatchObject([{ table: ["shop", "docs"], search: "nearest 3 to a vector of 4", rows: 3 }]);
+    const joined = await sql(
+      shopViewer,
+      "SELECT d.id, c.region FROM text_search('shop.docs', 'apple', 10) d JOIN shop.customers c ON c.id = d.id ORDER BY d.id",
+    );
+    expect(rowsOf(joined)).toEqual([
+      { id: 0, region: "north" },
+      { id: 2, region: "east" },
+      { id: 5, region: "east" },
+    ]);
+    const refused = "SELECT * FROM vector_search('secret', [1, 2], 3)";
+    const reply = await sql(shopViewer, refused);
+    expectError(reply, 403, ErrorCode.PermissionDenied);
+    expect(reply.body as unknown as { position: number }).toMatchObject({ position: refused.indexOf("vector_search") });
+    expectError(await sql(admin, "SELECT * FROM vector_search('shop.docs', [1, 0, 0, 1], (SELECT 3))"), 400, ErrorCode.InvalidInput);
+  });
+
   it("reads no table the caller may not read, however the statement names it", async () => {
     expect(rowsOf(await sql(shopViewer, "SELECT count(*) AS n FROM shop.customers"))).toEqual([{ n: 100n }]);
     const refused = [
@@ -313,8 +348,15 @@ describe("SQL over the tables", () => {
     expect(words.status).toBe(200);
     expect(words.body.tables).toEqual([
       ["shop", "customers"],
+      ["shop", "docs"],
       ["shop", "orders"],
     ]);
-    expect(words.body.functions).toEqual(expect.arrayContaining([{ name: "avg", kind: "aggregate" }]));
+    expect(words.body.functions).toEqual(
+      expect.arrayContaining([
+        { name: "avg", kind: "aggregate" },
+        { name: "vector_search", kind: "table" },
+        { name: "text_search", kind: "table" },
+      ]),
+    );
   });
 });

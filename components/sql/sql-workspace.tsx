@@ -303,7 +303,7 @@ export function SqlWorkspace() {
                   <li key={`${s.table.join(".")}@${s.version}`} className="font-mono">
                     {s.table.join(".")} v{s.version}: {s.rows} rows of {s.columns.join(", ")}
                     {s.filter ? ` where ${s.filter}` : ""}
-                    {s.limit !== null ? ` limit ${s.limit}` : ""}
+                    {s.search ? ` (${s.search})` : s.limit !== null ? ` limit ${s.limit}` : ""}
                   </li>
                 ))}
               </ul>

@@ -7,15 +7,39 @@
  */
 import "server-only";
 import * as arrow from "apache-arrow";
-import { DuckDBInstance, DuckDBTableFunction, type DuckDBConnection, type DuckDBResultReader } from "@duckdb/node-api";
+import {
+  BIGINT,
+  DOUBLE,
+  DuckDBInstance,
+  DuckDBListValue,
+  DuckDBTableFunction,
+  LIST,
+  VARCHAR,
+  type DuckDBConnection,
+  type DuckDBDataChunk,
+  type DuckDBResultReader,
+  type DuckDBTableFunctionInfo,
+} from "@duckdb/node-api";
 import { IdentifierError, validateIdentifier } from "@/lib/identifiers";
 import { config } from "@/server/config";
 import { QuiverError, invalidInput } from "@/server/errors";
 import { engineCall, type NativeTable } from "@/server/lance/native";
 import type { Id, ReadAt } from "@/server/catalog/catalog";
+import { queryHandle } from "@/server/tables/queries";
 import type { Tables } from "@/server/tables/tables";
 import { answerColumn, feedOf, type ColumnFeed } from "./columns";
-import { StatementError, nameEnd, pushdownOf, selectOf, tableReferences, type TableReference } from "./statement";
+import {
+  SEARCH_FUNCTIONS,
+  StatementError,
+  nameEnd,
+  pushdownOf,
+  searchCalls,
+  searchKey,
+  selectOf,
+  tableReferences,
+  type SearchCall,
+  type TableReference,
+} from "./statement";
 
 export interface SqlRequest {
   sql: string;
@@ -37,6 +61,8 @@ export interface SqlSourceRead {
   filter: string | null;
   limit: number | null;
   rows: number;
+  /** For a vector_search or text_search: the search Lance ran. */
+  search?: string;
 }
 
 export interface SqlAnswer {
@@ -48,18 +74,22 @@ export interface SqlAnswer {
   runMs: number;
 }
 
-/** One table, at one version, as the statement reads it (every mention of it at that version shares one). */
-interface Source {
+/** Rows Lance read, for DuckDB: their columns as DuckDB takes them, and the Arrow batches. */
+interface Rows {
   id: Id;
+  feeds: ColumnFeed[];
+  batches: arrow.RecordBatch[];
+  read: SqlSourceRead;
+}
+
+/** One table, at one version, as the statement reads it (every mention of it at that version shares one). */
+interface Source extends Rows {
   refs: TableReference[];
   handle: NativeTable;
   version: number;
-  feeds: ColumnFeed[];
   functionName: string;
   /** The view's name: as written for the latest version, a name of its own for an `AT` reference. */
   view: string[];
-  read: SqlSourceRead;
-  batches: arrow.RecordBatch[];
 }
 
 const quoteIdent = (s: string) => `"${s.replace(/"/g, '""')}"`;
@@ -94,7 +124,7 @@ export async function sqlFunctions(): Promise<Array<{ name: string; kind: string
       "SELECT DISTINCT function_name, function_type FROM duckdb_functions() WHERE function_type IN ('scalar', 'aggregate', 'table') AND NOT starts_with(function_name, '_') ORDER BY 1",
     )
   ).getRows();
-  return rows.map((r) => ({ name: String(r[0]), kind: String(r[1]) }));
+  return [...SEARCH_FUNCTIONS.map((name) => ({ name, kind: "table" })), ...rows.map((r) => ({ name: String(r[0]), kind: String(r[1]) }))];
 }
 
 let spare: Promise<DuckDBInstance> | null = null;
@@ -181,21 +211,14 @@ export async function runSql(tables: Tables, request: SqlRequest): Promise<SqlAn
         known.refs.push(ref);
         continue;
       }
-      try {
-        validateIdentifier(ref.parts);
-      } catch (err) {
-        if (err instanceof IdentifierError)
-          throw new QuiverError("InvalidInput", `'${ref.parts.join(".")}' is not a table's name: ${err.message}`, { position: ref.location });
-        throw err;
-      }
-      if (!(await request.canRead(ref.parts)))
-        throw new QuiverError("PermissionDenied", `the caller may not read table '${ref.parts.join(".")}'`, { position: ref.location });
+      await mayRead(request, ref.parts, ref.location);
       const source = await openSource(tables, ref, at, sources.size + 1).catch((err: unknown) => {
         if (err instanceof QuiverError) throw new QuiverError(err.codeName, err.message, { position: ref.location });
         throw err;
       });
       sources.set(key, source);
     }
+    const searches = await runSearches(tables, request, searchCalls(select));
     // References at a version read a view of their own; the text names it in their place, padded to keep positions.
     for (const source of sources.values()) {
       if (!source.refs[0].at) continue;
@@ -210,6 +233,7 @@ export async function runSql(tables: Tables, request: SqlRequest): Promise<SqlAn
     const timer = setTimeout(onAbort, Math.max(0, deadline - Date.now()));
     try {
       for (const source of sources.values()) await define(connection, source);
+      for (const kind of new Set([...searches.values()].map((s) => s.call.kind))) defineSearch(connection, kind, searches);
       await connection.run("SET lock_configuration = true");
       // Prepared first, so that an error in the statement is reported on its own text rather than within the EXPLAIN.
       await connection.prepare(text);
@@ -235,7 +259,8 @@ export async function runSql(tables: Tables, request: SqlRequest): Promise<SqlAn
           `the query answers more than ${cap} rows (${cap === config.sqlMaxRows ? "QUIVER_SQL_MAX_ROWS" : "max_rows"}): add a LIMIT, or ask for the first rows with truncate`,
         );
       const table = answerTable(reader, cap);
-      return { table, truncated, sources: [...sources.values()].map((s) => s.read), readMs, runMs: performance.now() - runStart };
+      const reads = [...sources.values(), ...searches.values()].map((s) => s.read);
+      return { table, truncated, sources: reads, readMs, runMs: performance.now() - runStart };
     } finally {
       clearTimeout(timer);
       request.signal.removeEventListener("abort", onAbort);
@@ -310,39 +335,8 @@ async function define(connection: DuckDBConnection, source: Source) {
       bindFunction(bind) {
         for (const feed of source.feeds) bind.addResultColumn(feed.name, feed.type);
       },
-      initFunction(init) {
-        init.setInitData({ columns: init.getColumnIndexes(), batch: 0, row: 0 });
-        init.setMaxThreads(1);
-      },
-      mainFunction(info, out) {
-        const state = info.initData as { columns: number[]; batch: number; row: number };
-        try {
-          while (state.batch < source.batches.length && state.row >= source.batches[state.batch].numRows) {
-            state.batch++;
-            state.row = 0;
-          }
-          const batch = source.batches[state.batch];
-          if (!batch) {
-            out.rowCount = 0;
-            return;
-          }
-          const n = Math.min(2048, batch.numRows - state.row);
-          out.rowCount = n;
-          state.columns.forEach((index, k) => {
-            const feed = source.feeds[index];
-            const values = batch.getChild(feed.name);
-            const vector = out.getColumnVector(k);
-            for (let r = 0; r < n; r++) {
-              const v: unknown = values?.get(state.row + r);
-              vector.setItem(r, v === null || v === undefined ? null : feed.value(v));
-            }
-            vector.flush();
-          });
-          state.row += n;
-        } catch (err) {
-          info.setError(`reading table '${source.id.join(".")}' failed: ${(err as Error).message}`);
-        }
-      },
+      initFunction: startScan,
+      mainFunction: (info, out) => feed(source, info, out),
     }),
   );
   const [view, ...schemaPath] = [...source.view].reverse();
@@ -350,6 +344,123 @@ async function define(connection: DuckDBConnection, source: Source) {
   if (schema.length === 2) await connection.run(`ATTACH IF NOT EXISTS ':memory:' AS ${quoteIdent(schema[0])}`);
   if (schema.length) await connection.run(`CREATE SCHEMA IF NOT EXISTS ${schema.map(quoteIdent).join(".")}`);
   await connection.run(`CREATE VIEW ${[...schema, view].map(quoteIdent).join(".")} AS SELECT * FROM ${quoteIdent(source.functionName)}()`);
+}
+
+const startScan = (init: { getColumnIndexes(): number[]; setInitData(data: object): void; setMaxThreads(n: number): void }) => {
+  init.setInitData({ columns: init.getColumnIndexes(), batch: 0, row: 0 });
+  init.setMaxThreads(1);
+};
+
+/** Hands DuckDB the next rows of a scan, up to a chunk, of the columns it asked for. */
+function feed(rows: Rows, info: DuckDBTableFunctionInfo, out: DuckDBDataChunk) {
+  const state = info.initData as { columns: number[]; batch: number; row: number };
+  try {
+    while (state.batch < rows.batches.length && state.row >= rows.batches[state.batch].numRows) {
+      state.batch++;
+      state.row = 0;
+    }
+    const batch = rows.batches[state.batch];
+    if (!batch) {
+      out.rowCount = 0;
+      return;
+    }
+    const n = Math.min(2048, batch.numRows - state.row);
+    out.rowCount = n;
+    state.columns.forEach((index, k) => {
+      const column = rows.feeds[index];
+      const values = batch.getChild(column.name);
+      const vector = out.getColumnVector(k);
+      for (let r = 0; r < n; r++) {
+        const v: unknown = values?.get(state.row + r);
+        vector.setItem(r, v === null || v === undefined ? null : column.value(v));
+      }
+      vector.flush();
+    });
+    state.row += n;
+  } catch (err) {
+    info.setError(`reading table '${rows.id.join(".")}' failed: ${(err as Error).message}`);
+  }
+}
+
+/** Refuses a table that is not a table's name, or that the caller may not read, pointing at where the text names it. */
+async function mayRead(request: SqlRequest, parts: string[], position: number) {
+  try {
+    validateIdentifier(parts);
+  } catch (err) {
+    if (err instanceof IdentifierError) throw new QuiverError("InvalidInput", `'${parts.join(".")}' is not a table's name: ${err.message}`, { position });
+    throw err;
+  }
+  if (!(await request.canRead(parts))) throw new QuiverError("PermissionDenied", `the caller may not read table '${parts.join(".")}'`, { position });
+}
+
+interface Search extends Rows {
+  call: SearchCall;
+}
+
+/** Runs each search the statement calls, once, before DuckDB binds it: the rows Lance's index finds, with their distance or score. */
+async function runSearches(tables: Tables, request: SqlRequest, calls: SearchCall[]): Promise<Map<string, Search>> {
+  const found = new Map<string, Search>();
+  for (const call of calls) {
+    const key = searchKey(call.kind, call.table, call.vector ?? call.text ?? "", call.k, call.vectorColumn, call.distanceType);
+    if (found.has(key)) continue;
+    await mayRead(request, call.parts, call.location);
+    const limit = Math.min(call.k, config.sqlMaxRows);
+    const placed = (err: unknown): never => {
+      if (err instanceof QuiverError) throw new QuiverError(err.codeName, err.message, { position: call.location });
+      throw err;
+    };
+    const { table: handle } = await tables.dataAt(call.parts, "be searched", {}).catch(placed);
+    const ipc = await queryHandle(
+      handle,
+      call.vector
+        ? { vector: call.vector, vectorColumn: call.vectorColumn ?? undefined, distanceType: call.distanceType ?? undefined, limit }
+        : { fullText: { query: call.text ?? "" }, limit },
+    ).catch(placed);
+    const rows = arrow.tableFromIPC(ipc);
+    const version = await engineCall("read the table's version", () => handle.version());
+    const search = call.vector ? `nearest ${limit} to a vector of ${call.vector.length}` : `${limit} best matches of '${call.text}'`;
+    found.set(key, {
+      call,
+      id: call.parts,
+      feeds: rows.schema.fields.map(feedOf),
+      batches: rows.batches,
+      read: { table: call.parts, version, columns: rows.schema.fields.map((f) => f.name), filter: null, limit, rows: rows.numRows, search },
+    });
+  }
+  return found;
+}
+
+/** The search function of one kind in the query's DuckDB: each call binds to the rows Lance found for it. */
+function defineSearch(connection: DuckDBConnection, kind: SearchCall["kind"], searches: Map<string, Search>) {
+  connection.registerTableFunction(
+    DuckDBTableFunction.create({
+      name: kind,
+      parameterTypes: kind === "vector_search" ? [VARCHAR, LIST(DOUBLE), BIGINT] : [VARCHAR, VARCHAR, BIGINT],
+      namedParameterTypes: kind === "vector_search" ? { vector_column: VARCHAR, distance_type: VARCHAR } : {},
+      supportsProjectionPushdown: true,
+      bindFunction(bind) {
+        const query = bind.getParameter(1);
+        const named = (name: string) => {
+          const v = bind.getNamedParameter(name);
+          return v === null ? null : String(v);
+        };
+        const key = searchKey(
+          kind,
+          String(bind.getParameter(0)),
+          query instanceof DuckDBListValue ? query.items.map(Number) : String(query),
+          Number(bind.getParameter(2)),
+          kind === "vector_search" ? named("vector_column") : null,
+          kind === "vector_search" ? named("distance_type") : null,
+        );
+        const search = searches.get(key);
+        if (!search) return bind.setError(`${kind}'s arguments must be constants`);
+        for (const column of search.feeds) bind.addResultColumn(column.name, column.type);
+        bind.setBindData({ search });
+      },
+      initFunction: startScan,
+      mainFunction: (info, out) => feed((info.bindData as { search: Search }).search, info, out),
+    }),
+  );
 }
 
 /** The columns each of the query's table functions reads, from DuckDB's plan. */

@@ -239,3 +239,84 @@ function limitOf(select: Node, aggregates: Set<string>): number | null {
   const offset = modifiers[0].offset ? count(modifiers[0].offset) : 0;
   return limit === null || offset === null ? null : limit + offset;
 }
+
+// ------------------------------------------------------------------------------------------------ searches
+
+/** `vector_search(table, [..], k)` or `text_search(table, 'words', k)`: a search Lance runs, read as a table. */
+export interface SearchCall {
+  kind: "vector_search" | "text_search";
+  /** The table's name as the call's first argument gives it, and its parts. */
+  table: string;
+  parts: string[];
+  vector: number[] | null;
+  text: string | null;
+  k: number;
+  vectorColumn: string | null;
+  distanceType: string | null;
+  location: number;
+}
+
+export const SEARCH_FUNCTIONS = ["vector_search", "text_search"] as const;
+
+const constantValue = (n: Node | undefined): unknown => {
+  if (n?.class !== "CONSTANT") return undefined;
+  const { type, value } = n.value as { type: { id: string; type_info: { scale?: number } | null }; value: unknown };
+  if (type.id === "DECIMAL" && typeof value === "number") return value / 10 ** (type.type_info?.scale ?? 0);
+  return value;
+};
+
+/** The same search, as DuckDB binds it and as the text states it: so that each call finds the rows Lance found for it. */
+export const searchKey = (kind: string, table: string, query: number[] | string, k: number, vectorColumn: string | null, distanceType: string | null) =>
+  JSON.stringify([kind, table, typeof query === "string" ? query : query.map((v) => Number(v.toPrecision(7))), k, vectorColumn, distanceType]);
+
+export function searchCalls(select: Node): SearchCall[] {
+  const calls: SearchCall[] = [];
+  for (const n of walk(select)) {
+    if (n.type !== "TABLE_FUNCTION") continue;
+    const fn = n.function as Node;
+    const kind = String(fn.function_name).toLowerCase();
+    if (!(SEARCH_FUNCTIONS as readonly string[]).includes(kind)) continue;
+    const location = located(n) ?? 0;
+    const args = fn.children as Node[];
+    const positional = args.filter((a) => !a.alias);
+    const named = new Map(args.filter((a) => a.alias).map((a) => [String(a.alias).toLowerCase(), constantValue(a)]));
+    const usage =
+      kind === "vector_search"
+        ? "vector_search('namespace.table', [0.1, 0.2, …], k [, vector_column := 'v'] [, distance_type := 'cosine'])"
+        : "text_search('namespace.table', 'words', k)";
+    const table = constantValue(positional[0]);
+    const k = constantValue(positional[2]);
+    if (positional.length !== 3 || typeof table !== "string" || typeof k !== "number" || !Number.isSafeInteger(k) || k < 1)
+      throw new StatementError(`${kind} takes constants: ${usage}`, location);
+    let vector: number[] | null = null;
+    let text: string | null = null;
+    if (kind === "vector_search") {
+      const list = positional[1];
+      const values = list.class === "FUNCTION" && list.function_name === "list_value" ? (list.children as Node[]).map(constantValue) : [];
+      if (!values.length || values.some((v) => typeof v !== "number"))
+        throw new StatementError(`${kind}'s vector is a list of numbers: ${usage}`, located(list) ?? location);
+      vector = values as number[];
+    } else {
+      const words = constantValue(positional[1]);
+      if (typeof words !== "string") throw new StatementError(`${kind}'s query is a string: ${usage}`, located(positional[1]) ?? location);
+      text = words;
+    }
+    for (const name of named.keys())
+      if (kind !== "vector_search" || !["vector_column", "distance_type"].includes(name))
+        throw new StatementError(`${kind} takes no '${name}': ${usage}`, location);
+    const vectorColumn = named.get("vector_column");
+    const distanceType = named.get("distance_type");
+    calls.push({
+      kind: kind as SearchCall["kind"],
+      table,
+      parts: table.split("."),
+      vector,
+      text,
+      k,
+      vectorColumn: typeof vectorColumn === "string" ? vectorColumn : null,
+      distanceType: typeof distanceType === "string" ? distanceType : null,
+      location,
+    });
+  }
+  return calls;
+}

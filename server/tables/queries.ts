@@ -90,16 +90,19 @@ function buildQuery(table: NativeTable, options: QueryOptions) {
 
 /** Runs a query and answers an Arrow IPC file. */
 export async function queryTable(tables: Tables, id: Id, options: QueryOptions): Promise<Buffer> {
-  return tables.readAt(id, "be queried", options, (table) =>
-    engineCall("query", async () => {
-      const query = buildQuery(table, options);
-      const iterator = await query.execute();
-      const batches: Buffer[] = [];
-      for (let b = await iterator.next(); b; b = await iterator.next()) batches.push(b);
-      // Each batch carries the schema: only an empty answer asks the engine for it, which costs another look at the store.
-      return joinIpcFiles(batches[0] ?? (await query.outputSchema()), batches);
-    }),
-  );
+  return tables.readAt(id, "be queried", options, (table) => queryHandle(table, options));
+}
+
+/** Runs a query on a handle already open at the version to read, and answers an Arrow IPC file. */
+export function queryHandle(table: NativeTable, options: QueryOptions): Promise<Buffer> {
+  return engineCall("query", async () => {
+    const query = buildQuery(table, options);
+    const iterator = await query.execute();
+    const batches: Buffer[] = [];
+    for (let b = await iterator.next(); b; b = await iterator.next()) batches.push(b);
+    // Each batch carries the schema: only an empty answer asks the engine for it, which costs another look at the store.
+    return joinIpcFiles(batches[0] ?? (await query.outputSchema()), batches);
+  });
 }
 
 /** The engine's plan for a query, without running it (`verbose` adds each operator's details). */

@@ -12,7 +12,7 @@ export const sqlRequest = z.object({
     .min(1)
     .max(SQL_MAX_TEXT)
     .describe(
-      "One read-only statement (SELECT, WITH … SELECT, VALUES, a set operation) in DuckDB's SQL. Tables are named as in the catalog: `table` in the root namespace, `namespace.table`, `outer.inner.table`; `namespace.table AT (VERSION => 3)` or `AT (VERSION => 'tag')` reads a version or a tag",
+      "One read-only statement (SELECT, WITH … SELECT, VALUES, a set operation) in DuckDB's SQL. Tables are named as in the catalog: `table` in the root namespace, `namespace.table`, `outer.inner.table`; `namespace.table AT (VERSION => 3)` or `AT (VERSION => 'tag')` reads a version or a tag. `vector_search('ns.table', [..], k)` and `text_search('ns.table', 'words', k)` are tables of the rows Lance's search finds, with `_distance` or `_score`",
     ),
   format: z.enum(["arrow", "json"]).nullish().describe("arrow (default): an Arrow IPC stream; json: the rows as JSON"),
   max_rows: z.number().int().min(1).nullish().describe("Rows to answer at most; the service's cap (QUIVER_SQL_MAX_ROWS) when larger or absent"),
@@ -27,6 +27,7 @@ export const sqlSourceRead = z.object({
   filter: z.string().nullable().describe("The filter Lance applied (the query's WHERE applies whole after it)"),
   limit: z.number().int().nullable().describe("The rows Lance stopped at, when the query's LIMIT let it"),
   rows: z.number().int().describe("Rows Lance handed to the query"),
+  search: z.string().optional().describe("For vector_search and text_search: the search Lance ran"),
 });
 
 export const sqlAnswerFacts = z.object({
