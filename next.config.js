@@ -20,6 +20,7 @@ const nextConfig = {
     "@opentelemetry/resources",
     "@lancedb/lancedb",
     "@duckdb/node-api",
+    "@duckdb/node-bindings",
     "apache-arrow",
     "opendal",
     "sharp",

@@ -116,6 +116,25 @@ describe("SQL over the tables", () => {
     expect(running.map((r) => r.id)).toEqual([0n, 1n, 2n, 3n]);
     running.forEach((r, i) => expect(r.running as number).toBeCloseTo((sum += order(i).amount), 6));
 
+    // Numbers with and without nulls, in batches of both kinds: each value read as it is.
+    const sparse = (from: number, to: number, holes: boolean) =>
+      new Table({
+        id: vectorFromArray(
+          Array.from({ length: to - from }, (_, i) => BigInt(from + i)),
+          new Int64(),
+        ),
+        x: vectorFromArray(
+          Array.from({ length: to - from }, (_, i) => (holes && (from + i) % 3 === 0 ? null : from + i)),
+          new Float64(),
+        ),
+      });
+    expect((await admin.arrow("/v1/table/shop$sparse/create", sparse(0, 3000, false))).status).toBe(200);
+    expect((await admin.arrow("/v1/table/shop$sparse/insert", sparse(3000, 6000, true))).status).toBe(200);
+    const present = Array.from({ length: 6000 }, (_, i) => i).filter((i) => i < 3000 || i % 3 !== 0);
+    expect(rowsOf(await sql(admin, "SELECT count(x) AS n, sum(x) AS total, count(*) AS all_rows FROM shop.sparse"))).toEqual([
+      { n: BigInt(present.length), total: present.reduce((a, b) => a + b, 0), all_rows: 6000n },
+    ]);
+
     const json = await admin.post<{ columns: Array<{ name: string }>; rows: unknown[][]; truncated: boolean }>("/v1/sql", {
       query: "SELECT status, count(*) AS n FROM shop.orders WHERE status = 'void' GROUP BY status",
       format: "json",
@@ -350,6 +369,7 @@ describe("SQL over the tables", () => {
       ["shop", "customers"],
       ["shop", "docs"],
       ["shop", "orders"],
+      ["shop", "sparse"],
     ]);
     expect(words.body.functions).toEqual(
       expect.arrayContaining([

@@ -296,7 +296,8 @@ export function SqlWorkspace() {
             )}
             <details className="text-xs text-slate-600 dark:text-slate-400">
               <summary>
-                Read {facts.sources.length} table{facts.sources.length === 1 ? "" : "s"} in {facts.read_ms} ms, ran in {facts.run_ms} ms
+                Read {facts.sources.length} table{facts.sources.length === 1 ? "" : "s"} in {facts.read_ms} ms, ran in {facts.run_ms} ms (opened in{" "}
+                {facts.open_ms} ms, planned in {facts.plan_ms} ms)
               </summary>
               <ul className="mt-1 flex flex-col gap-1" data-testid="sql-sources">
                 {facts.sources.map((s) => (

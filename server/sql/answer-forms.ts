@@ -7,7 +7,15 @@ import type { SqlAnswer } from "./run-sql";
 export const SQL_METADATA_KEY = "quiver.sql";
 
 function factsOf(answer: SqlAnswer): SqlAnswerFacts {
-  return { truncated: answer.truncated, sources: answer.sources, read_ms: Math.round(answer.readMs), run_ms: Math.round(answer.runMs) };
+  const ms = (x: number) => Math.round(x * 10) / 10;
+  return {
+    truncated: answer.truncated,
+    sources: answer.sources,
+    open_ms: ms(answer.openMs),
+    plan_ms: ms(answer.planMs),
+    read_ms: ms(answer.readMs),
+    run_ms: ms(answer.runMs),
+  };
 }
 
 export function sqlArrowStream(answer: SqlAnswer): Uint8Array {

@@ -44,20 +44,28 @@ export interface ColumnFeed {
   type: DuckDBType;
   kind: "number" | "string" | "other";
   value: (v: unknown) => DuckDBValue;
+  /** The values' bytes are DuckDB's too (fixed-width numbers): a batch without nulls is copied whole. */
+  sameBytes?: boolean;
 }
 
 const MS_PER_DAY = 86_400_000;
 const text = (v: unknown): string => (typeof v === "string" ? v : JSON.stringify(v, (_k, x: unknown) => (typeof x === "bigint" ? x.toString() : x)));
 
 function feedType(type: arrow.DataType): Omit<ColumnFeed, "name"> {
-  const same = (t: DuckDBType, kind: ColumnFeed["kind"] = "number") => ({ type: t, kind, value: (v: unknown) => v as DuckDBValue });
+  const same = (t: DuckDBType, kind: ColumnFeed["kind"] = "number", sameBytes = false) => ({
+    type: t,
+    kind,
+    value: (v: unknown) => v as DuckDBValue,
+    sameBytes,
+  });
   const is = arrow.DataType;
   if (is.isBool(type)) return same(BOOLEAN, "other");
   if (is.isInt(type)) {
     const byWidth = type.isSigned ? { 8: TINYINT, 16: SMALLINT, 32: INTEGER, 64: BIGINT } : { 8: UTINYINT, 16: USMALLINT, 32: UINTEGER, 64: UBIGINT };
-    return same(byWidth[type.bitWidth]);
+    return same(byWidth[type.bitWidth], "number", true);
   }
-  if (is.isFloat(type)) return type.precision === arrow.Precision.DOUBLE ? same(DOUBLE) : same(FLOAT);
+  if (is.isFloat(type) && type.precision !== arrow.Precision.HALF) return same(type.precision === arrow.Precision.DOUBLE ? DOUBLE : FLOAT, "number", true);
+  if (is.isFloat(type)) return same(FLOAT);
   if (is.isDecimal(type)) return { type: DOUBLE, kind: "other", value: (v) => Number(v) };
   if (is.isUtf8(type) || is.isLargeUtf8(type)) return same(VARCHAR, "string");
   if (is.isBinary(type) || is.isLargeBinary(type) || is.isFixedSizeBinary(type))

@@ -33,6 +33,8 @@ export const sqlSourceRead = z.object({
 export const sqlAnswerFacts = z.object({
   truncated: z.boolean().describe("More rows than max_rows: these are the first"),
   sources: z.array(sqlSourceRead),
+  open_ms: z.number().describe("Time parsing the statement, checking the caller's rights and opening its tables"),
+  plan_ms: z.number().describe("Time making the query's DuckDB and planning the statement"),
   read_ms: z.number().describe("Time reading the tables"),
   run_ms: z.number().describe("Time running the statement over what was read"),
 });
