@@ -11,7 +11,14 @@ export default defineConfig({
   // Tests run server modules as the server does: where React's server condition makes `server-only` empty.
   resolve: { alias: { "@": path.resolve(__dirname), "server-only": path.resolve(__dirname, "node_modules/server-only/empty.js") } },
   test: {
-    include: ["test/api-*.test.ts", "test/client-*.test.ts", "test/fuzz.test.ts", "test/object-store-root.test.ts", "test/catalog-committer.test.ts"],
+    include: [
+      "test/api-*.test.ts",
+      "test/client-*.test.ts",
+      "test/fuzz.test.ts",
+      "test/object-store-root.test.ts",
+      "test/catalog-committer.test.ts",
+      "test/sql-on-stores.test.ts",
+    ],
     exclude: [...configDefaults.exclude],
     globalSetup: ["test/global-setup.ts"],
     setupFiles: ["test/setup-azurite.ts"],
