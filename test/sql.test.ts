@@ -330,6 +330,29 @@ describe("SQL over the tables", () => {
     expect(rowsOf(await sql(admin, "SELECT 42 AS answer"))).toEqual([{ answer: 42 }]);
   });
 
+  it("waits its turn with the other heavy requests", async () => {
+    const narrow = await startServer({ QUIVER_MAX_HEAVY_REQUESTS: "1", QUIVER_QUEUE_WAIT_MS: "300" });
+    try {
+      const first = new AbortController();
+      const running = fetch(`${narrow.url}/v1/sql`, {
+        method: "POST",
+        headers: { ...narrow.auth, "content-type": "application/json" },
+        body: JSON.stringify({ query: "SELECT count(*) FROM range(100000000) a, range(1000) b WHERE (a.range * b.range) % 7 = 1" }),
+        signal: first.signal,
+      }).catch(() => null);
+      await new Promise((r) => setTimeout(r, 500));
+      const second = await client(narrow.url, narrow.auth).post("/v1/sql", { query: "SELECT 1 AS one" });
+      expectError(second, 503, ErrorCode.ServiceUnavailable);
+      expect((second.body as { detail: string }).detail).toMatch(/busy/);
+      first.abort();
+      await running;
+      await new Promise((r) => setTimeout(r, 300));
+      expect((await client(narrow.url, narrow.auth).post("/v1/sql", { query: "SELECT 1 AS one" })).status).toBe(200);
+    } finally {
+      await narrow.stop();
+    }
+  });
+
   it("puts every query in the audit log, the refused and failed ones too", async () => {
     await sql(shopViewer, "SELECT * FROM secret", {}, { "x-request-id": "sql-audit-refused" });
     await sql(admin, "SELECT 7 AS seven", {}, { "x-request-id": "sql-audit-ok" });
