@@ -183,6 +183,11 @@ describe("SQL over the tables", () => {
     expect(rowsOf(mixed)).toEqual([{ n: 50n }]);
     expect(facts(mixed).sources[0]).toMatchObject({ filter: "(`id` < 100)", limit: null, rows: 100 });
 
+    // Over a common table expression that changes the rows, the outer WHERE and LIMIT stay DuckDB's.
+    const shifted = await sql(admin, "WITH t AS (SELECT id + 1 AS id FROM shop.orders WHERE id < 10) SELECT id FROM t WHERE id = 3 LIMIT 1");
+    expect(rowsOf(shifted)).toEqual([{ id: 3n }]);
+    expect(facts(shifted).sources[0]).toMatchObject({ filter: null, limit: null });
+
     // Grouped or ordered, the limit is DuckDB's: Lance reads every row that passes the filter.
     const ordered = await sql(admin, "SELECT id FROM shop.orders ORDER BY amount DESC, id LIMIT 3");
     expect(facts(ordered).sources[0]).toMatchObject({ columns: ["id", "amount"], limit: null, rows: ORDERS + 500 });

@@ -251,7 +251,7 @@ export async function runSql(tables: Tables, request: SqlRequest): Promise<SqlAn
         const columns = used ? source.feeds.filter((f) => used.has(f.name)) : source.feeds;
         const only = source.refs.length === 1 ? source.refs[0] : null;
         const columnKinds = new Map(source.feeds.map((f) => [f.name.toLowerCase(), { name: f.name, kind: f.kind }]));
-        const pushed = only && sources.size === 1 ? pushdownOf(select, namesOf(only), columnKinds, aggregates) : { filter: null, limit: null };
+        const pushed = only && sources.size === 1 ? pushdownOf(select, only, namesOf(only), columnKinds, aggregates) : { filter: null, limit: null };
         await load(source, columns.length ? columns : source.feeds.slice(0, 1), pushed, stopped);
       }
       const readMs = performance.now() - readStart;

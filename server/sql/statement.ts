@@ -157,9 +157,18 @@ const FLIPPED: Record<string, string> = { "=": "=", "!=": "!=", "<": ">", ">": "
  * in the statement (its alias, or its name); `columns` its columns with their kind; `aggregates` DuckDB's
  * aggregate function names (lower case).
  */
-export function pushdownOf(select: Node, names: string[], columns: Map<string, { name: string; kind: ColumnKind }>, aggregates: Set<string>): Pushdown {
+export function pushdownOf(
+  select: Node,
+  ref: TableReference,
+  names: string[],
+  columns: Map<string, { name: string; kind: ColumnKind }>,
+  aggregates: Set<string>,
+): Pushdown {
   const none = { filter: null, limit: null };
-  if (select.type !== "SELECT_NODE" || (select.from_table as Node | null)?.type !== "BASE_TABLE") return none;
+  // The statement's own FROM must be this very reference: not a common table expression or subquery over it, whose
+  // columns and rows may differ from the table's.
+  const from = select.from_table as Node | null;
+  if (select.type !== "SELECT_NODE" || from?.type !== "BASE_TABLE" || located(from) !== ref.location) return none;
   const lowerNames = new Set(names.map((n) => n.toLowerCase()));
   const column = (n: Node | undefined): { name: string; kind: ColumnKind } | null => {
     if (n?.class !== "COLUMN_REF") return null;
