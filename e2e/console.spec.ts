@@ -557,7 +557,7 @@ test("an upload in flight can be cancelled, and nothing is written", async ({ pa
   await page.getByLabel("Choose files to upload").setInputFiles(csvFile("cancel.csv", ["id,name,score", "100,apple,1.5", "101,pear,2"]));
   await expect(page.getByTestId("conversion-summary")).toContainText("2 rows ready");
   await page.getByRole("button", { name: "Insert into table" }).click();
-  await page.getByRole("button", { name: "Cancel" }).click();
+  await page.getByRole("button", { name: "Cancel", exact: true }).click();
   expect((await aborted).failure()?.errorText).toContain("ERR_ABORTED");
   await expect(page.getByRole("alert").filter({ hasText: "cancelled" })).toBeVisible();
   await expect(page.getByRole("button", { name: "Insert into table" })).toBeEnabled();
@@ -1207,7 +1207,7 @@ test("the SQL workspace: completion, run, a chart, export, a saved query, histor
   await write("SELECT count(*) FROM range(100000000) a, range(1000) b WHERE (a.range * b.range) % 7 = 1");
   await page.getByRole("button", { name: "Run", exact: true }).click();
   await expect(page.getByRole("status")).toContainText("Running…");
-  await page.getByRole("button", { name: "Cancel" }).click();
+  await page.getByRole("button", { name: "Cancel", exact: true }).click();
   await expect(page.getByRole("status")).not.toContainText("Running…");
   await expect(page.getByTestId("sql-history").locator("li").first()).toContainText("cancelled");
 
