@@ -311,3 +311,12 @@ export async function load(url, init, seconds = 5, pid) {
     cpuMs: pid ? (processTreeCpuMs(pid) - cpu0) / latencies.length : 0,
   };
 }
+
+/** With BENCH_TRACE set, the store requests of one operation, in the order they arrived: which round trips are in a row. */
+export function traceStoreRequests(what, ms, requests) {
+  console.log(`  one ${what}, ${ms.toFixed(1)} ms:`);
+  for (const r of requests)
+    console.log(
+      `    ${r.at.toFixed(1).padStart(6)} ms  ${r.kind.padEnd(6)} ${r.status ?? "-"}  ${r.path.replace(/^\/[^/]+\/[^/]+\//, "")}${r.prefix ? ` (prefix ${r.prefix})` : ""}`,
+    );
+}

@@ -6,7 +6,7 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { median, NPM_START } from "./harness.mjs";
+import { median, NPM_START, traceStoreRequests } from "./harness.mjs";
 
 const ADDS = 30;
 
@@ -43,7 +43,8 @@ export async function managedCase(ctx) {
         await table.add(rows((i + 4) * 100));
         times.push(performance.now() - start);
         requests += ctx.proxy ? ctx.proxy.requests().length : 0;
-        if (process.env.BENCH_TRACE && ctx.proxy && i === ADDS - 1) traceStoreRequests(managed ? "managed" : "unmanaged", times.at(-1), ctx.proxy.requests());
+        if (process.env.BENCH_TRACE && ctx.proxy && i === ADDS - 1)
+          traceStoreRequests(`${managed ? "managed" : "unmanaged"} add`, times.at(-1), ctx.proxy.requests());
       }
       const described = await fetch(`${server.base}/v1/table/m$t/describe`, { method: "POST", headers: { "x-api-key": key }, body: "{}" }).then((r) =>
         r.json(),
@@ -71,13 +72,4 @@ export async function managedCase(ctx) {
   );
   if (managed.requests !== null)
     record(`managed versioning, ${where}`, "store requests per add (baseline: an unmanaged table)", "", [managed.requests], [plain.requests]);
-}
-
-/** With BENCH_TRACE set, the store requests of one add, in the order they arrived: which round trips are in a row. */
-function traceStoreRequests(side, ms, requests) {
-  console.log(`  one ${side} add, ${ms.toFixed(1)} ms:`);
-  for (const r of requests)
-    console.log(
-      `    ${r.at.toFixed(1).padStart(6)} ms  ${r.kind.padEnd(6)} ${r.status ?? "-"}  ${r.path.replace(/^\/[^/]+\/[^/]+\//, "")}${r.prefix ? ` (prefix ${r.prefix})` : ""}`,
-    );
 }

@@ -7,7 +7,7 @@
  * the point query's store requests do not depend on the table's size.
  */
 import { performance } from "node:perf_hooks";
-import { api, arrowCjs, KEY, lancedb, median, RUNS, settle } from "./harness.mjs";
+import { api, arrowCjs, KEY, lancedb, median, RUNS, settle, traceStoreRequests } from "./harness.mjs";
 
 const POINT_RUNS = 20;
 
@@ -110,11 +110,14 @@ export async function sqlCase(ctx) {
     const counts = { quiver: [], engine: [] };
     for (let i = 0; i < 5; i++) {
       proxy.reset();
-      await expectOk(point);
+      const q = await expectOk(point);
       counts.quiver.push(proxy.requests().length);
+      if (process.env.BENCH_TRACE && i === 4) traceStoreRequests("SQL point query", q.ms, proxy.requests());
       proxy.reset();
+      const s = performance.now();
       await t10.query().where("id = 123").toArrow();
       counts.engine.push(proxy.requests().length);
+      if (process.env.BENCH_TRACE && i === 4) traceStoreRequests("engine point query", performance.now() - s, proxy.requests());
     }
     record(
       `SQL point query, ${latency} ms store`,
