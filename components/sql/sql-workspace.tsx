@@ -5,6 +5,7 @@
  * in this browser), and an error marked where it is in the text.
  */
 import { useEffect, useMemo, useState, useSyncExternalStore } from "react";
+import type { Table } from "apache-arrow";
 import { ApiError } from "@/lib/api-client";
 import { useWhoAmI } from "@/lib/queries/access";
 import { runSql, useColumnsOf, useDeleteSavedQuery, useSavedQueries, useSaveQuery, useSqlVocabulary, WORKSPACE_ROWS, type SqlResult } from "@/lib/queries/sql";
@@ -74,6 +75,13 @@ function download(name: string, type: string, data: BlobPart) {
   a.click();
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
+
+/** The forms a result is saved in, each made from the rows on screen. */
+const EXPORTS: Array<{ label: string; file: string; type: string; bytes: (table: Table) => BlobPart }> = [
+  { label: "CSV", file: "result.csv", type: "text/csv", bytes: resultCsv },
+  { label: "Parquet", file: "result.parquet", type: "application/vnd.apache.parquet", bytes: resultParquet },
+  { label: "Arrow", file: "result.arrow", type: "application/vnd.apache.arrow.file", bytes: (table) => resultArrowFile(table) as Uint8Array<ArrayBuffer> },
+];
 
 const tableName = (id: string[]) => id.map((p) => (/^[a-z_][a-z0-9_]*$/.test(p) ? p : `"${p.replace(/"/g, '""')}"`)).join(".");
 
@@ -257,30 +265,17 @@ export function SqlWorkspace() {
           </span>
           {result && !running && (
             <span className="ml-auto flex gap-1" aria-label="Export the result">
-              <Button
-                variant="ghost"
-                className="text-xs"
-                aria-label="Export as CSV"
-                onClick={() => download("result.csv", "text/csv", resultCsv(result.table))}
-              >
-                CSV
-              </Button>
-              <Button
-                variant="ghost"
-                className="text-xs"
-                aria-label="Export as Parquet"
-                onClick={() => download("result.parquet", "application/vnd.apache.parquet", resultParquet(result.table))}
-              >
-                Parquet
-              </Button>
-              <Button
-                variant="ghost"
-                className="text-xs"
-                aria-label="Export as Arrow"
-                onClick={() => download("result.arrow", "application/vnd.apache.arrow.file", resultArrowFile(result.table) as Uint8Array<ArrayBuffer>)}
-              >
-                Arrow
-              </Button>
+              {EXPORTS.map((e) => (
+                <Button
+                  key={e.label}
+                  variant="ghost"
+                  className="text-xs"
+                  aria-label={`Export as ${e.label}`}
+                  onClick={() => download(e.file, e.type, e.bytes(result.table))}
+                >
+                  {e.label}
+                </Button>
+              ))}
             </span>
           )}
         </div>
