@@ -276,6 +276,10 @@ describe("SQL over the tables", () => {
     }
   });
 
+  it("refuses a field it would not honour", async () => {
+    expectError(await admin.post("/v1/sql", { query: "SELECT 1", id: ["shop", "orders"] }), 400, ErrorCode.InvalidInput);
+  });
+
   it("places an error where it is in the text", async () => {
     const q = "SELECT id,\n  nope FROM shop.orders";
     const reply = await sql(admin, q);
