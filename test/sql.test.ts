@@ -250,6 +250,20 @@ describe("SQL over the tables", () => {
       if (reply.status === 200) expect(JSON.stringify(rowsOf(reply), (_k, v: unknown) => (typeof v === "bigint" ? String(v) : v))).not.toContain("secret");
       else expectError(reply, 400, ErrorCode.InvalidInput);
     }
+    // A DuckDB kept from an earlier statement holds nothing of it: not the rows its functions read, nor its views.
+    const earlier = "SELECT count(*) AS n FROM secret JOIN shop.orders USING (id)";
+    expect(rowsOf(await sql(admin, earlier))).toEqual([{ n: 10n }]);
+    await new Promise((r) => setTimeout(r, 200));
+    const direct = await sql(shopViewer, "SELECT * FROM lance_table_1()");
+    expectError(direct, 400, ErrorCode.InvalidInput);
+    expect((direct.body as unknown as { detail: string }).detail).toMatch(/lance_table_1 reads nothing here|does not exist/);
+    expect(rowsOf(await sql(admin, earlier))).toEqual([{ n: 10n }]);
+    await new Promise((r) => setTimeout(r, 200));
+    const left = rowsOf(
+      await sql(shopViewer, "SELECT view_name AS name FROM duckdb_views() WHERE NOT internal UNION ALL SELECT schema_name FROM duckdb_schemas()"),
+    );
+    expect(left.map((r) => r.name)).not.toContain("secret");
+    expect(left.map((r) => r.name)).not.toContain("shop");
   });
 
   it("refuses every way out of the tables with a clear 400, changing nothing", async () => {

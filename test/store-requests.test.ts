@@ -64,6 +64,25 @@ function ledgerRecordKind(r: StoreRequest): string {
   return /\.claim$/.test(r.path) ? "claim" : /\.answer$/.test(r.path) ? "answer" : r.path;
 }
 
+/** A statement's rows, through POST /v1/sql as JSON. */
+async function sqlRows(server: TestServer, query: string): Promise<unknown[][]> {
+  const res = await fetch(`${server.url}/v1/sql`, {
+    method: "POST",
+    headers: { ...server.auth, "content-type": "application/json" },
+    body: JSON.stringify({ query, format: "json" }),
+  });
+  const body = await res.json();
+  expect(res.status, JSON.stringify(body)).toBe(200);
+  return body.rows;
+}
+
+const createTable = (server: TestServer, name: string, table: import("apache-arrow").Table) =>
+  fetch(`${server.url}/v1/table/${name}/create`, {
+    method: "POST",
+    headers: { ...server.auth, "content-type": "application/vnd.apache.arrow.stream" },
+    body: Buffer.from(arrow.tableToIPC(table, "stream")),
+  });
+
 const describe_ = (server: TestServer, name: string) =>
   fetch(`${server.url}/v1/table/${name}/describe`, { method: "POST", headers: server.auth }).then(async (r) => ({ status: r.status, body: await r.json() }));
 
@@ -136,6 +155,19 @@ describe("store requests per operation, against the engine on the same store", (
         writes.includes(name) ? ["answer", "claim", "same-body listing", "same-body marker", "version record"] : [],
       );
     }
+  });
+
+  it("a SQL query lists the table's versions once, and asks no more than the engine's own filtered query and its audit entry", async () => {
+    const e = await engine.openTable("t");
+    const sql = () => sqlRows(quiver, "SELECT id, s FROM t WHERE id = 123");
+    expect(await sql()).toEqual([[123, "s123"]]);
+    const quiverAsked = await requestsOf(sql);
+    const engineAsked = await requestsOf(() => e.query().where("id = 123").select(["id", "s"]).toArray());
+    const shown = quiverAsked.map((r) => `${r.kind} ${r.prefix ?? r.path}`).join(", ");
+    expect(quiverAsked.filter((r) => r.prefix?.endsWith("t.lance/_versions/")).length, shown).toBe(1);
+    const audit = quiverAsked.filter((r) => r.kind === "write" && r.path.includes("/.quiver/auth/audit/"));
+    expect(audit.length, shown).toBe(1);
+    expect(quiverAsked.length - audit.length, shown).toBeLessThanOrEqual(engineAsked.length);
   });
 
   it("a metadata call with nothing changed asks the store once per prefix it depends on", async () => {
@@ -348,15 +380,11 @@ describe("freshness is kept", () => {
     });
     await (await otherRemote.openTable("t")).add(rows(900_000, 7));
     expect(await t.countRows()).toBe(before + 7);
+    expect(await sqlRows(quiver, "SELECT count(*) FROM t")).toEqual([[before + 7]]);
     expect((await describe_(quiver, "t")).body.version).toBe((await describe_(other, "t")).body.version);
 
     await fetch(`${quiver.url}/v1/namespace/ns/create`, { method: "POST", headers: quiver.auth, body: "{}" });
-    const created = await fetch(`${quiver.url}/v1/table/ns$x/create`, {
-      method: "POST",
-      headers: { ...quiver.auth, "content-type": "application/vnd.apache.arrow.stream" },
-      body: Buffer.from(arrow.tableToIPC(rows(0, 3), "stream")),
-    });
-    expect(created.status).toBe(200);
+    expect((await createTable(quiver, "ns$x", rows(0, 3))).status).toBe(200);
     expect((await describe_(quiver, "ns$x")).status).toBe(200);
     const renamed = await fetch(`${other.url}/v1/table/ns$x/rename`, {
       method: "POST",
@@ -372,5 +400,12 @@ describe("freshness is kept", () => {
     expect((await fetch(`${other.url}/v1/table/ns$y/drop`, { method: "POST", headers: other.auth })).status).toBe(200);
     const afterDrop = await fetch(`${quiver.url}/v1/table/ns$y/count_rows`, { method: "POST", headers: quiver.auth, body: "{}" });
     expect(afterDrop.status).toBe(404);
+
+    // A table made again at the same location: its first version is not the first version read before.
+    expect((await createTable(quiver, "again", rows(0, 3))).status).toBe(200);
+    expect(await sqlRows(quiver, "SELECT sum(id) FROM again")).toEqual([[3]]);
+    expect((await fetch(`${other.url}/v1/table/again/drop`, { method: "POST", headers: other.auth })).status).toBe(200);
+    expect((await createTable(other, "again", rows(10, 3))).status).toBe(200);
+    expect(await sqlRows(quiver, "SELECT sum(id) FROM again")).toEqual([[33]]);
   });
 });

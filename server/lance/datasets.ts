@@ -17,6 +17,8 @@ import { childUri, type DataRoot } from "@/server/storage/root";
 import { FIRST_VERSION_KEYS, latestManifestIn, type LatestManifest } from "./version-manifest";
 
 const OPEN_HANDLES = 4096;
+/** Handles fixed at one version are kept for the versions read most recently; each holds its manifest in memory. */
+const VERSION_HANDLES = 256;
 
 /** What a declare leaves in a table's directory until its first write: Lance's directory namespace's own marker. */
 export const RESERVED_MARKER = ".lance-reserved";
@@ -35,6 +37,12 @@ export class Datasets {
   private readonly handles = new LRUCache<string, Promise<NativeTable>>({ max: OPEN_HANDLES });
   /** Commit handles, each with the stamp of the directory it was opened on (`directoryStamp`). */
   private readonly commitHandles = new LRUCache<string, Promise<{ table: NativeTable; stamp: string | null }>>({ max: OPEN_HANDLES });
+  /**
+   * Handles fixed at one version, by the version's manifest (its key and etag, so that a table made again at the same
+   * location is never read through the old one's): a version never changes, so one handle serves every read of it,
+   * and a handle fixed at a version asks the store nothing at its calls.
+   */
+  private readonly versionHandles = new LRUCache<string, Promise<NativeTable>>({ max: VERSION_HANDLES });
   private latestConnection?: Promise<NativeConnection>;
   private lazyConnection?: Promise<NativeConnection>;
   private namespaceConnection?: Promise<NativeConnection>;
@@ -130,7 +138,16 @@ export class Datasets {
 
   /** An open handle on the latest version of a dataset; handles are shared and see other writers' commits. */
   open(location: string): Promise<NativeTable> {
-    return this.cachedHandle(this.handles, () => this.latest(), location);
+    return this.cachedHandle(this.handles, location, () => this.openWith(() => this.latest(), location));
+  }
+
+  /** A shared handle fixed at the version whose manifest a listing found (see versionHandles). */
+  atManifest(location: string, manifest: LatestManifest): Promise<NativeTable> {
+    return this.cachedHandle(this.versionHandles, `${location}\0${manifest.key}\0${manifest.etag}`, async () => {
+      const table = await this.openDetached(location);
+      await engineCall("open table", () => table.checkout(manifest.version));
+      return table;
+    });
   }
 
   /**
@@ -167,12 +184,15 @@ export class Datasets {
     return this.inside(location, () => this.store.directoryStamp(`${location}/`));
   }
 
-  private cachedHandle(cache: LRUCache<string, Promise<NativeTable>>, connection: () => Promise<NativeConnection>, location: string): Promise<NativeTable> {
-    let handle = cache.get(location);
+  private cachedHandle(cache: LRUCache<string, Promise<NativeTable>>, key: string, open: () => Promise<NativeTable>): Promise<NativeTable> {
+    let handle = cache.get(key);
     if (!handle) {
-      handle = this.openWith(connection, location);
-      cache.set(location, handle);
-      handle.catch(() => cache.delete(location));
+      handle = open();
+      cache.set(key, handle);
+      const opening = handle;
+      opening.catch(() => {
+        if (cache.get(key) === opening) cache.delete(key);
+      });
     }
     return handle;
   }
@@ -331,6 +351,7 @@ export class Datasets {
     // Not closed: a request may still be reading through the handle, and closing it under that read would fail.
     this.handles.delete(location);
     this.commitHandles.delete(location);
+    for (const key of [...this.versionHandles.keys()]) if (key.startsWith(`${location}\0`)) this.versionHandles.delete(key);
   }
 
   /** Deletes a table's directory and everything in it. */

@@ -1,26 +1,14 @@
 /**
- * SQL over the tables of a database, read-only, run by DuckDB in this process. Each query gets a DuckDB of its own
- * that holds nothing but views of the tables the statement names and the caller may read, each view over a table
- * function that hands DuckDB the rows Lance read: the columns DuckDB's plan uses (projection pushdown), after the
- * filter and limit Lance can apply itself (statement.ts). That DuckDB reaches no file, URL or extension, cannot
- * change its settings, and is bounded in memory, threads and time; the rows Lance reads for it are bounded in bytes.
+ * SQL over the tables of a database, read-only, run by DuckDB in this process. A statement runs in a DuckDB that,
+ * while it runs, holds nothing but views of the tables it names and the caller may read (query-database.ts), each
+ * over a table function that hands DuckDB the rows Lance read: the columns DuckDB's plan uses (projection pushdown),
+ * after the filter and limit Lance can apply itself (statement.ts). That DuckDB reaches no file, URL or extension,
+ * cannot change its settings, and is bounded in memory, threads and time; the rows Lance reads for it are bounded in
+ * bytes.
  */
 import "server-only";
 import * as arrow from "apache-arrow";
-import {
-  BIGINT,
-  DOUBLE,
-  DuckDBInstance,
-  DuckDBListValue,
-  DuckDBTableFunction,
-  LIST,
-  VARCHAR,
-  type DuckDBConnection,
-  type DuckDBDataChunk,
-  type DuckDBResultReader,
-  type DuckDBTableFunctionInfo,
-} from "@duckdb/node-api";
-import bindings from "@duckdb/node-bindings";
+import { DuckDBInstance, type DuckDBConnection, type DuckDBResultReader } from "@duckdb/node-api";
 import { IdentifierError, validateIdentifier } from "@/lib/identifiers";
 import { config } from "@/server/config";
 import { QuiverError, invalidInput } from "@/server/errors";
@@ -29,6 +17,7 @@ import type { Id, ReadAt } from "@/server/catalog/catalog";
 import { queryHandle } from "@/server/tables/queries";
 import type { Tables } from "@/server/tables/tables";
 import { answerColumn, feedOf, type ColumnFeed } from "./columns";
+import { SAFE_SETTINGS, giveBack, quoteIdent, tableFunction, takeDatabase, type Rows, type TableRows } from "./query-database";
 import {
   SEARCH_FUNCTIONS,
   StatementError,
@@ -77,41 +66,28 @@ export interface SqlAnswer {
   runMs: number;
 }
 
-/** Rows Lance read, for DuckDB: their columns as DuckDB takes them, and the Arrow batches. */
-interface Rows {
-  id: Id;
-  feeds: ColumnFeed[];
-  batches: arrow.RecordBatch[];
+/** Rows Lance read for the statement, and what it read. */
+interface ReadRows extends Rows {
   read: SqlSourceRead;
 }
 
 /** One table, at one version, as the statement reads it (every mention of it at that version shares one). */
-interface Source extends Rows {
+interface Source extends ReadRows, TableRows {
   refs: TableReference[];
   handle: NativeTable;
   version: number;
+  /** The table function that reads it (query-database.ts), as DuckDB's plan names it. */
   functionName: string;
-  /** The view's name: as written for the latest version, a name of its own for an `AT` reference. */
-  view: string[];
 }
 
-const quoteIdent = (s: string) => `"${s.replace(/"/g, '""')}"`;
 const MiB = 1024 * 1024;
-
-const SAFE_SETTINGS = {
-  enable_external_access: "false",
-  autoinstall_known_extensions: "false",
-  autoload_known_extensions: "false",
-  allow_community_extensions: "false",
-  allow_unsigned_extensions: "false",
-};
 
 let parser: Promise<{ connection: DuckDBConnection; aggregates: Set<string> }> | null = null;
 
 /** A DuckDB with no data, for parsing statements and knowing its functions. */
 function parserInstance() {
   parser ??= (async () => {
-    const instance = await DuckDBInstance.create(":memory:", { ...SAFE_SETTINGS, threads: "1", memory_limit: "64MB", lock_configuration: "true" });
+    const instance = await DuckDBInstance.create(":memory:", { ...SAFE_SETTINGS, threads: "1", memory_limit: "64MB" });
     const connection = await instance.connect();
     const rows = (await connection.runAndReadAll("SELECT DISTINCT lower(function_name) FROM duckdb_functions() WHERE function_type = 'aggregate'")).getRows();
     return { connection, aggregates: new Set(rows.map((r) => String(r[0]))) };
@@ -128,23 +104,6 @@ export async function sqlFunctions(): Promise<Array<{ name: string; kind: string
     )
   ).getRows();
   return [...SEARCH_FUNCTIONS.map((name) => ({ name, kind: "table" })), ...rows.map((r) => ({ name: String(r[0]), kind: String(r[1]) }))];
-}
-
-let spare: Promise<DuckDBInstance> | null = null;
-const newInstance = () =>
-  DuckDBInstance.create(":memory:", {
-    ...SAFE_SETTINGS,
-    threads: String(config.sqlThreads),
-    memory_limit: `${Math.max(16, Math.floor(config.sqlMemoryBytes / MiB))}MB`,
-    max_temp_directory_size: "0B",
-  });
-
-/** A DuckDB for one query; the next one is made while this one runs, so that a query does not wait for its making. */
-async function freshInstance(): Promise<DuckDBInstance> {
-  const taken = spare ?? newInstance();
-  spare = newInstance();
-  spare.catch(() => (spare = null));
-  return taken;
 }
 
 /** The statement's error as a QuiverError, with where in the text it is. */
@@ -205,23 +164,27 @@ export async function runSql(tables: Tables, request: SqlRequest): Promise<SqlAn
     const select = selectOf(String(serialized));
     const refs = tableReferences(sql, select);
 
-    // Each table once per version: checked, opened and described before anything runs.
-    const sources = new Map<string, Source>();
+    // Each table once per version: every name checked in the order the text gives them, then all opened and
+    // described at once, before anything runs.
+    const named = new Map<string, TableReference[]>();
     for (const ref of refs) {
-      const at: ReadAt = ref.at ?? {};
-      const key = JSON.stringify([ref.parts, at]);
-      const known = sources.get(key);
-      if (known) {
-        known.refs.push(ref);
-        continue;
+      const key = JSON.stringify([ref.parts, ref.at ?? {}]);
+      const known = named.get(key);
+      if (known) known.push(ref);
+      else {
+        await mayRead(request, ref.parts, ref.location);
+        named.set(key, [ref]);
       }
-      await mayRead(request, ref.parts, ref.location);
-      const source = await openSource(tables, ref, at, sources.size + 1).catch((err: unknown) => {
-        if (err instanceof QuiverError) throw new QuiverError(err.codeName, err.message, { position: ref.location });
-        throw err;
-      });
-      sources.set(key, source);
     }
+    const opened = await Promise.all(
+      [...named.values()].map((same, n) =>
+        openSource(tables, same, n + 1).catch((err: unknown) => {
+          if (err instanceof QuiverError) throw new QuiverError(err.codeName, err.message, { position: same[0].location });
+          throw err;
+        }),
+      ),
+    );
+    const sources = new Map([...named.keys()].map((key, n) => [key, opened[n]]));
     const searches = await runSearches(tables, request, searchCalls(select));
     // References at a version read a view of their own; the text names it in their place, padded to keep positions.
     for (const source of sources.values()) {
@@ -231,17 +194,18 @@ export async function runSql(tables: Tables, request: SqlRequest): Promise<SqlAn
     text = applyEdits(sql, edits, moved);
 
     const openMs = performance.now() - started;
-    const instance = await freshInstance();
-    const connection = await instance.connect();
+    const db = await takeDatabase();
+    const connection = await db.connect();
     const onAbort = () => connection.interrupt();
     request.signal.addEventListener("abort", onAbort);
     const timer = setTimeout(onAbort, Math.max(0, deadline - Date.now()));
+    let ended = false;
     try {
-      for (const source of sources.values()) await define(connection, source);
-      for (const kind of new Set([...searches.values()].map((s) => s.call.kind))) defineSearch(connection, kind, searches);
-      await connection.run("SET lock_configuration = true");
+      let n = 0;
+      for (const source of sources.values()) await db.define(connection, ++n, source);
+      db.useSearches(searches);
       // Prepared first, so that an error in the statement is reported on its own text rather than within the EXPLAIN.
-      await connection.prepare(text);
+      const prepared = await connection.prepare(text);
       const plan = (await connection.runAndReadAll(`EXPLAIN (FORMAT JSON) ${text}`)).getRows()[0][1];
       const projections = projectionsOf(String(plan));
       const readStart = performance.now();
@@ -258,7 +222,7 @@ export async function runSql(tables: Tables, request: SqlRequest): Promise<SqlAn
       stopped();
       const runStart = performance.now();
       const cap = Math.min(request.maxRows, config.sqlMaxRows);
-      const reader = await connection.streamAndReadUntil(text, cap + 1);
+      const reader = await prepared.streamAndReadUntil(cap + 1);
       const truncated = reader.currentRowCount > cap;
       if (truncated && !request.truncate)
         throw invalidInput(
@@ -266,12 +230,13 @@ export async function runSql(tables: Tables, request: SqlRequest): Promise<SqlAn
         );
       const table = answerTable(reader, cap);
       const reads = [...sources.values(), ...searches.values()].map((s) => s.read);
+      ended = true;
       return { table, truncated, sources: reads, openMs, planMs, readMs, runMs: performance.now() - runStart };
     } finally {
       clearTimeout(timer);
       request.signal.removeEventListener("abort", onAbort);
       connection.closeSync();
-      instance.closeSync();
+      giveBack(db, ended);
     }
   } catch (err) {
     if (err instanceof Error && /INTERRUPT/i.test(err.message)) {
@@ -285,8 +250,12 @@ export async function runSql(tables: Tables, request: SqlRequest): Promise<SqlAn
 const ranTooLong = () =>
   invalidInput(`the query ran past the ${Math.round(config.sqlTimeoutMs / 1000)} s a query may take (QUIVER_SQL_TIMEOUT_MS) and was stopped`);
 
-async function openSource(tables: Tables, ref: TableReference, at: ReadAt, n: number): Promise<Source> {
-  const { table: handle } = await tables.dataAt(ref.parts, "be queried", at);
+/** A table the statement names, at the version its references ask for, through one handle fixed at that version. */
+async function openSource(tables: Tables, refs: TableReference[], n: number): Promise<Source> {
+  const ref = refs[0];
+  const at: ReadAt = ref.at ?? {};
+  // The catalog's look runs beside the table's own (see Catalog.resolveWith).
+  const { value: handle } = await tables.resolveWith(ref.parts, (entry) => tables.fixedHandle(entry, "be queried", at));
   const [schemaIpc, version] = await engineCall("read the table's schema", () => Promise.all([handle.schema(), handle.version()]));
   const schema = arrow.tableFromIPC(schemaIpc).schema;
   const feeds = schema.fields.map(feedOf);
@@ -294,11 +263,11 @@ async function openSource(tables: Tables, ref: TableReference, at: ReadAt, n: nu
   const view = ref.at ? [`${name}@${"version" in ref.at ? ref.at.version : ref.at.tag}`] : ref.parts;
   return {
     id: ref.parts,
-    refs: [ref],
+    refs,
     handle,
     version,
     feeds,
-    functionName: `lance_table_${n}`,
+    functionName: tableFunction(n),
     view,
     read: { table: ref.parts, version, columns: [], filter: null, limit: null, rows: 0 },
     batches: [],
@@ -332,69 +301,6 @@ function applyEdits(sql: string, edits: Array<{ start: number; end: number; text
   return out + sql.slice(from);
 }
 
-/** The table function and the view of one source in the query's DuckDB. */
-async function define(connection: DuckDBConnection, source: Source) {
-  connection.registerTableFunction(
-    DuckDBTableFunction.create({
-      name: source.functionName,
-      supportsProjectionPushdown: true,
-      bindFunction(bind) {
-        for (const feed of source.feeds) bind.addResultColumn(feed.name, feed.type);
-      },
-      initFunction: startScan,
-      mainFunction: (info, out) => feed(source, info, out),
-    }),
-  );
-  const [view, ...schemaPath] = [...source.view].reverse();
-  const schema = schemaPath.reverse();
-  if (schema.length === 2) await connection.run(`ATTACH IF NOT EXISTS ':memory:' AS ${quoteIdent(schema[0])}`);
-  if (schema.length) await connection.run(`CREATE SCHEMA IF NOT EXISTS ${schema.map(quoteIdent).join(".")}`);
-  await connection.run(`CREATE VIEW ${[...schema, view].map(quoteIdent).join(".")} AS SELECT * FROM ${quoteIdent(source.functionName)}()`);
-}
-
-const startScan = (init: { getColumnIndexes(): number[]; setInitData(data: object): void; setMaxThreads(n: number): void }) => {
-  init.setInitData({ columns: init.getColumnIndexes(), batch: 0, row: 0 });
-  init.setMaxThreads(1);
-};
-
-/** Hands DuckDB the next rows of a scan, up to a chunk, of the columns it asked for. */
-function feed(rows: Rows, info: DuckDBTableFunctionInfo, out: DuckDBDataChunk) {
-  const state = info.initData as { columns: number[]; batch: number; row: number };
-  try {
-    while (state.batch < rows.batches.length && state.row >= rows.batches[state.batch].numRows) {
-      state.batch++;
-      state.row = 0;
-    }
-    const batch = rows.batches[state.batch];
-    if (!batch) {
-      out.rowCount = 0;
-      return;
-    }
-    const n = Math.min(2048, batch.numRows - state.row);
-    out.rowCount = n;
-    state.columns.forEach((index, k) => {
-      const column = rows.feeds[index];
-      const values = batch.getChild(column.name);
-      const data = values?.data.length === 1 ? values.data[0] : null;
-      if (column.sameBytes && data && data.nullCount === 0) {
-        // Numbers without nulls: their bytes straight into DuckDB's vector, as its own flush would write them.
-        const items = (data.values as Int32Array).subarray(data.offset + state.row, data.offset + state.row + n);
-        bindings.copy_data_to_vector(bindings.data_chunk_get_vector(out.chunk, k), 0, items.buffer as ArrayBuffer, items.byteOffset, items.byteLength);
-        return;
-      }
-      const vector = out.getColumnVector(k);
-      for (let r = 0; r < n; r++) {
-        const v: unknown = values?.get(state.row + r);
-        vector.setItem(r, v === null || v === undefined ? null : column.value(v));
-      }
-      vector.flush();
-    });
-    state.row += n;
-  } catch (err) {
-    info.setError(`reading table '${rows.id.join(".")}' failed: ${(err as Error).message}`);
-  }
-}
-
 /** Refuses a table that is not a table's name, or that the caller may not read, pointing at where the text names it. */
 async function mayRead(request: SqlRequest, parts: string[], position: number) {
   try {
@@ -406,7 +312,7 @@ async function mayRead(request: SqlRequest, parts: string[], position: number) {
   if (!(await request.canRead(parts))) throw new QuiverError("PermissionDenied", `the caller may not read table '${parts.join(".")}'`, { position });
 }
 
-interface Search extends Rows {
+interface Search extends ReadRows {
   call: SearchCall;
 }
 
@@ -422,7 +328,7 @@ async function runSearches(tables: Tables, request: SqlRequest, calls: SearchCal
       if (err instanceof QuiverError) throw new QuiverError(err.codeName, err.message, { position: call.location });
       throw err;
     };
-    const { table: handle } = await tables.dataAt(call.parts, "be searched", {}).catch(placed);
+    const { value: handle } = await tables.resolveWith(call.parts, (entry) => tables.fixedHandle(entry, "be searched", {})).catch(placed);
     const ipc = await queryHandle(
       handle,
       call.vector
@@ -441,39 +347,6 @@ async function runSearches(tables: Tables, request: SqlRequest, calls: SearchCal
     });
   }
   return found;
-}
-
-/** The search function of one kind in the query's DuckDB: each call binds to the rows Lance found for it. */
-function defineSearch(connection: DuckDBConnection, kind: SearchCall["kind"], searches: Map<string, Search>) {
-  connection.registerTableFunction(
-    DuckDBTableFunction.create({
-      name: kind,
-      parameterTypes: kind === "vector_search" ? [VARCHAR, LIST(DOUBLE), BIGINT] : [VARCHAR, VARCHAR, BIGINT],
-      namedParameterTypes: kind === "vector_search" ? { vector_column: VARCHAR, distance_type: VARCHAR } : {},
-      supportsProjectionPushdown: true,
-      bindFunction(bind) {
-        const query = bind.getParameter(1);
-        const named = (name: string) => {
-          const v = bind.getNamedParameter(name);
-          return v === null ? null : String(v);
-        };
-        const key = searchKey(
-          kind,
-          String(bind.getParameter(0)),
-          query instanceof DuckDBListValue ? query.items.map(Number) : String(query),
-          Number(bind.getParameter(2)),
-          kind === "vector_search" ? named("vector_column") : null,
-          kind === "vector_search" ? named("distance_type") : null,
-        );
-        const search = searches.get(key);
-        if (!search) return bind.setError(`${kind}'s arguments must be constants`);
-        for (const column of search.feeds) bind.addResultColumn(column.name, column.type);
-        bind.setBindData({ search });
-      },
-      initFunction: startScan,
-      mainFunction: (info, out) => feed((info.bindData as { search: Search }).search, info, out),
-    }),
-  );
 }
 
 /** The columns each of the query's table functions reads, from DuckDB's plan. */

@@ -443,6 +443,30 @@ export class Tables {
     return table;
   }
 
+  /**
+   * A handle on one version for the whole of a read that asks it several things (its schema, its version, its rows):
+   * the one `at` names, or else the latest a reader may see, found by one listing of the table's versions and read
+   * through a handle fixed at it, which asks the store nothing more where the shared latest handle lists the versions
+   * again at each call.
+   */
+  async fixedHandle(entry: TableEntry, what: string, at: ReadAt): Promise<NativeTable> {
+    const latestOfMain = at.version === undefined && at.tag === undefined && (!at.branch || at.branch === "main");
+    const latest = latestOfMain ? await this.datasets.latestManifest(entry.location) : null;
+    if (!latest) return this.onWritten(entry, what, () => this.readHandle(entry, at));
+    const visible = await this.visibleVersion(latest);
+    if (visible !== latest.version && visible > 0) return this.readHandle(entry, { version: visible });
+    return this.datasets.atManifest(entry.location, latest);
+  }
+
+  /** The newest version a reader may see: a batch still committing the newest with other tables' holds it back. */
+  private async visibleVersion(latest: LatestManifest): Promise<number> {
+    if (!latest.holds.length) return latest.version;
+    const held = await heldBack(this.records, latest.holds);
+    let visible = latest.version;
+    while (held.has(visible)) visible--;
+    return visible;
+  }
+
   /** The table's own Lance files, for the operations that work on them beside the engine. */
   filesOf(entry: TableEntry): TableFiles {
     return this.filesAt(entry.location);
@@ -467,11 +491,8 @@ export class Tables {
     const latestOfMain = at.version === undefined && at.tag === undefined && (!at.branch || at.branch === "main");
     // Everything described is fixed by the version's manifest: its etag says whether a description still holds.
     const latest = latestOfMain ? await this.datasets.latestManifest(entry.location) : null;
-    if (latest?.holds.length) {
-      // A batch still committing this table's newest version with other tables' holds it back: describe the one before.
-      const held = await heldBack(this.records, latest.holds);
-      let visible = latest.version;
-      while (held.has(visible)) visible--;
+    if (latest) {
+      const visible = await this.visibleVersion(latest);
       if (visible !== latest.version && visible > 0) return this.describeEntry(entry, { ...at, version: visible });
     }
     const cacheKey = latest?.etag ? `${latest.key}\0${latest.etag}` : null;
