@@ -81,16 +81,26 @@ describe("heavy requests past the bound", () => {
     const baseline = rssBytes(server.pid);
     let peak = baseline;
     const sampler = setInterval(() => (peak = Math.max(peak, rssBytes(server.pid))), 50);
-    const counts = { ok: 0, slowDown: 0 };
+    const counts = { ok: 0, slowDown: 0, cutOff: 0 };
     const until = Date.now() + 12_000;
     const inserting = Promise.all(
       Array.from({ length: 16 }, async () => {
         while (Date.now() < until) {
-          const reply = await api.arrow("/v1/table/big/insert", body);
-          if (reply.status === 200) counts.ok++;
+          const reply = await api.arrow("/v1/table/big/insert", body).catch((err: Error & { cause?: { code?: string } }) => {
+            // Sixteen 30 MB uploads from this one busy test process: now and then fetch breaks the pipe of a body still
+            // going out when its early 503 has arrived (the server reads refused bodies on; a client in a process of
+            // its own never saw it, and test/overload-answers.test.ts holds that clients read the 503). Only a
+            // refused body can be cut off so, as an accepted one was read whole: the count of rows below stays exact.
+            if (err.cause?.code !== "EPIPE" && err.cause?.code !== "ECONNRESET") throw err;
+            return null;
+          });
+          if (reply?.status === 200) counts.ok++;
           else {
-            expectSlowDown(reply);
-            counts.slowDown++;
+            if (reply === null) counts.cutOff++;
+            else {
+              expectSlowDown(reply);
+              counts.slowDown++;
+            }
             await new Promise((r) => setTimeout(r, 100));
           }
         }
@@ -101,7 +111,7 @@ describe("heavy requests past the bound", () => {
     });
     clearInterval(sampler);
     expect(counts.ok).toBeGreaterThan(0);
-    expect(counts.slowDown).toBeGreaterThan(0);
+    expect(counts.slowDown).toBeGreaterThan(counts.cutOff);
     // 16 bodies of 30+ MB at once would be over 500 MB before the engine's own copies.
     expect(peak - baseline).toBeLessThan(450 * 1024 * 1024);
     expect((await api.post("/v1/table/big/count_rows", {})).body).toBe(1 + counts.ok * 1_000_000);
