@@ -45,6 +45,9 @@ export type WriteOutcome = "catalogued" | "dropped" | "deregistered";
 
 const gone = (entry: TableEntry) => new QuiverError("TableNotFound", `Table '${entry.objectId}' was dropped or moved`);
 
+/** Whether a read is of the main branch's newest version, which a listing of its versions decides. */
+const readsLatestOfMain = (at: ReadAt) => at.version === undefined && at.tag === undefined && (!at.branch || at.branch === "main");
+
 export class Tables {
   /** Appends waiting for a table's write turn, committed together. */
   private readonly appends = new AppendGroups();
@@ -450,8 +453,7 @@ export class Tables {
    * again at each call.
    */
   async fixedHandle(entry: TableEntry, what: string, at: ReadAt): Promise<NativeTable> {
-    const latestOfMain = at.version === undefined && at.tag === undefined && (!at.branch || at.branch === "main");
-    const latest = latestOfMain ? await this.datasets.latestManifest(entry.location) : null;
+    const latest = readsLatestOfMain(at) ? await this.datasets.latestManifest(entry.location) : null;
     if (!latest) return this.onWritten(entry, what, () => this.readHandle(entry, at));
     const visible = await this.visibleVersion(latest);
     if (visible !== latest.version && visible > 0) return this.readHandle(entry, { version: visible });
@@ -488,9 +490,8 @@ export class Tables {
   }
 
   private async describeEntry(entry: TableEntry, at: ReadAt): Promise<TableDescription> {
-    const latestOfMain = at.version === undefined && at.tag === undefined && (!at.branch || at.branch === "main");
     // Everything described is fixed by the version's manifest: its etag says whether a description still holds.
-    const latest = latestOfMain ? await this.datasets.latestManifest(entry.location) : null;
+    const latest = readsLatestOfMain(at) ? await this.datasets.latestManifest(entry.location) : null;
     if (latest) {
       const visible = await this.visibleVersion(latest);
       if (visible !== latest.version && visible > 0) return this.describeEntry(entry, { ...at, version: visible });
