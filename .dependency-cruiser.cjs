@@ -76,17 +76,31 @@ module.exports = {
       to: { path: "^server/sql/" },
     },
     {
+      name: "maps-read-through-the-table-operations",
+      comment: "server/maps/ lays out a table it is handed (Tables) and keeps the layout in the root's records; it knows no request.",
+      severity: "error",
+      from: { path: "^server/maps/" },
+      to: { path: "^server/(maintenance|auth|http|peers|operations|sql)/" },
+    },
+    {
+      name: "only-routes-make-maps",
+      comment: "A map is a capability the routes offer; no room below them lays one out.",
+      severity: "error",
+      from: { path: "^server/(storage|lance|catalog|tables|maintenance|auth|peers|operations|sql)/" },
+      to: { path: "^server/maps/" },
+    },
+    {
       name: "databases-is-the-composition-root",
       comment: "server/databases.ts opens a database from the rooms below it: they are handed what they need, and never reach up for it.",
       severity: "error",
-      from: { path: "^server/(storage|lance|catalog|tables|auth|sql)/", pathNot: "\\.test\\.ts$" },
+      from: { path: "^server/(storage|lance|catalog|tables|auth|sql|maps)/", pathNot: "\\.test\\.ts$" },
       to: { path: "^server/databases\\.ts$" },
     },
     {
       name: "nothing-below-the-edge-knows-http",
       comment: "Only server/http/ (and the routes above it) speak HTTP; the rooms below answer values or a QuiverError.",
       severity: "error",
-      from: { path: "^server/(storage|lance|catalog|tables|maintenance|auth|sql)/" },
+      from: { path: "^server/(storage|lance|catalog|tables|maintenance|auth|sql|maps)/" },
       to: { path: "^server/http/" },
     },
     {
@@ -103,11 +117,12 @@ module.exports = {
       severity: "error",
       comment: "A server module imported by browser code must fail the build, not ship: each one imports server-only.",
       // The read cache's modules (and the option names they read) and the metrics' history also run in npm start's
-      // primary process, as Node loads them: nothing in the browser imports server/ (lib and components import lib only).
+      // primary process, as Node loads them, and the map's layout worker runs in a worker thread so: nothing in the
+      // browser imports server/ (lib and components import lib only).
       module: {
         path: "^server/",
         pathNot:
-          "((\\.test|_pb)\\.ts|^server/storage/read-cache/(disk-cache|cache-proxy|azure-shared-key|aws-sigv4|read-cache|option-names)\\.ts|^server/operations/history\\.ts)$",
+          "((\\.test|_pb)\\.ts|^server/storage/read-cache/(disk-cache|cache-proxy|azure-shared-key|aws-sigv4|read-cache|option-names)\\.ts|^server/operations/history\\.ts|^server/maps/layout-(worker|math)\\.ts)$",
       },
       to: { path: `${NODE_MODULES}server-only/` },
     },

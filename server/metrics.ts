@@ -95,6 +95,11 @@ function makeMetrics() {
       help: "Requests Quiver's own code made to the data root's store (the engine's are not counted), by kind (read, write, list, delete) and outcome (ok, error: the store failed or could not be reached)",
       labelNames: ["kind", "outcome"],
     }),
+    mapLayouts: new Counter({
+      name: `${PREFIX}map_layouts_total`,
+      help: "Table maps laid out (not found in the root's cache), by stage (first: principal components; refined: UMAP)",
+      labelNames: ["stage"],
+    }),
     maintenanceRetries: new Counter({
       name: `${PREFIX}maintenance_conflicts_retried_total`,
       help: "Compactions run again because a user's write committed first",

@@ -14,6 +14,7 @@ import { maintenanceRoutes } from "./maintenance";
 import { transactionRoutes } from "./transactions";
 import { adminRoutes } from "./admin";
 import { sqlRoutes } from "./sql";
+import { mapRoutes } from "./maps";
 
 const catalogRoutes: RouteDef[] = [
   ...namespaceRoutes,
@@ -27,6 +28,7 @@ const catalogRoutes: RouteDef[] = [
   ...transactionRoutes,
   ...adminRoutes,
   ...sqlRoutes,
+  ...mapRoutes,
 ];
 
 const openApiRoute = route({

@@ -8,6 +8,7 @@ import { columnOperations } from "./columns";
 import { dataOperations } from "./data";
 import { indexOperations } from "./indexes";
 import { maintenanceOperations } from "./maintenance";
+import { mapOperations } from "./maps";
 import { namespaceOperations } from "./namespaces";
 import { serviceOperations } from "./service";
 import { sqlOperations } from "./sql";
@@ -28,6 +29,7 @@ export const operations = {
   ...transactionOperations,
   ...adminOperations,
   ...sqlOperations,
+  ...mapOperations,
 };
 
 export type Operations = typeof operations;

@@ -1,0 +1,21 @@
+/** A table's map (server/maps): its rows laid out from a vector column. */
+import { route } from "@/server/http/route";
+import { tableMap } from "@/server/maps/table-map";
+import { mapOperations as ops } from "@/lib/contract/operations/maps";
+
+export const mapRoutes = [
+  route({
+    ...ops.GetTableMap,
+    access: { need: "viewer", on: "table" },
+    heavy: true,
+    handler: async ({ id, body, tables }) => ({
+      kind: "arrow-file",
+      body: await tableMap(tables, id, {
+        column: body.column ?? undefined,
+        version: body.version ?? undefined,
+        metric: body.metric ?? "l2",
+        shown: body.columns ?? [],
+      }),
+    }),
+  }),
+];

@@ -1,0 +1,50 @@
+/**
+ * A table's map (GetTableMap): every row of a vector column laid out in two dimensions on the server, answered as an
+ * Arrow IPC file of `_rowid`, `x`, `y` and the columns the console shows, never the vectors themselves. What the
+ * layout is (its stage, how many rows it holds, whether they are a sample) travels in the file's schema metadata
+ * under `quiver.map`.
+ */
+import { z } from "zod";
+import { requestBase } from "./common";
+
+/** The most rows a map lays out; a larger table's map is a sample of this many, which it says. */
+export const MAP_MAX_POINTS = 100_000;
+/** The most columns a map's answer carries beside its coordinates. */
+export const MAP_MAX_SHOWN = 8;
+/** Text values shown on a map are cut to this many characters: the map names rows, the grid shows them whole. */
+export const MAP_TEXT_CHARS = 120;
+export const MAP_METADATA_KEY = "quiver.map";
+
+export const MAP_METRICS = ["l2", "cosine"] as const;
+
+export const mapRequest = z.object({
+  ...requestBase,
+  column: z.string().nullish().describe("The vector column (a fixed-size list of floats) to map; the table's only or first one when absent"),
+  version: z.number().int().min(1).nullish().describe("The version to map; the latest when absent"),
+  metric: z
+    .enum(MAP_METRICS)
+    .nullish()
+    .describe("Which rows are near: l2 (Euclidean, the default) or cosine (by angle: the vectors are scaled to unit length first)"),
+  columns: z
+    .array(z.string().min(1))
+    .max(MAP_MAX_SHOWN)
+    .nullish()
+    .describe(`Scalar columns to answer beside the coordinates (to colour, filter and name the points); text is cut to ${MAP_TEXT_CHARS} characters`),
+});
+
+export const MAP_STAGES = ["first", "refined"] as const;
+
+/** The `quiver.map` schema metadata of a map's answer. */
+export const mapFacts = z.object({
+  version: z.number().int(),
+  column: z.string(),
+  metric: z.enum(MAP_METRICS),
+  stage: z.enum(MAP_STAGES).describe("first: the two principal components, at once; refined: UMAP's layout, when it is done"),
+  refining: z.boolean().describe("A refined layout is being made: ask again for it"),
+  rows: z.number().int().describe("The table's rows at the version"),
+  points: z.number().int().describe("The rows laid out (the answer's rows)"),
+  without_vector: z.number().int().describe("Rows whose vector is null, left off the map"),
+  sampled: z.boolean().describe(`More rows than ${MAP_MAX_POINTS} have a vector: the map holds an even sample of them`),
+  dimensions: z.number().int().describe("The vectors' length"),
+});
+export type MapFacts = z.infer<typeof mapFacts>;

