@@ -16,6 +16,7 @@ import { SchemaTab } from "./schema-tab";
 import { TagsTab } from "./tags-tab";
 import { UploadTab } from "./upload-tab";
 import { ChangesTab } from "./changes-tab";
+import { MapTab } from "../map/map-tab";
 import { useTableAddress } from "./use-table-address";
 import { VersionsTab } from "./versions-tab";
 import { joinIdentifier } from "@/lib/identifiers";
@@ -24,6 +25,7 @@ const TABS = [
   ["overview", "Overview", OverviewTab],
   ["schema", "Schema", SchemaTab],
   ["data", "Data", DataTab],
+  ["map", "Map", MapTab],
   ["versions", "Versions", VersionsTab],
   ["changes", "Changes", ChangesTab],
   ["tags", "Tags", TagsTab],

@@ -44,6 +44,7 @@ export const queryKeys = {
     [...table(database, id), "cells", version, columns, rowIds] as const,
   changes: (database: string, id: Id, from: object, to: object) => [...table(database, id), "changes", from, to] as const,
   changedRows: (database: string, id: Id, ends: object, kind: string, page: object) => [...table(database, id), "changed-rows", ends, kind, page] as const,
+  map: (database: string, id: Id, request: object) => [...table(database, id), "map", request] as const,
   indexes,
   indexStats: (database: string, id: Id, name: string) => [...indexes(database, id), "stats", name] as const,
   tableHealth: (database: string, id: Id) => [...maintenance(database, id), "health"] as const,
