@@ -5,7 +5,8 @@
  * Usage: npm run bench [-- [--azurite | --latency <ms>] case ...]   Cases: insert, merge, parallel, list, versions,
  * load, workers, maintenance, query, sql (POST /v1/sql: a group-by over 1M and 10M rows, a point query by an indexed id,
  * a join; with --latency smaller tables and the point query's store requests), operations (the operations page on 10,000 tables: a look, its store requests, the
- * page in Chromium), catalog (BENCH_CATALOG_TABLES tables, 10,000 by default, 400 on Azurite), managed
+ * page in Chromium), map (a 100,000 × 768 table's Map tab in Chromium: first and refined layout, a second open, hover,
+ * lasso, bytes received; MNIST's digits kept apart, BENCH_MAP_ROWS), catalog (BENCH_CATALOG_TABLES tables, 10,000 by default, 400 on Azurite), managed
  * (the REST namespace client's adds to a managed table against an unmanaged one), idle (store requests at rest, with
  * --latency 0: 1, 2 and 4 instances over BENCH_IDLE_TABLES tables, 300 and 3,000 by default);
  * latency (the operations table) and reads (warm and cold reads of a 50,000 × 128 indexed table, BENCH_READS_ROWS) are the
@@ -34,6 +35,7 @@ import { listCase } from "./list.mjs";
 import { loadCase } from "./load.mjs";
 import { maintenanceCase } from "./maintenance.mjs";
 import { managedCase } from "./managed.mjs";
+import { mapCase } from "./map.mjs";
 import { mergeCase } from "./merge.mjs";
 import { operationsCase } from "./operations.mjs";
 import { parallelCase } from "./parallel.mjs";
@@ -151,6 +153,7 @@ const CASES = [
   ["query", queryCase],
   ["sql", sqlCase],
   ["operations", operationsCase],
+  ["map", mapCase],
 ];
 for (const name of selected) if (!CASES.some(([known]) => known === name)) throw new Error(`no case '${name}': ${CASES.map(([known]) => known).join(", ")}`);
 

@@ -114,6 +114,11 @@ describe("the map of MNIST's digits", () => {
     expect(first.table.schema.fields.map((f) => f.name)).toEqual(["_rowid", "x", "y", "label", "name"]);
     const refined = await refinedMap("m$digits", { columns: ["label", "name"] });
     expect(refined.facts).toMatchObject({ stage: "refined", refining: false, points: 1500 });
+    // A caller holding the first layout gets the refined one's coordinates alone, in the same order of rows.
+    const coordinates = await mapOf("m$digits", { columns: ["label", "name"], have_stage: "first" });
+    expect(coordinates.table.schema.fields.map((f) => f.name)).toEqual(["x", "y"]);
+    expect([...(coordinates.table.getChild("x")!.toArray() as Float32Array)]).toEqual([...(refined.table.getChild("x")!.toArray() as Float32Array)]);
+    expect([...(refined.table.getChild("_rowid")!.toArray() as BigUint64Array)]).toEqual([...(first.table.getChild("_rowid")!.toArray() as BigUint64Array)]);
     for (const { table } of [first, refined]) {
       const xs = [...(table.getChild("x")!.toArray() as Float32Array), ...(table.getChild("y")!.toArray() as Float32Array)];
       expect(Math.min(...xs)).toBeGreaterThanOrEqual(-1);
@@ -150,6 +155,11 @@ describe("the map of MNIST's digits", () => {
 
   it("lays out each version and each metric apart", async () => {
     const before = await layoutsMade(server);
+    const cosineFirst = await mapOf("m$digits", { metric: "cosine" });
+    expect(cosineFirst.facts).toMatchObject({ stage: "first", refining: true });
+    // Until the refined layout is ready, a caller holding the first one gets no rows.
+    const waiting = await mapOf("m$digits", { metric: "cosine", have_stage: "first" });
+    if (waiting.facts.stage === "first") expect(waiting.table.numRows).toBe(0);
     const cosine = await refinedMap("m$digits", { metric: "cosine" });
     expect(cosine.facts).toMatchObject({ metric: "cosine", points: 1500 });
     expect(await layoutsMade(server)).toEqual({ first: before.first + 1, refined: before.refined + 1 });

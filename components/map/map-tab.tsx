@@ -9,7 +9,6 @@ import { useMemo, useState } from "react";
 import type { JsonField } from "@/lib/arrow-schema";
 import { cellText } from "@/lib/cell-format";
 import { mediaColumnsOf } from "@/lib/media";
-import { MAP_MAX_SHOWN } from "@/lib/contract/maps";
 import { useRows, useTable } from "@/lib/queries/catalog";
 import { useTableMap, type TableMap } from "@/lib/queries/maps";
 import { mediaUrl } from "@/lib/queries/media";
@@ -43,7 +42,8 @@ export function MapTab({ database, table }: { database: string; table: string[] 
   const colorBy = showable.find((f) => f.name === address.get("color"))?.name;
   const metric = address.get("metric") === "cosine" ? "cosine" : "l2";
   const title = titleColumn(fields);
-  const shown = [...new Set([colorBy, title].filter((c): c is string => Boolean(c)))].slice(0, MAP_MAX_SHOWN);
+  // Only the colour column comes with the points: a row's name and image are read when it is hovered.
+  const shown = colorBy ? [colorBy] : [];
   const version = described.data?.version;
   const map = useTableMap(database, table, { column, version, metric, columns: shown }, Boolean(column) && version !== undefined);
 
@@ -178,27 +178,15 @@ function MapView({
             </Button>
           </div>
           {hovered !== null && hovered < facts.points && (
-            <div
-              role="tooltip"
-              className="pointer-events-none absolute right-2 bottom-2 z-10 max-w-xs rounded border border-slate-200 bg-white/95 p-2 text-xs shadow dark:border-slate-700 dark:bg-slate-900/95"
-            >
-              {image && (
-                // eslint-disable-next-line @next/next/no-img-element
-                <img
-                  alt=""
-                  className="mb-1 max-h-24"
-                  src={mediaUrl({ database, table, version: facts.version, column: image, rowId: map.rowIds[hovered] }, { thumbnail: 96 })}
-                  onError={(e) => (e.currentTarget.style.display = "none")}
-                />
-              )}
-              {title && <p className="font-medium">{value(title, hovered)}</p>}
-              {colorBy && colorBy !== title && (
-                <p>
-                  {colorBy}: {value(colorBy, hovered)}
-                </p>
-              )}
-              <p className="font-mono text-slate-500">_rowid {map.rowIds[hovered]}</p>
-            </div>
+            <HoverCard
+              database={database}
+              table={table}
+              version={facts.version}
+              rowId={map.rowIds[hovered]}
+              title={title}
+              image={image}
+              color={colorBy ? { column: colorBy, value: value(colorBy, hovered) } : undefined}
+            />
           )}
         </div>
         <Legend
@@ -223,6 +211,51 @@ function MapView({
         <p className="text-sm text-slate-500">Lasso points (or shift-drag), or pick a legend entry, to see their rows here.</p>
       )}
     </>
+  );
+}
+
+/** The hovered point's row: at once its colour value and row id, then its name and image as they are read. */
+function HoverCard({
+  database,
+  table,
+  version,
+  rowId,
+  title,
+  image,
+  color,
+}: {
+  database: string;
+  table: string[];
+  version: number;
+  rowId: string;
+  title: string | undefined;
+  image: string | undefined;
+  color: { column: string; value: string } | undefined;
+}) {
+  const named = useRows(database, table, { version, columns: title ? [title] : [], filter: `_rowid = ${rowId}`, limit: 1, offset: 0 }, Boolean(title));
+  const name = title && named.data?.numRows ? cellText(named.data.getChild(title)?.get(0)).short : null;
+  return (
+    <div
+      role="tooltip"
+      className="pointer-events-none absolute right-2 bottom-2 z-10 max-w-xs rounded border border-slate-200 bg-white/95 p-2 text-xs shadow dark:border-slate-700 dark:bg-slate-900/95"
+    >
+      {image && (
+        // eslint-disable-next-line @next/next/no-img-element
+        <img
+          alt=""
+          className="mb-1 max-h-24"
+          src={mediaUrl({ database, table, version, column: image, rowId }, { thumbnail: 96 })}
+          onError={(e) => (e.currentTarget.style.display = "none")}
+        />
+      )}
+      {name !== null && <p className="font-medium">{name}</p>}
+      {color && (
+        <p>
+          {color.column}: {color.value}
+        </p>
+      )}
+      <p className="font-mono text-slate-500">_rowid {rowId}</p>
+    </div>
   );
 }
 

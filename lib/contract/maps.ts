@@ -30,6 +30,12 @@ export const mapRequest = z.object({
     .max(MAP_MAX_SHOWN)
     .nullish()
     .describe(`Scalar columns to answer beside the coordinates (to colour, filter and name the points); text is cut to ${MAP_TEXT_CHARS} characters`),
+  have_stage: z
+    .enum(["first"])
+    .nullish()
+    .describe(
+      "The caller holds this map's first layout and asks for the refined one: answered as `x` and `y` alone, in the first layout's order of rows, once it is ready, and as no rows (the metadata saying `refining`) until then",
+    ),
 });
 
 export const MAP_STAGES = ["first", "refined"] as const;

@@ -37,6 +37,8 @@ export interface MapRequest {
   version?: number;
   metric: "l2" | "cosine";
   shown: string[];
+  /** The caller holds the first layout: answer the refined one's coordinates alone, or nothing until it is ready. */
+  haveFirst: boolean;
 }
 
 interface Layout {
@@ -342,6 +344,12 @@ export async function tableMap(tables: Tables, id: Id, request: MapRequest): Pro
     ...REFINE,
   });
   const facts: MapFacts = { version, column: column.name, metric: request.metric, refining, ...layout.facts };
+  if (request.haveFirst) {
+    const refined = layout.facts.stage === "refined";
+    const table = new Table({ x: makeVector(refined ? layout.x : new Float32Array(0)), y: makeVector(refined ? layout.y : new Float32Array(0)) });
+    table.schema.metadata.set(MAP_METADATA_KEY, JSON.stringify(facts));
+    return Buffer.from(tableToIPC(table, "file"));
+  }
   const table = new Table({
     _rowid: makeVector(layout.ids),
     x: makeVector(layout.x),

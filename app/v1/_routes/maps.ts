@@ -15,6 +15,7 @@ export const mapRoutes = [
         version: body.version ?? undefined,
         metric: body.metric ?? "l2",
         shown: body.columns ?? [],
+        haveFirst: body.have_stage === "first",
       }),
     }),
   }),
