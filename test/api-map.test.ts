@@ -197,6 +197,16 @@ describe("the clear answers", () => {
     expect(empty.facts).toMatchObject({ rows: 2, points: 0, without_vector: 2 });
     expect(empty.table.numRows).toBe(0);
 
+    // Bits 0 and 2 set: rows 1 and 3 have a vector, row 2 has none.
+    const some = new Table({
+      id: vectorFromArray([1, 2, 3], new Int32()),
+      v: vectorColumn(Float32Array.of(1, 0, 0, 0, 9, 9, 9, 9, 0, 1, 0, 0), 4, 3, 1, new Uint8Array([0b101])),
+    });
+    expect((await api.arrow("/v1/table/m$some/create", some)).status).toBe(200);
+    const partial = await refinedMap("m$some", { columns: ["id"] });
+    expect(partial.facts).toMatchObject({ rows: 3, points: 2, without_vector: 1 });
+    expect([...(partial.table.getChild("id")!.toArray() as Int32Array)]).toEqual([1, 3]);
+
     const one = new Table({ id: vectorFromArray([7], new Int32()), v: vectorColumn(Float32Array.of(1, 2, 3, 4), 4, 1) });
     expect((await api.arrow("/v1/table/m$one/create", one)).status).toBe(200);
     const single = await refinedMap("m$one", { columns: ["id"] });

@@ -97,25 +97,50 @@ function shownFields(schema: Schema, table: string, names: string[]): Field[] {
   });
 }
 
-async function collect(query: { execute(): Promise<{ next(): Promise<Buffer | null> }> }, what: string): Promise<Table[]> {
-  return engineCall(what, async () => {
+type Executable = { execute(): Promise<{ next(): Promise<Buffer | null> }> };
+
+/** Hands each batch of a query's answer to `use` as it comes, so that a large answer is never held whole twice. */
+async function eachBatch(query: Executable, what: string, use: (batch: Table) => void): Promise<void> {
+  await engineCall(what, async () => {
     const iterator = await query.execute();
-    const batches: Table[] = [];
-    for (let b = await iterator.next(); b; b = await iterator.next()) batches.push(tableFromIPC(b));
-    return batches;
+    for (let b = await iterator.next(); b; b = await iterator.next()) use(tableFromIPC(b));
   });
 }
 
-/** The float values of a fixed-size list vector as one Float32Array, whatever the floats' width. */
-function copyFloats(vector: Vector, dimensions: number, out: Float32Array, at: number): number {
+async function collect(query: Executable, what: string): Promise<Table[]> {
+  const batches: Table[] = [];
+  await eachBatch(query, what, (batch) => batches.push(batch));
+  return batches;
+}
+
+/**
+ * Appends a batch's non-null vectors (as float32, whatever the floats' width) and their rows' ids; answers how many
+ * rows it appended.
+ */
+function appendVectors(vector: Vector, rowIds: Vector, dimensions: number, out: { vectors: Float32Array; ids: BigUint64Array }, at: number): number {
+  let row = 0;
   for (const data of vector.data) {
     const child = data.children[0];
-    const start = (data.offset + child.offset) * dimensions;
-    const count = data.length * dimensions;
     const values = child.values as Float32Array | Float64Array | Uint16Array;
-    if (values instanceof Uint16Array) for (let i = 0; i < count; i++) out[at + i] = util.uint16ToFloat64(values[start + i]);
-    else out.set(values.subarray(start, start + count), at);
-    at += count;
+    const first = data.offset * dimensions + child.offset;
+    const idsOf = (i: number) => rowIds.get(row + i) as bigint;
+    const copy = (from: number, to: number) => {
+      if (values instanceof Uint16Array) for (let k = 0; k < dimensions; k++) out.vectors[to * dimensions + k] = util.uint16ToFloat64(values[from + k]);
+      else out.vectors.set(values.subarray(from, from + dimensions), to * dimensions);
+    };
+    if (data.nullCount === 0) {
+      if (values instanceof Uint16Array) for (let i = 0; i < data.length; i++) copy(first + i * dimensions, at + i);
+      else out.vectors.set(values.subarray(first, first + data.length * dimensions), at * dimensions);
+      for (let i = 0; i < data.length; i++) out.ids[at + i] = idsOf(i);
+      at += data.length;
+    } else {
+      for (let i = 0; i < data.length; i++) {
+        if (!data.getValid(i)) continue;
+        copy(first + i * dimensions, at);
+        out.ids[at++] = idsOf(i);
+      }
+    }
+    row += data.length;
   }
   return at;
 }
@@ -128,38 +153,41 @@ function copyIds(vector: Vector, out: BigUint64Array, at: number): number {
   return at;
 }
 
-/** The vectors to lay out, with their rows' ids: every row with one, or an even sample of MAP_MAX_POINTS of them. */
+/**
+ * The vectors to lay out, with their rows' ids: every row with one, or an even sample of MAP_MAX_POINTS of them. The
+ * table's row count (from its manifest) sizes the arrays; the rows without a vector are what the scan leaves out.
+ */
 async function readVectors(handle: NativeTable, column: { name: string; dimensions: number }) {
   const rows = await engineCall("count the rows", () => handle.countRows());
   const notNull = `${quoted(column.name)} IS NOT NULL`;
-  const withVector = await engineCall("count the rows", () => handle.countRows(notNull));
-  let sample: bigint[] | null = null;
-  if (withVector > MAP_MAX_POINTS) {
+  let listed: { ids: BigUint64Array; withVector: number } | null = null;
+  if (rows > MAP_MAX_POINTS) {
     const scan = handle.query();
     scan.onlyIf(notNull);
     scan.selectColumns([]);
     scan.withRowId();
-    const all = new BigUint64Array(withVector);
+    const all = new BigUint64Array(rows);
     let filled = 0;
     for (const batch of await collect(scan, "list the rows")) filled = copyIds(batch.getChild("_rowid")!, all, filled);
-    sample = Array.from({ length: MAP_MAX_POINTS }, (_, i) => all[Math.floor((i * filled) / MAP_MAX_POINTS)]);
+    const ids =
+      filled > MAP_MAX_POINTS
+        ? BigUint64Array.from({ length: MAP_MAX_POINTS }, (_, i) => all[Math.floor((i * filled) / MAP_MAX_POINTS)])
+        : all.subarray(0, filled);
+    listed = { ids, withVector: filled };
   }
-  const n = sample ? sample.length : withVector;
-  const ids = new BigUint64Array(n);
-  const vectors = new Float32Array(n * column.dimensions);
-  let idsAt = 0;
-  let vectorsAt = 0;
-  const query = sample ? handle.takeRowIds(sample) : handle.query();
-  if (!sample) (query as ReturnType<NativeTable["query"]>).onlyIf(notNull);
+  const capacity = listed ? listed.ids.length : rows;
+  const out = { ids: new BigUint64Array(capacity), vectors: new Float32Array(capacity * column.dimensions) };
+  let filled = 0;
+  // Every row is read and the null vectors skipped here: a filter on the column costs the engine more than that.
+  const query = listed ? handle.takeRowIds([...listed.ids]) : handle.query();
   query.selectColumns([column.name]);
   query.withRowId();
-  for (const batch of await collect(query, "read the vectors")) {
-    // A row written after the count above would overflow the arrays: the map is of the rows counted.
-    if (idsAt + batch.numRows > n) throw new QuiverError("ServiceUnavailable", "the table changed while its map was read; try again");
-    idsAt = copyIds(batch.getChild("_rowid")!, ids, idsAt);
-    vectorsAt = copyFloats(batch.getChild(column.name)!, column.dimensions, vectors, vectorsAt);
-  }
-  return { ids: ids.subarray(0, idsAt), vectors, n: idsAt, rows, withoutVector: rows - withVector, sampled: sample !== null };
+  await eachBatch(query, "read the vectors", (batch) => {
+    if (filled + batch.numRows > capacity) throw new QuiverError("ServiceUnavailable", "the table changed while its map was read; try again");
+    filled = appendVectors(batch.getChild(column.name)!, batch.getChild("_rowid")!, column.dimensions, out, filled);
+  });
+  const withVector = listed ? listed.withVector : filled;
+  return { ids: out.ids.subarray(0, filled), vectors: out.vectors, n: filled, rows, withoutVector: rows - withVector, sampled: withVector > MAP_MAX_POINTS };
 }
 
 const layoutFile = (layout: Layout): Buffer => {
@@ -295,27 +323,39 @@ async function layoutFor(
   return { layout: await entry.first, refining: true };
 }
 
-/** The shown columns' values in the layout's order of rows, text cut short. */
+const isText = (type: DataType) => DataType.isUtf8(type) || DataType.isLargeUtf8(type) || (DataType.isDictionary(type) && DataType.isUtf8(type.dictionary));
+const cut = (value: unknown) => (typeof value === "string" && value.length > MAP_TEXT_CHARS ? `${value.slice(0, MAP_TEXT_CHARS)}…` : value);
+
+/**
+ * The shown columns' values in the layout's order of rows, text cut short: one scan of those columns (small beside
+ * the vectors), whose rows are the layout's in the same order when every row has a vector and none was left out of a
+ * sample; otherwise each point's row is found by its id among those scanned.
+ */
 async function shownColumns(handle: NativeTable, ids: BigUint64Array, fields: Field[]): Promise<Record<string, Vector>> {
-  if (!fields.length || !ids.length) return Object.fromEntries(fields.map((f) => [f.name, vectorFromArray([], f.type)]));
-  const take = handle.takeRowIds([...ids]);
-  take.selectColumns(fields.map((f) => f.name));
-  take.withRowId();
-  const batches = await collect(take, "read the map's columns");
-  const position = new Map<bigint, [Table, number]>();
-  for (const batch of batches) {
-    const rowIds = batch.getChild("_rowid")!.toArray() as BigUint64Array;
-    for (let i = 0; i < rowIds.length; i++) position.set(rowIds[i], [batch, i]);
+  if (!fields.length || !ids.length) return Object.fromEntries(fields.map((f) => [f.name, vectorFromArray([], isText(f.type) ? new Utf8() : f.type)]));
+  const scan = handle.query();
+  scan.selectColumns(fields.map((f) => f.name));
+  scan.withRowId();
+  const batches = await collect(scan, "read the map's columns");
+  const whole = batches.slice(1).reduce((all, batch) => all.concat(batch), batches[0]);
+  const scanned = whole.getChild("_rowid")!.toArray() as BigUint64Array;
+  const inOrder = scanned.length === ids.length && scanned.every((id, i) => id === ids[i]);
+  let positions: Int32Array | null = null;
+  if (!inOrder) {
+    const at = new Map<bigint, number>();
+    scanned.forEach((id, i) => at.set(id, i));
+    positions = Int32Array.from(ids, (id) => at.get(id) ?? -1);
   }
   const out: Record<string, Vector> = {};
   for (const field of fields) {
-    const text = DataType.isUtf8(field.type) || DataType.isLargeUtf8(field.type) || DataType.isDictionary(field.type);
-    const values = Array.from(ids, (id) => {
-      const at = position.get(id);
-      const value: unknown = at ? at[0].getChild(field.name)!.get(at[1]) : null;
-      return text && typeof value === "string" && value.length > MAP_TEXT_CHARS ? `${value.slice(0, MAP_TEXT_CHARS)}…` : value;
-    });
-    out[field.name] = text && !DataType.isInt(field.type) ? vectorFromArray(values as Array<string | null>, new Utf8()) : vectorFromArray(values, field.type);
+    const column = whole.getChild(field.name)!;
+    const text = isText(field.type);
+    if (positions === null && !text) {
+      out[field.name] = column;
+      continue;
+    }
+    const values = positions === null ? Array.from(column) : Array.from(positions, (p) => (p < 0 ? null : column.get(p)));
+    out[field.name] = text ? vectorFromArray(values.map(cut) as Array<string | null>, new Utf8()) : vectorFromArray(values, field.type);
   }
   return out;
 }
