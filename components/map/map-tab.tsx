@@ -184,7 +184,7 @@ function MapView({
               database={database}
               table={table}
               version={facts.version}
-              rowId={map.rowIds[hovered]}
+              rowId={String(map.rowIds[hovered])}
               title={title}
               image={image}
               color={colorBy ? { column: colorBy, value: value(colorBy, hovered) } : undefined}
@@ -205,7 +205,7 @@ function MapView({
           database={database}
           table={table}
           version={facts.version}
-          rowIds={selected.indices.map((i) => map.rowIds[i])}
+          rowIds={selected.indices.map((i) => String(map.rowIds[i]))}
           columns={gridColumns}
           onClear={() => setSelected(null)}
         />

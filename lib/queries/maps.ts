@@ -14,7 +14,7 @@ export interface TableMap {
   x: Float32Array;
   y: Float32Array;
   /** Each point's row, as the rows' `_rowid` (for the version mapped). */
-  rowIds: string[];
+  rowIds: BigUint64Array;
   /** The shown columns, a value per point. */
   columns: ArrowTable;
 }
@@ -37,7 +37,7 @@ async function fetchMap(database: string, table: string[], request: MapRequest, 
     facts,
     x: answer.getChild("x")!.toArray() as Float32Array,
     y: answer.getChild("y")!.toArray() as Float32Array,
-    rowIds: Array.from(answer.getChild("_rowid")!.toArray() as BigUint64Array, String),
+    rowIds: answer.getChild("_rowid")!.toArray() as BigUint64Array,
     columns: answer,
   };
 }
