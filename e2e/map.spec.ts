@@ -16,25 +16,25 @@ const WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "e
 const numbered = (label: number, i: number) => `digit ${i} (a ${label})`;
 const worded = (label: number, i: number) => `${WORDS[label]} written as row ${i}`;
 
-/** `perDigit` images of each digit, from MNIST's `first` of each. */
-function digits(first = 0, perDigit = PER_DIGIT, name = numbered): Uint8Array {
-  const labels: number[] = [];
-  const values = new Float32Array(10 * perDigit * PIXELS);
-  for (let label = 0; label < 10; label++)
-    mnist[label].set(first, first + perDigit - 1).forEach((d) => {
-      values.set(d.input, labels.length * PIXELS);
-      labels.push(label);
+/** `perDigit` images of each of `labels`, from MNIST's `first` of each (or of the digit `drawn` gives). */
+function digits(first = 0, perDigit = PER_DIGIT, name = numbered, labels = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9], drawn = (label: number) => label): Uint8Array {
+  const rows: number[] = [];
+  const values = new Float32Array(labels.length * perDigit * PIXELS);
+  for (const label of labels)
+    mnist[drawn(label)].set(first, first + perDigit - 1).forEach((d) => {
+      values.set(d.input, rows.length * PIXELS);
+      rows.push(label);
     });
   return tableToIPC(
     new Table({
-      label: vectorFromArray(labels, new Int32()),
+      label: vectorFromArray(rows, new Int32()),
       name: vectorFromArray(
-        labels.map((l, i) => name(l, i)),
+        rows.map((l, i) => name(l, i)),
         new Utf8(),
       ),
       pixels: makeVector({
         type: new FixedSizeList(PIXELS, new Field("item", new Float32(), true)),
-        length: labels.length,
+        length: rows.length,
         nullCount: 0,
         child: makeVector(values).data[0],
       }),
@@ -97,6 +97,11 @@ test.beforeAll(async () => {
   await call("/v1/table/maps$indexed/create_index", { json: { column: "pixels", index_type: "IVF_PQ", num_partitions: 4, num_sub_vectors: 16 } });
   await call("/v1/table/maps$indexed/create_index", { json: { column: "name", index_type: "FTS" } });
   await call("/v1/table/maps$indexed/insert", { body: digits(PER_DIGIT, 10, worded) });
+  // Version 1: 100 of each digit; 2: 10 more of each; 3: the first ten zeros re-embedded as images of ones; 4: version 1's nines deleted.
+  await call("/v1/table/maps$versions/create", { body: digits() });
+  await call("/v1/table/maps$versions/insert", { body: digits(PER_DIGIT, 10, (label, i) => `new ${i} (a ${label})`) });
+  await call("/v1/table/maps$versions/merge_insert?on=name&when_matched_update_all=true", { body: digits(400, 10, numbered, [0], () => 1) });
+  await call("/v1/table/maps$versions/delete", { json: { predicate: "label = 9 AND name LIKE 'digit%'" } });
   await call("/v1/table/maps$plain/create", {
     body: tableToIPC(new Table({ id: vectorFromArray([1, 2, 3], new Int32()) }), "stream"),
   });
@@ -207,6 +212,45 @@ test("a clicked point's neighbours beside the index's with its recall, an index 
   await search.getByRole("button", { name: "Light" }).click();
   await expect(hits).toHaveText("5 rows found, 5 of them on the map.");
   await expect(selectedRows.getByRole("heading")).toHaveText("5 rows selected");
+});
+
+test("two versions in one map: rows added, re-embedded and deleted since, and a slider through the versions", async ({ page }) => {
+  await signInWithKey(page, undefined, "/tables/maps/versions?tab=map");
+  await expect(page.getByText(/^1,000 points of version 4/)).toBeVisible();
+  await page.getByLabel("Compare with").selectOption("1");
+  await expect(page.getByText("on version 1's layout")).toBeVisible({ timeout: 60_000 });
+  const legend = page.getByRole("region", { name: "Legend" });
+  const entry = (name: string, count: number) => legend.getByRole("button", { name: new RegExp(`^${name}\\s*${count.toLocaleString("en-US")}$`) });
+  await expect(entry("unchanged place", 890)).toBeVisible();
+  await expect(entry("added since version 1", 100)).toBeVisible();
+  await expect(entry("re-embedded \\(moved\\)", 10)).toBeVisible();
+  await expect(entry("deleted since version 1", 100)).toBeVisible();
+
+  // The deleted rows are read at version 1, where they were: every one a nine.
+  await entry("deleted since version 1", 100).click();
+  const selectedRows = page.getByRole("region", { name: "Selected rows" });
+  await expect(selectedRows.getByRole("heading")).toHaveText("100 rows selected: deleted since version 1, as it had them");
+  const grid = selectedRows.getByRole("table", { name: "Selected rows" });
+  await expect(grid.locator("tbody tr")).toHaveCount(50);
+  const column = async (name: string) => {
+    const at = (await grid.locator("thead th").allTextContents()).findIndex((h) => h.trim().startsWith(name));
+    return (await grid.locator(`tbody tr td:nth-child(${at + 1})`).allTextContents()).map((v) => v.trim());
+  };
+  expect(new Set(await column("label"))).toEqual(new Set(["9"]));
+  await entry("re-embedded \\(moved\\)", 10).click();
+  await expect(selectedRows.getByRole("heading")).toHaveText("10 rows selected");
+  await expect(grid.locator("tbody tr")).toHaveCount(10);
+  expect((await column("name")).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `digit ${i} (a 0)`).sort());
+  await shots(page, "map-versions");
+
+  // The slider steps to version 2: only the rows it added differ from version 1.
+  await page.getByRole("slider").fill("1");
+  await expect(page).toHaveURL(/version=2/);
+  await expect(page.getByText(/^1,100 points of version 2/)).toBeVisible({ timeout: 30_000 });
+  await expect(entry("unchanged place", 1000)).toBeVisible();
+  await expect(entry("added since version 1", 100)).toBeVisible();
+  await expect(entry("re-embedded \\(moved\\)", 0)).toBeVisible();
+  await expect(entry("deleted since version 1", 0)).toBeVisible();
 });
 
 test("a table without a vector column says so", async ({ page }) => {

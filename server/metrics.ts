@@ -97,7 +97,7 @@ function makeMetrics() {
     }),
     mapLayouts: new Counter({
       name: `${PREFIX}map_layouts_total`,
-      help: "Table maps laid out (not found in the root's cache), by stage (first: principal components; refined: UMAP)",
+      help: "Table maps laid out (not found in the root's cache), by stage (first: principal components; refined: UMAP; placed: a version's rows placed onto another's layout)",
       labelNames: ["stage"],
     }),
     maintenanceRetries: new Counter({

@@ -37,6 +37,28 @@ function digitsTable(): Table {
   });
 }
 
+/** Digits as rows of `id`, `label`, `name` and `pixels`: `count` of each digit from MNIST's `first`, ids from `firstId`. */
+function numberedDigits(first: number, count: number, firstId: number, labels = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9], drawn = (label: number) => label): Table {
+  const rows = labels.flatMap((label) => mnist[drawn(label)].set(first, first + count - 1).map((d) => ({ pixels: d.input, label })));
+  const values = new Float32Array(rows.length * PIXELS);
+  rows.forEach((d, i) => values.set(d.pixels, i * PIXELS));
+  return new Table({
+    id: vectorFromArray(
+      rows.map((_, i) => firstId + i),
+      new Int32(),
+    ),
+    label: vectorFromArray(
+      rows.map((d) => d.label),
+      new Int32(),
+    ),
+    name: vectorFromArray(
+      rows.map((d, i) => `row ${firstId + i}: a ${d.label}`),
+      new Utf8(),
+    ),
+    pixels: vectorColumn(values, PIXELS, rows.length),
+  });
+}
+
 function vectorColumn(values: Float32Array, dim: number, length: number, nullCount = 0, nullBitmap?: Uint8Array) {
   return makeVector({
     type: new FixedSizeList(dim, new Field("item", new Float32(), true)),
@@ -171,6 +193,72 @@ describe("the map of MNIST's digits", () => {
     expect(earlier.facts).toMatchObject({ version: 1, stage: "refined", points: 1500 });
     expect(await layoutsMade(server)).toEqual({ first: before.first + 2, refined: before.refined + 2 });
   }, 90_000);
+});
+
+describe("a version's rows placed onto another version's layout", () => {
+  it("keeps every unchanged row's place, puts new and re-embedded rows among their likes, and keeps the placement", async () => {
+    // Version 1: 100 of each digit. 2: 20 more of each. 3: ids 0-9 (zeros) re-embedded as images of ones. 4: the 9s of version 1 deleted.
+    expect((await api.arrow("/v1/table/m$grow/create", numberedDigits(0, 100, 0))).status).toBe(200);
+    expect((await api.arrow("/v1/table/m$grow/insert", numberedDigits(300, 20, 1000))).status).toBe(200);
+    const reembedded = numberedDigits(400, 10, 0, [0], () => 1);
+    expect((await api.arrow("/v1/table/m$grow/merge_insert?on=id&when_matched_update_all=true", reembedded)).status).toBe(200);
+    expect((await api.post("/v1/table/m$grow/delete", { predicate: "id >= 900 AND id < 1000" })).status).toBe(200);
+    const before = await layoutsMade(server);
+
+    // Until version 1's layout is refined, a placement onto it answers no rows and says it is coming.
+    const waiting = await mapOf("m$grow", { placed_on_version: 1, columns: ["id", "label"] });
+    if (waiting.facts.refining) expect(waiting.table.numRows).toBe(0);
+    const base = await refinedMap("m$grow", { version: 1, columns: ["id", "label"] });
+    const placed = await until(
+      "the placement",
+      () => mapOf("m$grow", { placed_on_version: 1, columns: ["id", "label"] }),
+      (m) => !m.facts.refining,
+      60_000,
+      300,
+    );
+    expect(placed.facts).toMatchObject({ version: 4, placed_on: 1, rows: 1100, points: 1100, placed: 210, stage: "refined" });
+    expect(placed.table.schema.fields.map((f) => f.name)).toEqual(["_rowid", "x", "y", "placed", "id", "label"]);
+
+    const at = (m: ArrowTable) => {
+      const ids = m.getChild("id")!.toArray() as Int32Array;
+      const x = m.getChild("x")!.toArray() as Float32Array;
+      const y = m.getChild("y")!.toArray() as Float32Array;
+      return new Map([...ids].map((id, i) => [id, { x: x[i], y: y[i], label: (m.getChild("label")!.toArray() as Int32Array)[i] }]));
+    };
+    const was = at(base.table);
+    const now = at(placed.table);
+    const placedFlags = placed.table.getChild("placed")!.toArray() as Uint8Array;
+    const ids = placed.table.getChild("id")!.toArray() as Int32Array;
+    // Rows whose vector is unchanged keep their exact place; the placed ones are the 200 new and the 10 re-embedded.
+    ids.forEach((id, i) => {
+      const old = was.get(id);
+      const moved = id >= 1000 || id < 10;
+      expect(placedFlags[i], `row ${id}`).toBe(moved ? 1 : 0);
+      if (!moved) expect([now.get(id)!.x, now.get(id)!.y]).toEqual([old!.x, old!.y]);
+    });
+    // Each placed row among version 1's rows of its kind: the share of its ten nearest there with its (drawn) digit.
+    const nearestLabels = (p: { x: number; y: number }) =>
+      [...was.values()]
+        .map((q) => [(q.x - p.x) ** 2 + (q.y - p.y) ** 2, q.label])
+        .sort((a, b) => a[0] - b[0])
+        .slice(0, 10)
+        .map(([, label]) => label);
+    let agree = 0;
+    for (let id = 1000; id < 1200; id++) agree += nearestLabels(now.get(id)!).filter((l) => l === now.get(id)!.label).length;
+    expect(agree / 2000).toBeGreaterThan(0.7);
+    let likeOnes = 0;
+    for (let id = 0; id < 10; id++) likeOnes += nearestLabels(now.get(id)!).filter((l) => l === 1).length;
+    expect(likeOnes / 100).toBeGreaterThan(0.7);
+
+    // Only version 1 was laid out; the placement is made once and then read from the root.
+    const made = await layoutsMade(server);
+    expect(made).toMatchObject({ first: before.first + 1, refined: before.refined + 1, placed: (before.placed ?? 0) + 1 });
+    const again = await mapOf("m$grow", { placed_on_version: 1 });
+    expect(again.facts).toMatchObject({ placed: 210, points: 1100 });
+    expect(await layoutsMade(server)).toEqual(made);
+    expectError(await api.post("/v1/table/m$grow/map", { placed_on_version: 1, have_stage: "first" }), 400, ErrorCode.InvalidInput);
+    expectError(await api.post("/v1/table/m$grow/map", { placed_on_version: 9 }), 404, ErrorCode.TableVersionNotFound);
+  }, 120_000);
 });
 
 describe("the clear answers", () => {

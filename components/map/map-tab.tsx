@@ -11,7 +11,7 @@ import type { JsonField } from "@/lib/arrow-schema";
 import { cellText } from "@/lib/cell-format";
 import { indexTypeLabel } from "@/lib/index-types";
 import { mediaColumnsOf } from "@/lib/media";
-import { useRows, useTable } from "@/lib/queries/catalog";
+import { useRows, useTable, useVersions } from "@/lib/queries/catalog";
 import { useIndexes, useIndexStats } from "@/lib/queries/indexes";
 import { useMapSearch, useNeighbours, useTableMap, type MapSearch, type NeighbourSearch, type TableMap } from "@/lib/queries/maps";
 import { mediaUrl } from "@/lib/queries/media";
@@ -21,6 +21,7 @@ import { fromPicker, pickerValue, refOf, VersionPicker } from "../table/version-
 import { useTableAddress } from "../table/use-table-address";
 import { RowsGrid } from "../table/rows-grid";
 import { categoriesOf, PALETTE } from "./categories";
+import { CHANGE_COLORS, compareVersions, type Comparison } from "./compare";
 import { MapSearchForm } from "./map-search";
 import { CHECK_POINTS, IndexCheckPanel, NeighboursPanel, type MapIndex } from "./neighbours-panel";
 import { ScatterPlot } from "./scatter-plot";
@@ -52,7 +53,20 @@ export function MapTab({ database, table }: { database: string; table: string[] 
   // Only the colour column comes with the points: a row's name and image are read when it is hovered.
   const shown = colorBy ? [colorBy] : [];
   const version = described.data?.version;
-  const map = useTableMap(database, table, { column, version, metric, columns: shown }, Boolean(column) && version !== undefined);
+  const versions = useVersions(database, table);
+  const listed = versions.data?.pages.flatMap((p) => p.versions.map((v) => v.version)) ?? [];
+  // Two versions in one map: this one's rows placed onto an earlier one's layout.
+  // The address's `compare` is the schema tab's too (`v:3`); a map compares versions only.
+  const compare = listed.find((v) => v === Number(fromPicker(address.get("compare") ?? "").version) && version !== undefined && v < version);
+  const map = useTableMap(
+    database,
+    table,
+    { column, version, metric, columns: compare === undefined ? shown : [], ...(compare !== undefined ? { placed_on_version: compare } : {}) },
+    Boolean(column) && version !== undefined,
+  );
+  const placedReady = compare !== undefined && map.data?.facts.placed_on === compare && !map.data.facts.refining;
+  const base = useTableMap(database, table, { column, version: compare, metric, columns: [] }, placedReady);
+  const comparison = useMemo(() => (placedReady && map.data && base.data ? compareVersions(map.data, base.data) : null), [placedReady, map.data, base.data]);
   const indexes = useIndexes(database, table);
   const indexed = indexes.data?.indexes.find((i) => column && i.columns.includes(column));
   const stats = useIndexStats(database, table, indexed?.index_name ?? "", Boolean(indexed));
@@ -93,9 +107,33 @@ export function MapTab({ database, table }: { database: string; table: string[] 
             </Select>
           </Field>
         )}
+        <Field label="Compare with" htmlFor="map-compare">
+          <Select id="map-compare" value={compare ?? ""} onChange={(e) => address.set({ compare: e.target.value ? `v:${e.target.value}` : undefined })}>
+            <option value="">no other version</option>
+            {listed
+              .filter((v) => version !== undefined && v < version)
+              .map((v) => (
+                <option key={v} value={v}>
+                  version {v}
+                </option>
+              ))}
+          </Select>
+        </Field>
+        {compare !== undefined && version !== undefined && (
+          <VersionSlider
+            versions={listed.filter((v) => v >= compare).sort((a, b) => a - b)}
+            value={version}
+            onChange={(v) => address.set({ version: String(v), tag: undefined })}
+          />
+        )}
         <Field label="Colour by" htmlFor="map-color">
-          <Select id="map-color" value={colorBy ?? ""} onChange={(e) => address.set({ color: e.target.value || undefined })}>
-            <option value="">nothing</option>
+          <Select
+            id="map-color"
+            value={compare === undefined ? (colorBy ?? "") : ""}
+            disabled={compare !== undefined}
+            onChange={(e) => address.set({ color: e.target.value || undefined })}
+          >
+            <option value="">{compare === undefined ? "nothing" : "what changed"}</option>
             {showable.map((f) => (
               <option key={f.name}>{f.name}</option>
             ))}
@@ -108,11 +146,13 @@ export function MapTab({ database, table }: { database: string; table: string[] 
           </Select>
         </Field>
       </div>
-      {map.isError ? (
-        <ErrorBanner error={map.error} />
+      {map.isError || base.isError ? (
+        <ErrorBanner error={map.error ?? base.error} />
       ) : !map.data ? (
         <Loading label="Laying out the rows…" />
-      ) : map.data.facts.points === 0 ? (
+      ) : compare !== undefined && !comparison ? (
+        <Loading label={`Laying out version ${compare}, then placing version ${version}'s rows onto it…`} />
+      ) : map.data.facts.points === 0 && !comparison ? (
         <Empty title="Nothing to map">
           {map.data.facts.without_vector
             ? `Every row's ${map.data.facts.column} is null (${map.data.facts.without_vector.toLocaleString()} rows): there is no vector to lay out.`
@@ -120,8 +160,9 @@ export function MapTab({ database, table }: { database: string; table: string[] 
         </Empty>
       ) : (
         <MapView
-          key={`${map.data.facts.version}:${map.data.facts.column}:${metric}`}
+          key={`${map.data.facts.version}:${map.data.facts.column}:${metric}:${compare}`}
           map={map.data}
+          comparison={comparison}
           database={database}
           table={table}
           colorBy={colorBy}
@@ -150,6 +191,7 @@ function MapView({
   textColumns,
   metric,
   index,
+  comparison,
 }: {
   map: TableMap;
   database: string;
@@ -162,17 +204,25 @@ function MapView({
   textColumns: string[];
   metric: string;
   index: (MapIndex & { metric: string }) | null;
+  /** Two versions in one map: the points are this version's rows and the earlier one's deleted rows. */
+  comparison: Comparison | null;
 }) {
   const { facts } = map;
-  const categories = useMemo(() => categoriesOf(map.columns, colorBy, facts.points), [map.columns, colorBy, facts.points]);
-  const points = useMemo(() => ({ x: map.x, y: map.y, category: categories.of }), [map.x, map.y, categories.of]);
+  const drawn = comparison ?? map;
+  const categories = useMemo(
+    () => comparison?.categories ?? categoriesOf(map.columns, colorBy, facts.points),
+    [comparison, map.columns, colorBy, facts.points],
+  );
+  const points = useMemo(() => ({ x: drawn.x, y: drawn.y, category: categories.of }), [drawn.x, drawn.y, categories.of]);
   // Kept between renders: new colours upload every point again (half a second at 100,000 on a software renderer).
-  const colors = useMemo(() => PALETTE.slice(0, Math.max(1, categories.labels.length)), [categories.labels.length]);
+  const colors = useMemo(() => (comparison ? CHANGE_COLORS : PALETTE.slice(0, Math.max(1, categories.labels.length))), [comparison, categories.labels.length]);
+  const deletedFrom = comparison?.deletedFrom ?? facts.points;
+  const versionOf = (i: number) => (i >= deletedFrom ? facts.placed_on! : facts.version);
   const [selected, setSelected] = useState<Selection | null>(null);
   const [hovered, setHovered] = useState<number | null>(null);
   const [lasso, setLasso] = useState(false);
-  const indexOf = useMemo(() => rowIndex(map.rowIds), [map.rowIds]);
-  const rowIdOf = (i: number) => String(map.rowIds[i]);
+  const indexOf = useMemo(() => rowIndex(drawn.rowIds), [drawn.rowIds]);
+  const rowIdOf = (i: number) => String(drawn.rowIds[i]);
 
   const neighbourSearch: NeighbourSearch = {
     version: facts.version,
@@ -190,9 +240,11 @@ function MapView({
   const listed = useMemo(() => {
     if (!selected) return null;
     if (selected.by === "search") return hits.data ?? null;
-    if (selected.by === "point") return [String(map.rowIds[selected.index]), ...(neighbours.data?.exact.map((n) => n.rowId) ?? [])];
-    return selected.indices.map((i) => String(map.rowIds[i]));
-  }, [selected, hits.data, neighbours.data, map.rowIds]);
+    if (selected.by === "point") return [String(drawn.rowIds[selected.index]), ...(neighbours.data?.exact.map((n) => n.rowId) ?? [])];
+    return selected.indices.filter((i) => i < deletedFrom).map((i) => String(drawn.rowIds[i]));
+  }, [selected, hits.data, neighbours.data, drawn.rowIds, deletedFrom]);
+  // The earlier version's deleted rows among those selected, read at that version.
+  const gone = selected && (selected.by === "lasso" || selected.by === "legend") ? selected.indices.filter((i) => i >= deletedFrom).map(rowIdOf) : [];
   const lit = useMemo(() => {
     if (!selected || !listed) return null;
     return selected.by === "lasso" || selected.by === "legend" ? selected.indices : listed.map(indexOf).filter((i) => i >= 0);
@@ -222,7 +274,9 @@ function MapView({
           {facts.points.toLocaleString()} {facts.points === 1 ? "point" : "points"} of version {facts.version}, by {facts.column} ({facts.dimensions}{" "}
           dimensions)
         </span>
-        {facts.stage === "refined" ? (
+        {facts.placed_on !== undefined ? (
+          <Badge tone="indigo">on version {facts.placed_on}&apos;s layout</Badge>
+        ) : facts.stage === "refined" ? (
           <Badge tone="green">refined layout (UMAP)</Badge>
         ) : (
           <Badge tone="amber">first layout (principal components): refining…</Badge>
@@ -243,6 +297,7 @@ function MapView({
             points={points}
             colors={colors}
             selected={lit}
+            trails={comparison?.trails}
             lasso={lasso}
             onSelect={(indices) =>
               setSelected(!indices?.length ? null : indices.length === 1 && !lasso ? { by: "point", index: indices[0] } : { by: "lasso", indices })
@@ -261,7 +316,7 @@ function MapView({
             <HoverCard
               database={database}
               table={table}
-              version={facts.version}
+              version={versionOf(hovered)}
               rowId={rowIdOf(hovered)}
               title={title}
               image={image}
@@ -272,9 +327,10 @@ function MapView({
         <Legend
           labels={categories.labels}
           counts={categories.counts}
+          colors={colors}
           active={activeCategory}
           onPick={(c) => (c === activeCategory ? setSelected(null) : pickCategory(c))}
-          heading={colorBy}
+          heading={comparison ? `Since version ${facts.placed_on}` : colorBy}
         />
       </div>
       {index && <IndexCheckPanel database={database} table={table} search={neighbourSearch} index={index} samplePoints={samplePoints} onPick={pickRow} />}
@@ -298,7 +354,19 @@ function MapView({
           {hits.data.length > lit.length && " (the others have no vector or were left out of the sample)"}.
         </p>
       ) : null}
-      {listed ? (
+      {gone.length > 0 && (
+        <SelectedRows
+          key={`gone:${JSON.stringify(selected)}`}
+          database={database}
+          table={table}
+          version={facts.placed_on!}
+          rowIds={gone}
+          columns={gridColumns}
+          heading={`deleted since version ${facts.placed_on}, as it had them`}
+          onClear={() => setSelected(null)}
+        />
+      )}
+      {listed && (listed.length > 0 || gone.length === 0) ? (
         <SelectedRows
           key={JSON.stringify(selected) + listed.length}
           database={database}
@@ -309,7 +377,7 @@ function MapView({
           heading={selected?.by === "point" ? "the point and its exact neighbours" : undefined}
           onClear={() => setSelected(null)}
         />
-      ) : selected?.by === "search" && hits.isFetching ? (
+      ) : gone.length > 0 ? null : selected?.by === "search" && hits.isFetching ? (
         <Loading label="Searching…" />
       ) : (
         <p className="text-sm text-slate-500">
@@ -386,12 +454,14 @@ function HoverCard({
 function Legend({
   labels,
   counts,
+  colors,
   active,
   onPick,
   heading,
 }: {
   labels: string[];
   counts: number[];
+  colors: string[];
   active: number | null;
   onPick: (category: number) => void;
   heading: string | undefined;
@@ -410,7 +480,7 @@ function Legend({
                 active === c ? "bg-indigo-50 font-medium dark:bg-indigo-950" : ""
               }`}
             >
-              <span aria-hidden className="inline-block h-3 w-3 shrink-0 rounded-full" style={{ background: PALETTE[c] }} />
+              <span aria-hidden className="inline-block h-3 w-3 shrink-0 rounded-full" style={{ background: colors[c] }} />
               <span className="min-w-0 flex-1 truncate">{label}</span>
               <span className="text-xs text-slate-500 tabular-nums">{counts[c].toLocaleString()}</span>
             </button>
@@ -468,5 +538,27 @@ function SelectedRows({
       </div>
       {rows.isError ? <ErrorBanner error={rows.error} /> : rows.data ? <RowsGrid data={rows.data} label="Selected rows" /> : <Loading />}
     </section>
+  );
+}
+
+/** Steps through the versions from the one compared with to the latest, each placed onto that one's layout. */
+function VersionSlider({ versions, value, onChange }: { versions: number[]; value: number; onChange: (version: number) => void }) {
+  const at = Math.max(0, versions.indexOf(value));
+  return (
+    <label className="flex items-center gap-2 text-sm" htmlFor="map-version-slider">
+      <span className="text-slate-600 dark:text-slate-300">Version</span>
+      <input
+        id="map-version-slider"
+        type="range"
+        min={0}
+        max={versions.length - 1}
+        step={1}
+        value={at}
+        aria-valuetext={`version ${versions[at]}`}
+        onChange={(e) => onChange(versions[Number(e.target.value)])}
+        className="w-40 accent-indigo-600"
+      />
+      <span className="font-mono tabular-nums">{versions[at]}</span>
+    </label>
   );
 }

@@ -83,6 +83,7 @@ export class PointMap {
   private category: Float32Array = new Float32Array(0);
   private palette: Array<[number, number, number]> = [];
   private selected: Set<number> | null = null;
+  private trails: { index: Int32Array; x: Float32Array; y: Float32Array } | null = null;
   private cells: Int32Array[] = [];
   private view = { zoom: 1, cx: 0, cy: 0 };
   private frame = 0;
@@ -138,6 +139,12 @@ export class PointMap {
     gl.bufferData(gl.ARRAY_BUFFER, interleaved, gl.STATIC_DRAW);
     this.index();
     this.recolor();
+  }
+
+  /** Lines from where some points were (x, y) to where they are: rows that moved between two versions. */
+  setTrails(trails: { index: Int32Array; x: Float32Array; y: Float32Array } | null) {
+    this.trails = trails && trails.index.length ? trails : null;
+    this.redraw();
   }
 
   /** Whether a drag draws a lasso (else it pans; with shift held it always lassos). */
@@ -236,12 +243,28 @@ export class PointMap {
     this.drawOverlay();
   }
 
-  /** The lasso's stroke, and a ring round the hovered point. */
+  /** The moved points' trails, the lasso's stroke, and a ring round the hovered point. */
   private drawOverlay() {
     const context = this.overlay.getContext("2d")!;
     const dpr = window.devicePixelRatio || 1;
     context.clearRect(0, 0, this.overlay.width, this.overlay.height);
     const box = this.canvas.getBoundingClientRect();
+    if (this.trails) {
+      const place = this.screenPlace();
+      const { sx, sy } = this.scale();
+      const { cx, cy } = this.view;
+      context.strokeStyle = "rgba(217, 119, 6, 0.55)";
+      context.lineWidth = dpr;
+      context.beginPath();
+      const { index, x, y } = this.trails;
+      for (let t = 0; t < index.length; t++) {
+        if (this.selected && !this.selected.has(index[t])) continue;
+        const to = place(index[t]);
+        context.moveTo((((x[t] - cx) * sx + 1) / 2) * box.width * dpr, ((1 - (y[t] - cy) * sy) / 2) * box.height * dpr);
+        context.lineTo(to.x * dpr, to.y * dpr);
+      }
+      context.stroke();
+    }
     if (this.gesture?.kind === "lasso" && this.gesture.path.length > 2) {
       context.strokeStyle = "#6366f1";
       context.lineWidth = 1.5 * dpr;

@@ -18,12 +18,15 @@ export function ScatterPlot({
   points,
   colors,
   selected,
+  trails = null,
   lasso,
   onSelect,
   onHover,
 }: {
   points: PlotPoints;
   colors: string[];
+  /** Lines from where points were to where they are. */
+  trails?: { index: Int32Array; x: Float32Array; y: Float32Array } | null;
   /** Indices of the selected points (null: none). */
   selected: number[] | null;
   lasso: boolean;
@@ -63,6 +66,7 @@ export function ScatterPlot({
 
   useEffect(() => plot?.setPoints(points.x, points.y, points.category, colors), [plot, points, colors]);
   useEffect(() => plot?.setSelected(selected), [plot, selected]);
+  useEffect(() => plot?.setTrails(trails), [plot, trails]);
   useEffect(() => plot?.setLasso(lasso), [plot, lasso]);
 
   return (

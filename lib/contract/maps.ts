@@ -30,6 +30,14 @@ export const mapRequest = z.object({
     .max(MAP_MAX_SHOWN)
     .nullish()
     .describe(`Scalar columns to answer beside the coordinates (to colour, filter and name the points); text is cut to ${MAP_TEXT_CHARS} characters`),
+  placed_on_version: z
+    .number()
+    .int()
+    .min(1)
+    .nullish()
+    .describe(
+      "Place the version's rows onto this version's refined layout instead of laying them out: a row whose vector that layout holds keeps its place, the others (new, or re-embedded) go among their nearest rows there; answered with a `placed` column (1: placed, 0: kept), and as no rows (the metadata saying `refining`) while that layout is being made",
+    ),
   have_stage: z
     .enum(["first"])
     .nullish()
@@ -52,5 +60,7 @@ export const mapFacts = z.object({
   without_vector: z.number().int().describe("Rows whose vector is null, left off the map"),
   sampled: z.boolean().describe(`More rows than ${MAP_MAX_POINTS} have a vector: the map holds an even sample of them`),
   dimensions: z.number().int().describe("The vectors' length"),
+  placed_on: z.number().int().optional().describe("The version whose layout the rows were placed onto (`placed_on_version`)"),
+  placed: z.number().int().optional().describe("Rows placed anew onto that layout: their vector is new or changed since"),
 });
 export type MapFacts = z.infer<typeof mapFacts>;

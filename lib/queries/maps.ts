@@ -17,6 +17,8 @@ export interface TableMap {
   rowIds: BigUint64Array;
   /** The shown columns, a value per point. */
   columns: ArrowTable;
+  /** Placed onto another version's layout: 1 where the row was placed anew (its vector new or changed), 0 where it kept its place. */
+  placed?: Uint8Array;
 }
 
 /** How often a map being refined is asked for again. */
@@ -25,7 +27,8 @@ const REFINING_POLL_MS = 1_500;
 export type MapRequest = Omit<BodyOf<"GetTableMap">, "identity" | "context" | "have_stage">;
 
 async function fetchMap(database: string, table: string[], request: MapRequest, held: TableMap | undefined): Promise<TableMap> {
-  const refining = held?.facts.stage === "first";
+  // A placement is answered whole once the layout it is placed onto is ready.
+  const refining = held?.facts.stage === "first" && !request.placed_on_version;
   const body = refining ? { ...request, have_stage: "first" as const } : request;
   const answer = tableFromIPC(new Uint8Array(await call("GetTableMap", { id: table, database, body })));
   const facts = JSON.parse(answer.schema.metadata.get(MAP_METADATA_KEY)!) as MapFacts;
@@ -39,6 +42,7 @@ async function fetchMap(database: string, table: string[], request: MapRequest, 
     y: answer.getChild("y")!.toArray() as Float32Array,
     rowIds: answer.getChild("_rowid")!.toArray() as BigUint64Array,
     columns: answer,
+    placed: answer.getChild("placed")?.toArray() as Uint8Array | undefined,
   };
 }
 

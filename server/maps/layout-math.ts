@@ -230,3 +230,118 @@ export function fitToSquare(xy: Float32Array, n: number): { x: Float32Array; y: 
   }
   return { x, y };
 }
+
+/** Rows (n × k, row-major) grouped under the nearest of a few centres: where a nearest-row search looks first. */
+interface Cells {
+  centres: Float32Array;
+  count: number;
+  members: Int32Array[];
+}
+
+const squaredDistance = (a: Float32Array, at: number, b: Float32Array, bt: number, k: number) => {
+  let sum = 0;
+  for (let c = 0; c < k; c++) {
+    const d = a[at + c] - b[bt + c];
+    sum += d * d;
+  }
+  return sum;
+};
+
+function nearestCentre(rows: Float32Array, at: number, cells: { centres: Float32Array; count: number }, k: number): number {
+  let best = 0;
+  let bestDistance = Infinity;
+  for (let c = 0; c < cells.count; c++) {
+    const d = squaredDistance(rows, at, cells.centres, c * k, k);
+    if (d < bestDistance) {
+      bestDistance = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+/** About √n cells (one under 4,096 rows: every row is searched), their centres by four rounds of k-means on a sample. */
+function cellsOf(rows: Float32Array, n: number, k: number): Cells {
+  const count = n < 4_096 ? 1 : Math.round(Math.sqrt(n));
+  const centres = new Float32Array(count * k);
+  for (let c = 0; c < count; c++) centres.set(rows.subarray(Math.floor((c * n) / count) * k, Math.floor((c * n) / count) * k + k), c * k);
+  const cells = { centres, count };
+  if (count > 1) {
+    const sample = Math.min(n, count * 40);
+    for (let round = 0; round < 4; round++) {
+      const sums = new Float64Array(count * k);
+      const sizes = new Int32Array(count);
+      for (let s = 0; s < sample; s++) {
+        const at = Math.floor((s * n) / sample) * k;
+        const c = nearestCentre(rows, at, cells, k);
+        sizes[c]++;
+        for (let j = 0; j < k; j++) sums[c * k + j] += rows[at + j];
+      }
+      for (let c = 0; c < count; c++) if (sizes[c]) for (let j = 0; j < k; j++) centres[c * k + j] = sums[c * k + j] / sizes[c];
+    }
+  }
+  const lists: number[][] = Array.from({ length: count }, () => []);
+  for (let i = 0; i < n; i++) lists[count > 1 ? nearestCentre(rows, i * k, cells, k) : 0].push(i);
+  return { ...cells, members: lists.map((l) => Int32Array.from(l)) };
+}
+
+/** Cells a nearest-row search reads: enough that a row near a cell's border finds its neighbours across it. */
+const PROBED_CELLS = 8;
+/** Laid-out rows a placed row is put among. */
+const PLACED_AMONG = 5;
+
+/**
+ * Places rows into an existing layout without moving it: each at the mean of its nearest laid-out rows' places
+ * (weighted by nearness), found in the reduced space the layout was made from. `rows` are m × k, `laid` n × k.
+ */
+export function placeAmong(
+  rows: Float32Array,
+  m: number,
+  laid: Float32Array,
+  n: number,
+  k: number,
+  place: { x: Float32Array; y: Float32Array },
+): { x: Float32Array; y: Float32Array } {
+  const x = new Float32Array(m);
+  const y = new Float32Array(m);
+  if (n === 0) return { x, y };
+  const cells = cellsOf(laid, n, k);
+  const probed = Math.min(PROBED_CELLS, cells.count);
+  const centreDistance = new Float64Array(cells.count);
+  const order = Int32Array.from({ length: cells.count }, (_, c) => c);
+  const best = new Int32Array(PLACED_AMONG);
+  const bestDistance = new Float64Array(PLACED_AMONG);
+  for (let i = 0; i < m; i++) {
+    const at = i * k;
+    for (let c = 0; c < cells.count; c++) centreDistance[c] = squaredDistance(rows, at, cells.centres, c * k, k);
+    if (cells.count > 1) order.sort((a, b) => centreDistance[a] - centreDistance[b]);
+    bestDistance.fill(Infinity);
+    best.fill(-1);
+    for (let p = 0; p < probed; p++)
+      for (const j of cells.members[order[p]]) {
+        const d = squaredDistance(rows, at, laid, j * k, k);
+        if (d >= bestDistance[PLACED_AMONG - 1]) continue;
+        let slot = PLACED_AMONG - 1;
+        while (slot > 0 && bestDistance[slot - 1] > d) {
+          bestDistance[slot] = bestDistance[slot - 1];
+          best[slot] = best[slot - 1];
+          slot--;
+        }
+        bestDistance[slot] = d;
+        best[slot] = j;
+      }
+    let sx = 0;
+    let sy = 0;
+    let sw = 0;
+    for (let s = 0; s < PLACED_AMONG && best[s] >= 0; s++) {
+      // A row equal to a laid-out one goes where it is.
+      const w = 1 / (Math.sqrt(bestDistance[s]) + 1e-9);
+      sx += w * place.x[best[s]];
+      sy += w * place.y[best[s]];
+      sw += w;
+    }
+    x[i] = sx / sw;
+    y[i] = sy / sw;
+  }
+  return { x, y };
+}

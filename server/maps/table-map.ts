@@ -21,10 +21,10 @@ import type { TableEntry } from "@/server/catalog/catalog-table";
 import type { Tables } from "@/server/tables/tables";
 import { joinIdentifier } from "@/lib/identifiers";
 import { MAP_MAX_POINTS, MAP_METADATA_KEY, MAP_TEXT_CHARS, type MapFacts } from "@/lib/contract/maps";
-import type { LayoutJob, LayoutMessage } from "./layout-worker";
+import type { LayoutJob, LayoutMessage, PlaceJob, Projection } from "./layout-worker";
 
 /** Part of every map's key: a changed way of laying out makes new maps instead of reading old ones. */
-const LAYOUT_REVISION = 1;
+const LAYOUT_REVISION = 2;
 const REFINE = { epochs: 100, neighbors: 12, seed: 42 };
 /** A refining instance renews its marker this often; a marker older than MARKER_STALE_MS is one whose instance stopped. */
 const MARKER_RENEW_MS = 20_000;
@@ -39,6 +39,8 @@ export interface MapRequest {
   shown: string[];
   /** The caller holds the first layout: answer the refined one's coordinates alone, or nothing until it is ready. */
   haveFirst: boolean;
+  /** Place the version's rows onto this version's refined layout instead of laying them out. */
+  placedOn?: number;
 }
 
 interface Layout {
@@ -46,6 +48,13 @@ interface Layout {
   x: Float32Array;
   y: Float32Array;
   facts: Pick<MapFacts, "stage" | "rows" | "points" | "without_vector" | "sampled" | "dimensions">;
+  /** A refined layout's projection, which rows of other versions are placed by. */
+  projection?: Projection;
+}
+
+/** Rows placed onto another version's layout: whether each was placed (its vector new or changed) or kept its place. */
+interface Placement extends Layout {
+  placed: Uint8Array;
 }
 
 interface Job {
@@ -190,21 +199,45 @@ async function readVectors(handle: NativeTable, column: { name: string; dimensio
   return { ids: out.ids.subarray(0, filled), vectors: out.vectors, n: filled, rows, withoutVector: rows - withVector, sampled: withVector > MAP_MAX_POINTS };
 }
 
-const layoutFile = (layout: Layout): Buffer => {
-  const table = new Table({ _rowid: makeVector(layout.ids), x: makeVector(layout.x), y: makeVector(layout.y) });
+const layoutFile = (layout: Layout | Placement): Buffer => {
+  const columns: Record<string, Vector> = { _rowid: makeVector(layout.ids), x: makeVector(layout.x), y: makeVector(layout.y) };
+  if ("placed" in layout) columns.placed = makeVector(layout.placed);
+  const table = new Table(columns);
   table.schema.metadata.set(MAP_METADATA_KEY, JSON.stringify(layout.facts));
   return Buffer.from(tableToIPC(table, "file"));
 };
 
-function layoutOf(file: Buffer): Layout {
+const PROJECTION_KEY = "quiver.map.projection";
+
+/** A projection as a file: the reduced rows as one column, the basis (base64 of its floats) in the metadata. */
+function projectionFile(projection: Projection): Buffer {
+  const table = new Table({ reduced: makeVector(projection.reduced) });
+  const basis = Buffer.from(projection.basis.buffer, projection.basis.byteOffset, projection.basis.byteLength).toString("base64");
+  table.schema.metadata.set(PROJECTION_KEY, JSON.stringify({ k: projection.k, basis }));
+  return Buffer.from(tableToIPC(table, "file"));
+}
+
+function projectionOf(file: Buffer): Projection {
   const table = tableFromIPC(file);
-  const flat = <T extends BigUint64Array | Float32Array>(name: string) => table.getChild(name)!.toArray() as T;
+  const { k, basis } = JSON.parse(table.schema.metadata.get(PROJECTION_KEY)!) as { k: number; basis: string };
+  const bytes = Buffer.from(basis, "base64");
   return {
+    k,
+    basis: new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)),
+    reduced: table.getChild("reduced")!.toArray() as Float32Array,
+  };
+}
+
+function layoutOf(file: Buffer): Layout | Placement {
+  const table = tableFromIPC(file);
+  const flat = <T extends BigUint64Array | Float32Array | Uint8Array>(name: string) => table.getChild(name)!.toArray() as T;
+  const layout = {
     ids: flat<BigUint64Array>("_rowid"),
     x: flat<Float32Array>("x"),
     y: flat<Float32Array>("y"),
     facts: JSON.parse(table.schema.metadata.get(MAP_METADATA_KEY)!) as Layout["facts"],
   };
+  return table.getChild("placed") ? { ...layout, placed: flat<Uint8Array>("placed") } : layout;
 }
 
 /** The worker thread's module, shipped beside the server as Node loads it (the bundle would rename it). */
@@ -221,8 +254,25 @@ class MapStore {
     return file ? layoutOf(file) : null;
   }
 
-  write(layout: Layout): Promise<void> {
-    return this.store.put(`${this.folder}${layout.facts.stage}.arrow`, layoutFile(layout));
+  /** A refined layout's projection is written before it: a refined layout found has its projection. */
+  async write(layout: Layout): Promise<void> {
+    if (layout.projection) await this.store.put(`${this.folder}projection.arrow`, projectionFile(layout.projection));
+    await this.store.put(`${this.folder}${layout.facts.stage}.arrow`, layoutFile(layout));
+  }
+
+  async projection(): Promise<Projection> {
+    const file = await this.store.get(`${this.folder}projection.arrow`);
+    if (!file) throw new QuiverError("ServiceUnavailable", "a map's projection went missing from the root while it was read; try again");
+    return projectionOf(file);
+  }
+
+  async readPlacement(onto: string): Promise<Placement | null> {
+    const file = await this.store.get(`${this.folder}on-${onto}.arrow`);
+    return file ? (layoutOf(file) as Placement) : null;
+  }
+
+  writePlacement(onto: string, placement: Placement): Promise<void> {
+    return this.store.put(`${this.folder}on-${onto}.arrow`, layoutFile(placement));
   }
 
   /** Whether another instance is refining this map: its marker renewed lately. */
@@ -245,7 +295,7 @@ class MapStore {
 /** Lays out the vectors in a worker thread: the first layout's promise, and the refined one handed to `refined`. */
 function runLayout(
   read: Awaited<ReturnType<typeof readVectors>>,
-  job: Omit<LayoutJob, "vectors" | "n">,
+  job: Omit<LayoutJob, "vectors" | "n" | "kind">,
   refined: (layout: Layout) => Promise<void>,
   failed: (err: Error) => void,
 ): Promise<Layout> {
@@ -261,8 +311,10 @@ function runLayout(
     };
     worker.on("error", fail);
     worker.on("message", (message: LayoutMessage) => {
-      if (message.stage === "failed") return fail(new Error(message.message));
-      const layout: Layout = { ids: read.ids, x: message.x, y: message.y, facts: { ...facts, stage: message.stage } };
+      if (message.stage === "failed" || message.stage === "placed")
+        return fail(new Error(message.stage === "failed" ? message.message : "a layout was placed"));
+      const projection = message.stage === "refined" ? { projection: message.projection } : {};
+      const layout: Layout = { ids: read.ids, x: message.x, y: message.y, facts: { ...facts, stage: message.stage }, ...projection };
       metrics.mapLayouts.inc({ stage: message.stage });
       if (message.stage === "first") {
         settled = true;
@@ -272,8 +324,22 @@ function runLayout(
       void worker.terminate();
       refined(layout).catch(failed);
     });
-    const message: LayoutJob = { ...job, vectors: read.vectors, n: read.n };
+    const message: LayoutJob = { ...job, kind: "layout", vectors: read.vectors, n: read.n };
     worker.postMessage(message, [read.vectors.buffer]);
+  });
+}
+
+/** Places a version's rows onto another's refined layout in a worker thread. */
+function runPlacement(job: PlaceJob): Promise<{ x: Float32Array; y: Float32Array; placed: Uint8Array }> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(WORKER);
+    worker.on("error", reject);
+    worker.on("message", (message: LayoutMessage) => {
+      void worker.terminate();
+      if (message.stage === "placed") resolve(message);
+      else reject(new Error(message.stage === "failed" ? message.message : `the worker answered a ${message.stage} layout`));
+    });
+    worker.postMessage(job, [job.vectors.buffer as ArrayBuffer]);
   });
 }
 
@@ -282,7 +348,7 @@ async function layoutFor(
   key: string,
   maps: MapStore,
   make: () => Promise<Awaited<ReturnType<typeof readVectors>>>,
-  job: Omit<LayoutJob, "vectors" | "n">,
+  job: Omit<LayoutJob, "vectors" | "n" | "kind">,
 ): Promise<{ layout: Layout; refining: boolean }> {
   const here = running.get(key);
   if (here) return here.refined ? { layout: here.refined, refining: false } : { layout: await here.first, refining: true };
@@ -366,36 +432,115 @@ async function manifestEtag(tables: Tables, entry: TableEntry, version: number):
   return sources.get(version)?.info?.etag ?? "";
 }
 
-/** The map of a table's version: an Arrow IPC file of `_rowid`, `x`, `y` and the shown columns, its facts in its metadata. */
+/** Where a version's maps are kept: the key names the table's location, the version and its manifest, the column and the metric. */
+async function mapsOf(tables: Tables, entry: TableEntry, version: number, column: string, metric: "l2" | "cosine") {
+  const etag = await manifestEtag(tables, entry, version);
+  const key = createHash("sha256")
+    .update(JSON.stringify([LAYOUT_REVISION, entry.location, version, etag, column, metric]))
+    .digest("hex")
+    .slice(0, 40);
+  return { key, maps: new MapStore(tables.records, `.quiver/maps/${key}/`) };
+}
+
+/** A version's layout (made, being made, or found in the root) and where it is kept. */
+async function layoutAt(
+  tables: Tables,
+  entry: TableEntry,
+  handle: NativeTable,
+  version: number,
+  column: { name: string; dimensions: number },
+  metric: "l2" | "cosine",
+) {
+  const { key, maps } = await mapsOf(tables, entry, version, column.name, metric);
+  const made = await layoutFor(key, maps, () => readVectors(handle, column), { dim: column.dimensions, metric, ...REFINE });
+  return { key, maps, ...made };
+}
+
+/** A version's rows placed onto another version's refined layout: made once, then kept beside the version's own map. */
+async function placementOn(
+  here: MapStore,
+  handle: NativeTable,
+  column: { name: string; dimensions: number },
+  metric: "l2" | "cosine",
+  onto: Awaited<ReturnType<typeof layoutAt>>,
+): Promise<Placement> {
+  const kept = await here.readPlacement(onto.key);
+  if (kept) return kept;
+  const [read, projection] = await Promise.all([readVectors(handle, column), onto.maps.projection()]);
+  const made = await runPlacement({
+    kind: "place",
+    vectors: read.vectors,
+    n: read.n,
+    dim: column.dimensions,
+    metric,
+    ids: read.ids,
+    onto: { ids: onto.layout.ids, x: onto.layout.x, y: onto.layout.y, projection },
+  });
+  metrics.mapLayouts.inc({ stage: "placed" });
+  const placement: Placement = {
+    ids: read.ids,
+    ...made,
+    facts: { stage: "refined", rows: read.rows, points: read.n, without_vector: read.withoutVector, sampled: read.sampled, dimensions: column.dimensions },
+  };
+  await here.writePlacement(onto.key, placement);
+  return placement;
+}
+
+const answerFile = (columns: Record<string, Vector>, facts: MapFacts): Buffer => {
+  const table = new Table(columns);
+  table.schema.metadata.set(MAP_METADATA_KEY, JSON.stringify(facts));
+  return Buffer.from(tableToIPC(table, "file"));
+};
+
+/**
+ * The map of a table's version: an Arrow IPC file of `_rowid`, `x`, `y` and the shown columns, its facts in its
+ * metadata. Placed onto another version's layout, it has `placed` too (1: the row's vector is not the one that
+ * layout holds for it, so the row was put among its nearest rows there; 0: it kept its place).
+ */
 export async function tableMap(tables: Tables, id: Id, request: MapRequest): Promise<Buffer> {
   const name = joinIdentifier(id);
   const { entry, value: handle } = await tables.resolveWith(id, (at) => tables.fixedHandle(at, "be mapped", { version: request.version }));
   const [schema, version] = await Promise.all([tables.schemaOf(handle), engineCall("read the version", () => handle.version())]);
   const column = vectorColumn(schema, name, request.column);
   const shown = shownFields(schema, name, request.shown);
-  const etag = await manifestEtag(tables, entry, version);
-  const key = createHash("sha256")
-    .update(JSON.stringify([LAYOUT_REVISION, entry.location, version, etag, column.name, request.metric]))
-    .digest("hex")
-    .slice(0, 40);
-  const { layout, refining } = await layoutFor(key, new MapStore(tables.records, `.quiver/maps/${key}/`), () => readVectors(handle, column), {
-    dim: column.dimensions,
-    metric: request.metric,
-    ...REFINE,
-  });
-  const facts: MapFacts = { version, column: column.name, metric: request.metric, refining, ...layout.facts };
+  const mapped = { version, column: column.name, metric: request.metric };
+  if (request.placedOn !== undefined) {
+    if (request.haveFirst)
+      throw invalidInput("have_stage asks for a refined layout's coordinates alone; a placed map is answered whole: send one or the other");
+    const base = await tables.resolveWith(id, (at) => tables.fixedHandle(at, "be mapped", { version: request.placedOn }));
+    const baseVersion = await engineCall("read the version", () => base.value.version());
+    const baseColumn = vectorColumn(await tables.schemaOf(base.value), name, column.name);
+    if (baseColumn.dimensions !== column.dimensions)
+      throw invalidInput(
+        `column '${column.name}' holds ${baseColumn.dimensions} values a row at version ${baseVersion} and ${column.dimensions} at ${version}: its rows cannot share a layout`,
+      );
+    const onto = await layoutAt(tables, base.entry, base.value, baseVersion, baseColumn, request.metric);
+    if (onto.layout.facts.stage !== "refined") {
+      const waiting = { ...mapped, ...onto.layout.facts, refining: true, points: 0, placed_on: baseVersion, placed: 0 };
+      return answerFile({ _rowid: makeVector(new BigUint64Array(0)), x: makeVector(new Float32Array(0)), y: makeVector(new Float32Array(0)) }, waiting);
+    }
+    const { maps: here } = await mapsOf(tables, entry, version, column.name, request.metric);
+    const placement = await placementOn(here, handle, column, request.metric, onto);
+    const placedCount = placement.placed.reduce((sum, p) => sum + p, 0);
+    return answerFile(
+      {
+        _rowid: makeVector(placement.ids),
+        x: makeVector(placement.x),
+        y: makeVector(placement.y),
+        placed: makeVector(placement.placed),
+        ...(await shownColumns(handle, placement.ids, shown)),
+      },
+      { ...mapped, refining: false, ...placement.facts, placed_on: baseVersion, placed: placedCount },
+    );
+  }
+  const { layout, refining } = await layoutAt(tables, entry, handle, version, column, request.metric);
+  const facts: MapFacts = { ...mapped, refining, ...layout.facts };
   if (request.haveFirst) {
     const refined = layout.facts.stage === "refined";
-    const table = new Table({ x: makeVector(refined ? layout.x : new Float32Array(0)), y: makeVector(refined ? layout.y : new Float32Array(0)) });
-    table.schema.metadata.set(MAP_METADATA_KEY, JSON.stringify(facts));
-    return Buffer.from(tableToIPC(table, "file"));
+    return answerFile({ x: makeVector(refined ? layout.x : new Float32Array(0)), y: makeVector(refined ? layout.y : new Float32Array(0)) }, facts);
   }
-  const table = new Table({
-    _rowid: makeVector(layout.ids),
-    x: makeVector(layout.x),
-    y: makeVector(layout.y),
-    ...(await shownColumns(handle, layout.ids, shown)),
-  });
-  table.schema.metadata.set(MAP_METADATA_KEY, JSON.stringify(facts));
-  return Buffer.from(tableToIPC(table, "file"));
+  return answerFile(
+    { _rowid: makeVector(layout.ids), x: makeVector(layout.x), y: makeVector(layout.y), ...(await shownColumns(handle, layout.ids, shown)) },
+    facts,
+  );
 }

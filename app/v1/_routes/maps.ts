@@ -16,6 +16,7 @@ export const mapRoutes = [
         metric: body.metric ?? "l2",
         shown: body.columns ?? [],
         haveFirst: body.have_stage === "first",
+        placedOn: body.placed_on_version ?? undefined,
       }),
     }),
   }),
