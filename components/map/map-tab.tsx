@@ -160,7 +160,7 @@ export function MapTab({ database, table }: { database: string; table: string[] 
         </Empty>
       ) : (
         <MapView
-          key={`${map.data.facts.version}:${map.data.facts.column}:${metric}:${compare}`}
+          key={`${map.data.facts.version}:${map.data.facts.column}:${metric}:${compare}:${map.data.facts.stage === "preview" ? "preview" : "every row"}`}
           map={map.data}
           comparison={comparison}
           database={database}
@@ -276,12 +276,20 @@ function MapView({
         </span>
         {facts.placed_on !== undefined ? (
           <Badge tone="indigo">on version {facts.placed_on}&apos;s layout</Badge>
+        ) : facts.stage === "preview" ? (
+          <Badge tone="amber">
+            a first look at an even sample of {facts.points.toLocaleString()} of {facts.rows.toLocaleString()} rows: every row follows…
+          </Badge>
         ) : facts.stage === "refined" ? (
           <Badge tone="green">refined layout (UMAP)</Badge>
         ) : (
           <Badge tone="amber">first layout (principal components): refining…</Badge>
         )}
-        {facts.sampled && <Badge tone="indigo">an even sample of {facts.rows.toLocaleString()} rows</Badge>}
+        {facts.sampled && facts.stage !== "preview" && (
+          <Badge tone="indigo">
+            an even sample of {facts.points.toLocaleString()} of {facts.rows.toLocaleString()} rows
+          </Badge>
+        )}
         {facts.without_vector > 0 && <Badge>{facts.without_vector.toLocaleString()} rows without a vector, not shown</Badge>}
       </p>
       <MapSearchForm

@@ -46,14 +46,22 @@ export const mapRequest = z.object({
     ),
 });
 
-export const MAP_STAGES = ["first", "refined"] as const;
+export const MAP_STAGES = ["preview", "first", "refined"] as const;
+
+/** A map of more rows than this, and at least MAP_PREVIEW_VALUES vector values, first answers a preview of an even sample of this many. */
+export const MAP_PREVIEW_ROWS = 5_000;
+export const MAP_PREVIEW_VALUES = 16_000_000;
 
 /** The `quiver.map` schema metadata of a map's answer. */
 export const mapFacts = z.object({
   version: z.number().int(),
   column: z.string(),
   metric: z.enum(MAP_METRICS),
-  stage: z.enum(MAP_STAGES).describe("first: the two principal components, at once; refined: UMAP's layout, when it is done"),
+  stage: z
+    .enum(MAP_STAGES)
+    .describe(
+      `preview: above ${MAP_PREVIEW_ROWS} rows and ${MAP_PREVIEW_VALUES / 1e6} million vector values, the two principal components of an even sample of ${MAP_PREVIEW_ROWS}, at once, while every row is read; first: every row by the two principal components; refined: UMAP's layout, when it is done`,
+    ),
   refining: z.boolean().describe("A refined layout is being made: ask again for it"),
   rows: z.number().int().describe("The table's rows at the version"),
   points: z.number().int().describe("The rows laid out (the answer's rows)"),

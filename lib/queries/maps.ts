@@ -1,7 +1,8 @@
 /**
- * A table's map: its rows' coordinates and the columns shown with them. While the layout is refined it is asked for
- * again as `have_stage: "first"`, which answers nothing until the refined layout is ready and then its coordinates
- * alone: the rows and their columns are the first answer's.
+ * A table's map: its rows' coordinates and the columns shown with them. A preview (a large table's sample) is asked
+ * for again whole until every row is laid out; while the layout is refined it is asked for again as
+ * `have_stage: "first"`, which answers nothing until the refined layout is ready and then its coordinates alone: the
+ * rows and their columns are the first answer's.
  */
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { tableFromIPC, type Table as ArrowTable } from "apache-arrow";
@@ -52,7 +53,7 @@ export function useTableMap(database: string, table: string[], request: MapReque
   return useQuery({
     queryKey: key,
     queryFn: () => fetchMap(database, table, request, client.getQueryData<TableMap>(key)),
-    refetchInterval: (query) => (query.state.data?.facts.stage === "first" && query.state.data.facts.refining ? REFINING_POLL_MS : false),
+    refetchInterval: (query) => (query.state.data?.facts.refining ? REFINING_POLL_MS : false),
     retry: false,
     enabled,
   });

@@ -108,6 +108,7 @@ export interface NativeTable {
   stats(): Promise<NativeStats>;
   query(): NativeQuery;
   takeRowIds(rowIds: bigint[]): NativeTakeQuery;
+  takeOffsets(offsets: number[]): NativeTakeQuery;
   /** The table's blob columns (Lance's `lance.blob.v2` extension type), whose values are read apart from the rows. */
   blobColumns(): Promise<string[]>;
   fetchBlobFiles(column: string, rowIds: bigint[]): Promise<Array<NativeBlobFile | undefined | null>>;

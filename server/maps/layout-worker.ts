@@ -18,8 +18,9 @@ interface Vectors {
   metric: "l2" | "cosine";
 }
 
+/** "preview": the principal components of a sample alone, while every row is read. */
 export interface LayoutJob extends Vectors {
-  kind: "layout";
+  kind: "layout" | "preview";
   epochs: number;
   neighbors: number;
   seed: number;
@@ -89,6 +90,7 @@ async function layOut(job: LayoutJob) {
   if (job.metric === "cosine") normalizeRows(vectors, n, dim);
   const first = fitToSquare(project(vectors, n, principalComponents(vectors, n, dim, 2, { sample: 5_000, seed: job.seed })), n);
   post({ stage: "first", x: first.x.slice(), y: first.y.slice() });
+  if (job.kind === "preview") return;
   const basis = principalComponents(vectors, n, dim, Math.min(UMAP_INPUT_DIM, dim), { sample: 10_000, seed: job.seed });
   const reduced = project(vectors, n, basis);
   const projection = { k: basis.k, basis: packed(basis), reduced };

@@ -20,7 +20,7 @@ import type { Id } from "@/server/catalog/catalog";
 import type { TableEntry } from "@/server/catalog/catalog-table";
 import type { Tables } from "@/server/tables/tables";
 import { joinIdentifier } from "@/lib/identifiers";
-import { MAP_MAX_POINTS, MAP_METADATA_KEY, MAP_TEXT_CHARS, type MapFacts } from "@/lib/contract/maps";
+import { MAP_MAX_POINTS, MAP_METADATA_KEY, MAP_PREVIEW_ROWS, MAP_PREVIEW_VALUES, MAP_TEXT_CHARS, type MapFacts } from "@/lib/contract/maps";
 import type { LayoutJob, LayoutMessage, PlaceJob, Projection } from "./layout-worker";
 
 /** Part of every map's key: a changed way of laying out makes new maps instead of reading old ones. */
@@ -59,7 +59,10 @@ interface Placement extends Layout {
 
 interface Job {
   first: Promise<Layout>;
-  refined?: Layout;
+  /** The first layout there is: a preview of a sample when it comes before every row's. */
+  earliest: Promise<Layout>;
+  /** The latest stage made so far. */
+  latest?: Layout;
 }
 
 const running = new Map<string, Job>();
@@ -166,8 +169,7 @@ function copyIds(vector: Vector, out: BigUint64Array, at: number): number {
  * The vectors to lay out, with their rows' ids: every row with one, or an even sample of MAP_MAX_POINTS of them. The
  * table's row count (from its manifest) sizes the arrays; the rows without a vector are what the scan leaves out.
  */
-async function readVectors(handle: NativeTable, column: { name: string; dimensions: number }) {
-  const rows = await engineCall("count the rows", () => handle.countRows());
+async function readVectors(handle: NativeTable, column: { name: string; dimensions: number }, rows: number) {
   const notNull = `${quoted(column.name)} IS NOT NULL`;
   let listed: { ids: BigUint64Array; withVector: number } | null = null;
   if (rows > MAP_MAX_POINTS) {
@@ -197,6 +199,20 @@ async function readVectors(handle: NativeTable, column: { name: string; dimensio
   });
   const withVector = listed ? listed.withVector : filled;
   return { ids: out.ids.subarray(0, filled), vectors: out.vectors, n: filled, rows, withoutVector: rows - withVector, sampled: withVector > MAP_MAX_POINTS };
+}
+
+/** The vectors of an even sample of MAP_PREVIEW_ROWS rows, by their offsets (the rows without a vector left out). */
+async function readSample(handle: NativeTable, column: { name: string; dimensions: number }, rows: number) {
+  const offsets = Array.from({ length: MAP_PREVIEW_ROWS }, (_, i) => Math.floor((i * rows) / MAP_PREVIEW_ROWS));
+  const out = { ids: new BigUint64Array(offsets.length), vectors: new Float32Array(offsets.length * column.dimensions) };
+  const query = handle.takeOffsets(offsets);
+  query.selectColumns([column.name]);
+  query.withRowId();
+  let filled = 0;
+  await eachBatch(query, "read a sample of the vectors", (batch) => {
+    filled = appendVectors(batch.getChild(column.name)!, batch.getChild("_rowid")!, column.dimensions, out, filled);
+  });
+  return { ids: out.ids.subarray(0, filled), vectors: out.vectors, n: filled };
 }
 
 const layoutFile = (layout: Layout | Placement): Buffer => {
@@ -249,7 +265,7 @@ class MapStore {
     private readonly folder: string,
   ) {}
 
-  async read(stage: "first" | "refined"): Promise<Layout | null> {
+  async read(stage: Layout["facts"]["stage"]): Promise<Layout | null> {
     const file = await this.store.get(`${this.folder}${stage}.arrow`);
     return file ? layoutOf(file) : null;
   }
@@ -329,35 +345,79 @@ function runLayout(
   });
 }
 
-/** Places a version's rows onto another's refined layout in a worker thread. */
-function runPlacement(job: PlaceJob): Promise<{ x: Float32Array; y: Float32Array; placed: Uint8Array }> {
+/** A job of one answer in a worker thread: a preview's layout, or a placement. */
+function oneAnswer<S extends "first" | "placed">(job: LayoutJob | PlaceJob, stage: S): Promise<Extract<LayoutMessage, { stage: S }>> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(WORKER);
     worker.on("error", reject);
     worker.on("message", (message: LayoutMessage) => {
       void worker.terminate();
-      if (message.stage === "placed") resolve(message);
+      if (message.stage === stage) resolve(message as Extract<LayoutMessage, { stage: S }>);
       else reject(new Error(message.stage === "failed" ? message.message : `the worker answered a ${message.stage} layout`));
     });
     worker.postMessage(job, [job.vectors.buffer as ArrayBuffer]);
   });
 }
 
-/** The map's layout: made here, being made here or by another instance, or found in the root. */
+/** The principal components of an even sample: what a large table's map shows while every row is read. */
+async function previewLayout(
+  handle: NativeTable,
+  column: { name: string; dimensions: number },
+  rows: number,
+  job: Omit<LayoutJob, "vectors" | "n" | "kind">,
+): Promise<Layout | null> {
+  const sample = await readSample(handle, column, rows);
+  // A sample without vectors shows nothing: every row's read tells how many have none.
+  if (sample.n === 0) return null;
+  const { x, y } = await oneAnswer({ ...job, kind: "preview", vectors: sample.vectors, n: sample.n }, "first");
+  metrics.mapLayouts.inc({ stage: "preview" });
+  return { ids: sample.ids, x, y, facts: { stage: "preview", rows, points: sample.n, without_vector: 0, sampled: true, dimensions: job.dim } };
+}
+
+/**
+ * Whether a map shows a preview first: when its vectors are many enough that reading them all takes a while (on this
+ * machine about a second for 64 MB) and a sample of MAP_PREVIEW_ROWS is quicker to read and lay out.
+ */
+const previewed = (rows: number, dimensions: number) => rows > MAP_PREVIEW_ROWS && rows * dimensions >= MAP_PREVIEW_VALUES;
+
+/** How long an instance waits for another's first look at a map before laying it out itself. */
+const WAIT_ELSEWHERE_MS = 15_000;
+const LOOK_EVERY_MS = 300;
+
+/** Another instance's first look at the map (its preview or first layout) as soon as it is in the root. */
+async function shownSoon(maps: MapStore): Promise<Layout | null> {
+  for (const until = Date.now() + WAIT_ELSEWHERE_MS; Date.now() < until; await new Promise((r) => setTimeout(r, LOOK_EVERY_MS))) {
+    const [first, preview] = await Promise.all([maps.read("first"), maps.read("preview")]);
+    if (first ?? preview) return first ?? preview;
+    if (!(await maps.refiningElsewhere())) return null;
+  }
+  return null;
+}
+
+/**
+ * The map's layout: made here, being made here or by another instance, or found in the root. A large table's map
+ * answers a preview of a sample first while every row is read.
+ */
 async function layoutFor(
   key: string,
   maps: MapStore,
-  make: () => Promise<Awaited<ReturnType<typeof readVectors>>>,
+  handle: NativeTable,
+  column: { name: string; dimensions: number },
   job: Omit<LayoutJob, "vectors" | "n" | "kind">,
 ): Promise<{ layout: Layout; refining: boolean }> {
   const here = running.get(key);
-  if (here) return here.refined ? { layout: here.refined, refining: false } : { layout: await here.first, refining: true };
+  if (here) {
+    const layout = here.latest ?? (await here.earliest);
+    return { layout, refining: layout.facts.stage !== "refined" };
+  }
   const refined = await maps.read("refined");
   if (refined) return { layout: refined, refining: false };
   const [first, elsewhere] = await Promise.all([maps.read("first"), maps.refiningElsewhere()]);
-  if (first && elsewhere) return { layout: first, refining: true };
+  if (elsewhere) {
+    const early = first ?? (await shownSoon(maps));
+    if (early) return { layout: early, refining: true };
+  }
   if (running.size >= MAX_RUNNING) throw new QuiverError("ServiceUnavailable", `this server is laying out ${running.size} maps already; try again shortly`);
-  const entry: Job = { first: Promise.resolve(null as never) };
   const renew = setInterval(() => void maps.mark().catch(() => undefined), MARKER_RENEW_MS);
   renew.unref();
   const done = () => {
@@ -365,15 +425,17 @@ async function layoutFor(
     running.delete(key);
     void maps.unmark().catch(() => undefined);
   };
+  const counted = engineCall("count the rows", () => handle.countRows());
+  const entry = {} as Job;
   entry.first = (async () => {
     await maps.mark();
-    const vectors = await make();
+    const vectors = await readVectors(handle, column, await counted);
     const layout = await runLayout(
       vectors,
       job,
       async (made) => {
         await maps.write(made);
-        entry.refined = made;
+        entry.latest = made;
         done();
       },
       (err) => {
@@ -382,11 +444,25 @@ async function layoutFor(
       },
     );
     await maps.write(layout);
+    entry.latest = layout;
     return layout;
   })();
+  const preview = (async () => {
+    const rows = await counted;
+    if (!previewed(rows, column.dimensions)) return entry.first;
+    const layout = await previewLayout(handle, column, rows, job);
+    if (!layout) return entry.first;
+    if (entry.latest) return entry.latest;
+    entry.latest = layout;
+    await maps.write(layout);
+    return layout;
+  })();
+  // A preview that fails leaves the first layout to answer.
+  entry.earliest = preview.catch(() => entry.first);
   running.set(key, entry);
   entry.first.catch(done);
-  return { layout: await entry.first, refining: true };
+  const layout = await entry.earliest;
+  return { layout, refining: true };
 }
 
 const isText = (type: DataType) => DataType.isUtf8(type) || DataType.isLargeUtf8(type) || (DataType.isDictionary(type) && DataType.isUtf8(type.dictionary));
@@ -452,7 +528,7 @@ async function layoutAt(
   metric: "l2" | "cosine",
 ) {
   const { key, maps } = await mapsOf(tables, entry, version, column.name, metric);
-  const made = await layoutFor(key, maps, () => readVectors(handle, column), { dim: column.dimensions, metric, ...REFINE });
+  const made = await layoutFor(key, maps, handle, column, { dim: column.dimensions, metric, ...REFINE });
   return { key, maps, ...made };
 }
 
@@ -466,20 +542,26 @@ async function placementOn(
 ): Promise<Placement> {
   const kept = await here.readPlacement(onto.key);
   if (kept) return kept;
-  const [read, projection] = await Promise.all([readVectors(handle, column), onto.maps.projection()]);
-  const made = await runPlacement({
-    kind: "place",
-    vectors: read.vectors,
-    n: read.n,
-    dim: column.dimensions,
-    metric,
-    ids: read.ids,
-    onto: { ids: onto.layout.ids, x: onto.layout.x, y: onto.layout.y, projection },
-  });
+  const rows = await engineCall("count the rows", () => handle.countRows());
+  const [read, projection] = await Promise.all([readVectors(handle, column, rows), onto.maps.projection()]);
+  const made = await oneAnswer(
+    {
+      kind: "place",
+      vectors: read.vectors,
+      n: read.n,
+      dim: column.dimensions,
+      metric,
+      ids: read.ids,
+      onto: { ids: onto.layout.ids, x: onto.layout.x, y: onto.layout.y, projection },
+    },
+    "placed",
+  );
   metrics.mapLayouts.inc({ stage: "placed" });
   const placement: Placement = {
     ids: read.ids,
-    ...made,
+    x: made.x,
+    y: made.y,
+    placed: made.placed,
     facts: { stage: "refined", rows: read.rows, points: read.n, without_vector: read.withoutVector, sampled: read.sampled, dimensions: column.dimensions },
   };
   await here.writePlacement(onto.key, placement);
