@@ -65,6 +65,12 @@ export function TableView({ table }: { table: string[] }) {
                 <Link
                   key={id}
                   href={tableHref(database, table, id)}
+                  onClick={(e) => {
+                    if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+                    // A tab is the same page in another state: the address changes in place, with no round trip to the server.
+                    e.preventDefault();
+                    window.history.pushState(null, "", tableHref(database, table, id));
+                  }}
                   aria-current={tab[0] === id ? "page" : undefined}
                   className={`-mb-px border-b-2 px-3 py-2 text-sm focus-visible:outline-2 focus-visible:outline-indigo-500 ${
                     tab[0] === id
