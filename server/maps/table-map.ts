@@ -346,9 +346,12 @@ function runLayout(
 }
 
 /** A job of one answer in a worker thread: a preview's layout, or a placement. */
-function oneAnswer<S extends "first" | "placed">(job: LayoutJob | PlaceJob, stage: S): Promise<Extract<LayoutMessage, { stage: S }>> {
+function oneAnswer<S extends "first" | "placed">(
+  job: LayoutJob | PlaceJob,
+  stage: S,
+  worker = new Worker(WORKER),
+): Promise<Extract<LayoutMessage, { stage: S }>> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER);
     worker.on("error", reject);
     worker.on("message", (message: LayoutMessage) => {
       void worker.terminate();
@@ -361,15 +364,12 @@ function oneAnswer<S extends "first" | "placed">(job: LayoutJob | PlaceJob, stag
 
 /** The principal components of an even sample: what a large table's map shows while every row is read. */
 async function previewLayout(
-  handle: NativeTable,
-  column: { name: string; dimensions: number },
+  sample: Awaited<ReturnType<typeof readSample>>,
   rows: number,
   job: Omit<LayoutJob, "vectors" | "n" | "kind">,
-): Promise<Layout | null> {
-  const sample = await readSample(handle, column, rows);
-  // A sample without vectors shows nothing: every row's read tells how many have none.
-  if (sample.n === 0) return null;
-  const { x, y } = await oneAnswer({ ...job, kind: "preview", vectors: sample.vectors, n: sample.n }, "first");
+  worker: Worker,
+): Promise<Layout> {
+  const { x, y } = await oneAnswer({ ...job, kind: "preview", vectors: sample.vectors, n: sample.n }, "first", worker);
   metrics.mapLayouts.inc({ stage: "preview" });
   return { ids: sample.ids, x, y, facts: { stage: "preview", rows, points: sample.n, without_vector: 0, sampled: true, dimensions: job.dim } };
 }
@@ -425,17 +425,37 @@ async function layoutFor(
     running.delete(key);
     void maps.unmark().catch(() => undefined);
   };
+  const started = performance.now();
+  const made = (layout: Layout) =>
+    log.info({ map: key, stage: layout.facts.stage, points: layout.facts.points, ms: Math.round(performance.now() - started) }, "a table's map laid out");
   const counted = engineCall("count the rows", () => handle.countRows());
+  const previewMade = counted.then(async (rows) => {
+    if (!previewed(rows, column.dimensions)) return null;
+    // The worker starts while the sample is read.
+    const worker = new Worker(WORKER);
+    const sample = await readSample(handle, column, rows).catch(async (err: unknown) => {
+      await worker.terminate();
+      throw err;
+    });
+    // A sample without vectors shows nothing: every row's read tells how many have none.
+    if (sample.n) return previewLayout(sample, rows, job, worker);
+    await worker.terminate();
+    return null;
+  });
   const entry = {} as Job;
   entry.first = (async () => {
     await maps.mark();
-    const vectors = await readVectors(handle, column, await counted);
+    const rows = await counted;
+    // The preview is made first: every row's scan beside it would crowd it off the machine's cores.
+    await previewMade.catch(() => null);
+    const vectors = await readVectors(handle, column, rows);
     const layout = await runLayout(
       vectors,
       job,
-      async (made) => {
-        await maps.write(made);
-        entry.latest = made;
+      async (refined) => {
+        made(refined);
+        await maps.write(refined);
+        entry.latest = refined;
         done();
       },
       (err) => {
@@ -443,18 +463,19 @@ async function layoutFor(
         done();
       },
     );
+    made(layout);
     await maps.write(layout);
     entry.latest = layout;
     return layout;
   })();
   const preview = (async () => {
-    const rows = await counted;
-    if (!previewed(rows, column.dimensions)) return entry.first;
-    const layout = await previewLayout(handle, column, rows, job);
+    const layout = await previewMade;
     if (!layout) return entry.first;
+    made(layout);
     if (entry.latest) return entry.latest;
     entry.latest = layout;
-    await maps.write(layout);
+    // Kept for other instances, not awaited: the caller sees the preview at once.
+    maps.write(layout).catch((err: unknown) => log.warn({ err, map: key }, "keeping a map's preview failed"));
     return layout;
   })();
   // A preview that fails leaves the first layout to answer.
