@@ -9,7 +9,7 @@
 import { useCallback, useMemo, useState } from "react";
 import type { JsonField } from "@/lib/arrow-schema";
 import { cellText } from "@/lib/cell-format";
-import { indexTypeLabel } from "@/lib/index-types";
+import { columnKind, indexTypeLabel } from "@/lib/index-types";
 import { mediaColumnsOf } from "@/lib/media";
 import { useRows, useTable, useVersions } from "@/lib/queries/catalog";
 import { useIndexes, useIndexStats } from "@/lib/queries/indexes";
@@ -35,7 +35,7 @@ const SHOWABLE = /^(u?int(8|16|32|64)|halffloat|float|double|bool|string|large_s
 const isShowable = (f: JsonField) => SHOWABLE.test(f.type.type);
 /** What names a row on the map: a text column called like a name, else the first text column. */
 const titleColumn = (fields: JsonField[]) => {
-  const text = fields.filter((f) => f.type.type === "string" || f.type.type === "large_string").map((f) => f.name);
+  const text = fields.filter((f) => columnKind(f) === "text").map((f) => f.name);
   return text.find((n) => /^(name|title|caption|text|label|path|file(name)?)$/i.test(n)) ?? text[0];
 };
 
@@ -170,7 +170,7 @@ export function MapTab({ database, table }: { database: string; table: string[] 
           image={mediaColumnsOf(fields)[0]}
           gridColumns={fields.filter((f) => !isMappable(f) && !mediaColumnsOf(fields).includes(f.name)).map((f) => f.name)}
           vectorField={vectors.find((f) => f.name === map.data.facts.column)!}
-          textColumns={fields.filter((f) => f.type.type === "string" || f.type.type === "large_string").map((f) => f.name)}
+          textColumns={fields.filter((f) => columnKind(f) === "text").map((f) => f.name)}
           metric={metric}
           index={index}
         />

@@ -59,7 +59,7 @@ interface Placement extends Layout {
 
 interface Job {
   first: Promise<Layout>;
-  /** The first layout there is: a preview of a sample when it comes before every row's. */
+  /** The first layout to answer: a large table's preview (every row's scan waits for it), else every row's. */
   earliest: Promise<Layout>;
   /** The latest stage made so far. */
   latest?: Layout;
