@@ -1,5 +1,6 @@
 /** A small HTTP client for the tests: JSON and Arrow calls that return status and parsed body. */
 import http from "node:http";
+import type { Dispatcher } from "undici";
 import { Float64, Int64, Table, tableFromIPC, tableToIPC, vectorFromArray, Utf8 } from "apache-arrow";
 
 export interface Reply<T = Record<string, unknown>> {
@@ -8,9 +9,11 @@ export interface Reply<T = Record<string, unknown>> {
   headers: Headers;
 }
 
-export function client(base: string, defaultHeaders: Record<string, string> = {}) {
+/** `dispatcher` (an undici Agent) gives the calls a connection pool of their own instead of fetch's shared one. */
+export function client(base: string, defaultHeaders: Record<string, string> = {}, dispatcher?: Dispatcher) {
   async function call<T>(method: string, path: string, body?: BodyInit | Uint8Array, headers: Record<string, string> = {}): Promise<Reply<T>> {
-    const res = await fetch(base + path, { method, body: body as BodyInit, headers: { ...defaultHeaders, ...headers } });
+    const init = { method, body: body as BodyInit, headers: { ...defaultHeaders, ...headers }, dispatcher };
+    const res = await fetch(base + path, init);
     const type = res.headers.get("content-type") ?? "";
     let parsed: unknown;
     if (type.includes("arrow")) parsed = tableFromIPC(new Uint8Array(await res.arrayBuffer()));
