@@ -6,7 +6,7 @@
  * the selected rows, page by page. A click on a point lists its nearest rows, exact and through the column's vector
  * index, with the index's recall; a filter, full-text or vector search lights its hits.
  */
-import { useCallback, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo, useState } from "react";
 import type { JsonField } from "@/lib/arrow-schema";
 import { cellText } from "@/lib/cell-format";
 import { columnKind, indexTypeLabel } from "@/lib/index-types";
@@ -24,6 +24,7 @@ import { categoriesOf, PALETTE } from "./categories";
 import { CHANGE_COLORS, compareVersions, type Comparison } from "./compare";
 import { MapSearchForm } from "./map-search";
 import { CHECK_POINTS, IndexCheckPanel, NeighboursPanel, type MapIndex } from "./neighbours-panel";
+import { prepareSurface } from "./point-map";
 import { ScatterPlot } from "./scatter-plot";
 
 const PAGE = 50;
@@ -58,12 +59,25 @@ export function MapTab({ database, table }: { database: string; table: string[] 
   // Two versions in one map: this one's rows placed onto an earlier one's layout.
   // The address's `compare` is the schema tab's too (`v:3`); a map compares versions only.
   const compare = listed.find((v) => v === Number(fromPicker(address.get("compare") ?? "").version) && version !== undefined && v < version);
+  const requested = Boolean(column) && version !== undefined;
   const map = useTableMap(
     database,
     table,
     { column, version, metric, columns: compare === undefined ? shown : [], ...(compare !== undefined ? { placed_on_version: compare } : {}) },
-    Boolean(column) && version !== undefined,
+    requested,
   );
+  useEffect(() => {
+    if (!requested) return;
+    // The plot's surface is made while the map is on its way, once the request has gone.
+    const soon = setTimeout(() => {
+      try {
+        prepareSurface();
+      } catch {
+        // The plot says why it cannot draw.
+      }
+    });
+    return () => clearTimeout(soon);
+  }, [requested]);
   const placedReady = compare !== undefined && map.data?.facts.placed_on === compare && !map.data.facts.refining;
   const base = useTableMap(database, table, { column, version: compare, metric, columns: [] }, placedReady);
   const comparison = useMemo(() => (placedReady && map.data && base.data ? compareVersions(map.data, base.data) : null), [placedReady, map.data, base.data]);
@@ -278,7 +292,7 @@ function MapView({
           <Badge tone="indigo">on version {facts.placed_on}&apos;s layout</Badge>
         ) : facts.stage === "preview" ? (
           <Badge tone="amber">
-            a first look at an even sample of {facts.points.toLocaleString()} of {facts.rows.toLocaleString()} rows: every row follows…
+            a first look at a sample of {facts.points.toLocaleString()} of {facts.rows.toLocaleString()} rows: every row follows…
           </Badge>
         ) : facts.stage === "refined" ? (
           <Badge tone="green">refined layout (UMAP)</Badge>

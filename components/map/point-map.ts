@@ -16,7 +16,7 @@ attribute vec2 a_pos;
 attribute vec4 a_color;
 uniform vec2 u_scale;
 uniform vec2 u_offset;
-uniform float u_size;
+uniform mediump float u_size;
 varying vec4 v_color;
 void main() {
   gl_Position = vec4(a_pos * u_scale + u_offset, 0.0, 1.0);
@@ -24,13 +24,18 @@ void main() {
   v_color = a_color;
 }`;
 
+// A round point whose rim fades over about a pixel: smooth without the canvas's multisampling, which made a software
+// renderer's first frame of the map block the page for 0.2 s more (0.04-0.06 s without).
 const FRAGMENT = `
 precision mediump float;
 varying vec4 v_color;
+uniform float u_size;
 void main() {
-  vec2 d = gl_PointCoord - vec2(0.5);
-  if (dot(d, d) > 0.25) discard;
-  gl_FragColor = vec4(v_color.rgb * v_color.a, v_color.a);
+  float r = length(gl_PointCoord - vec2(0.5)) * u_size;
+  float edge = clamp(u_size * 0.5 - r + 0.5, 0.0, 1.0);
+  if (edge <= 0.0) discard;
+  float a = v_color.a * edge;
+  gl_FragColor = vec4(v_color.rgb * a, a);
 }`;
 
 /** Cells per side of the grid that finds the point under the cursor. */
@@ -61,6 +66,64 @@ function compile(gl: WebGLRenderingContext): WebGLProgram {
   return program;
 }
 
+/** A canvas with its WebGL context, its linked shaders and its buffers. */
+interface Surface {
+  canvas: HTMLCanvasElement;
+  gl: WebGLRenderingContext;
+  program: WebGLProgram;
+  positions: WebGLBuffer;
+  colorBuffer: WebGLBuffer;
+}
+
+function makeSurface(): Surface {
+  const canvas = document.createElement("canvas");
+  canvas.setAttribute("aria-label", "Map of the table's rows");
+  canvas.className = "absolute inset-0 h-full w-full cursor-grab";
+  const gl = canvas.getContext("webgl", { antialias: false, premultipliedAlpha: true, alpha: true });
+  if (!gl) throw new Error("this browser cannot draw WebGL");
+  const program = compile(gl);
+  const surface = { canvas, gl, program, positions: gl.createBuffer(), colorBuffer: gl.createBuffer() };
+  // One unseen point drawn: a software renderer compiles its drawing routines at the first draw.
+  gl.bindBuffer(gl.ARRAY_BUFFER, surface.positions);
+  gl.bufferData(gl.ARRAY_BUFFER, new Float32Array(2), gl.STATIC_DRAW);
+  gl.bindBuffer(gl.ARRAY_BUFFER, surface.colorBuffer);
+  gl.bufferData(gl.ARRAY_BUFFER, new Uint8Array(4), gl.STATIC_DRAW);
+  drawPoints(surface, 1, { scale: [1, 1], offset: [0, 0], size: 1 });
+  return surface;
+}
+
+function drawPoints({ gl, program, positions, colorBuffer }: Surface, count: number, view: { scale: number[]; offset: number[]; size: number }) {
+  gl.clearColor(0, 0, 0, 0);
+  gl.clear(gl.COLOR_BUFFER_BIT);
+  gl.enable(gl.BLEND);
+  gl.blendFunc(gl.ONE, gl.ONE_MINUS_SRC_ALPHA);
+  gl.useProgram(program);
+  gl.uniform2f(gl.getUniformLocation(program, "u_scale"), view.scale[0], view.scale[1]);
+  gl.uniform2f(gl.getUniformLocation(program, "u_offset"), view.offset[0], view.offset[1]);
+  gl.uniform1f(gl.getUniformLocation(program, "u_size"), view.size);
+  const pos = gl.getAttribLocation(program, "a_pos");
+  gl.bindBuffer(gl.ARRAY_BUFFER, positions);
+  gl.enableVertexAttribArray(pos);
+  gl.vertexAttribPointer(pos, 2, gl.FLOAT, false, 0, 0);
+  const color = gl.getAttribLocation(program, "a_color");
+  gl.bindBuffer(gl.ARRAY_BUFFER, colorBuffer);
+  gl.enableVertexAttribArray(color);
+  gl.vertexAttribPointer(color, 4, gl.UNSIGNED_BYTE, true, 0, 0);
+  gl.drawArrays(gl.POINTS, 0, count);
+}
+
+/**
+ * The surface the next map draws on. Making one (a WebGL context, its shaders linked) blocks the page for a quarter of
+ * a second on a software renderer, so it is made while the map is on its way, and a map hands its surface on when it
+ * goes (a preview giving way to every row) rather than each making its own.
+ */
+let spare: Surface | null = null;
+
+/** Makes the next map's surface now, ahead of its points; throws when the browser cannot draw WebGL. */
+export function prepareSurface(): void {
+  spare ??= makeSurface();
+}
+
 function insidePolygon(px: number, py: number, polygon: number[]): boolean {
   let inside = false;
   for (let i = 0, j = polygon.length - 2; i < polygon.length; j = i, i += 2) {
@@ -74,10 +137,9 @@ function insidePolygon(px: number, py: number, polygon: number[]): boolean {
 }
 
 export class PointMap {
+  private readonly surface: Surface;
+  private readonly canvas: HTMLCanvasElement;
   private readonly gl: WebGLRenderingContext;
-  private readonly program: WebGLProgram;
-  private readonly positions: WebGLBuffer;
-  private readonly colorBuffer: WebGLBuffer;
   private x: Float32Array = new Float32Array(0);
   private y: Float32Array = new Float32Array(0);
   private category: Float32Array = new Float32Array(0);
@@ -92,17 +154,18 @@ export class PointMap {
   private gesture: { kind: "pan" | "lasso"; startX: number; startY: number; moved: boolean; path: number[]; view: { cx: number; cy: number } } | null = null;
   private readonly listeners: Array<() => void> = [];
 
+  /** Draws into the container, beneath `overlay`, on the spare surface or a new one. */
   constructor(
-    private readonly canvas: HTMLCanvasElement,
+    container: HTMLElement,
     private readonly overlay: HTMLCanvasElement,
     private readonly events: PointMapEvents,
   ) {
-    const gl = canvas.getContext("webgl", { antialias: true, premultipliedAlpha: true, alpha: true });
-    if (!gl) throw new Error("this browser cannot draw WebGL");
-    this.gl = gl;
-    this.program = compile(gl);
-    this.positions = gl.createBuffer()!;
-    this.colorBuffer = gl.createBuffer()!;
+    this.surface = spare ?? makeSurface();
+    spare = null;
+    this.canvas = this.surface.canvas;
+    this.gl = this.surface.gl;
+    container.insertBefore(this.canvas, overlay);
+    const canvas = this.canvas;
     const on = <K extends keyof HTMLElementEventMap>(
       target: HTMLElement | Window,
       type: K,
@@ -119,9 +182,12 @@ export class PointMap {
     on(canvas, "pointerleave", () => this.setHovered(null));
   }
 
+  /** Lets the surface go to the next map (the page keeps one spare). */
   destroy() {
     for (const off of this.listeners) off();
     cancelAnimationFrame(this.frame);
+    this.canvas.remove();
+    spare ??= this.surface;
   }
 
   setPoints(x: Float32Array, y: Float32Array, category: Float32Array, colors: string[]) {
@@ -135,7 +201,7 @@ export class PointMap {
       interleaved[2 * i + 1] = y[i];
     }
     const gl = this.gl;
-    gl.bindBuffer(gl.ARRAY_BUFFER, this.positions);
+    gl.bindBuffer(gl.ARRAY_BUFFER, this.surface.positions);
     gl.bufferData(gl.ARRAY_BUFFER, interleaved, gl.STATIC_DRAW);
     this.index();
     this.recolor();
@@ -150,6 +216,8 @@ export class PointMap {
   /** Whether a drag draws a lasso (else it pans; with shift held it always lassos). */
   setLasso(on: boolean) {
     this.lasso = on;
+    this.canvas.classList.toggle("cursor-crosshair", on);
+    this.canvas.classList.toggle("cursor-grab", !on);
   }
 
   setSelected(indices: number[] | null) {
@@ -177,7 +245,7 @@ export class PointMap {
       colors.set([r, g, b, this.selected && !this.selected.has(i) ? Math.round(FADED_ALPHA * 255) : 235], i * 4);
     }
     const gl = this.gl;
-    gl.bindBuffer(gl.ARRAY_BUFFER, this.colorBuffer);
+    gl.bindBuffer(gl.ARRAY_BUFFER, this.surface.colorBuffer);
     gl.bufferData(gl.ARRAY_BUFFER, colors, gl.STATIC_DRAW);
     this.redraw();
   }
@@ -210,7 +278,6 @@ export class PointMap {
   }
 
   private draw() {
-    const gl = this.gl;
     const dpr = window.devicePixelRatio || 1;
     const box = this.canvas.getBoundingClientRect();
     const width = Math.max(1, Math.round(box.width * dpr));
@@ -221,25 +288,13 @@ export class PointMap {
       this.overlay.width = width;
       this.overlay.height = height;
     }
-    gl.viewport(0, 0, width, height);
-    gl.clearColor(0, 0, 0, 0);
-    gl.clear(gl.COLOR_BUFFER_BIT);
-    gl.enable(gl.BLEND);
-    gl.blendFunc(gl.ONE, gl.ONE_MINUS_SRC_ALPHA);
-    gl.useProgram(this.program);
+    this.gl.viewport(0, 0, width, height);
     const { sx, sy } = this.scale();
-    gl.uniform2f(gl.getUniformLocation(this.program, "u_scale"), sx, sy);
-    gl.uniform2f(gl.getUniformLocation(this.program, "u_offset"), -this.view.cx * sx, -this.view.cy * sy);
-    gl.uniform1f(gl.getUniformLocation(this.program, "u_size"), pointSizeFor(this.x.length) * dpr * Math.min(4, Math.sqrt(this.view.zoom)));
-    const pos = gl.getAttribLocation(this.program, "a_pos");
-    gl.bindBuffer(gl.ARRAY_BUFFER, this.positions);
-    gl.enableVertexAttribArray(pos);
-    gl.vertexAttribPointer(pos, 2, gl.FLOAT, false, 0, 0);
-    const color = gl.getAttribLocation(this.program, "a_color");
-    gl.bindBuffer(gl.ARRAY_BUFFER, this.colorBuffer);
-    gl.enableVertexAttribArray(color);
-    gl.vertexAttribPointer(color, 4, gl.UNSIGNED_BYTE, true, 0, 0);
-    gl.drawArrays(gl.POINTS, 0, this.x.length);
+    drawPoints(this.surface, this.x.length, {
+      scale: [sx, sy],
+      offset: [-this.view.cx * sx, -this.view.cy * sy],
+      size: pointSizeFor(this.x.length) * dpr * Math.min(4, Math.sqrt(this.view.zoom)),
+    });
     this.drawOverlay();
   }
 

@@ -1,8 +1,8 @@
 "use client";
 /**
- * The map's points (point-map.ts draws them with WebGL): pan and zoom with the mouse, a lasso in lasso mode or with
- * shift held, a point under the cursor reported as it is hovered, a click picking a point. Points are coloured by
- * category; the selection is drawn in full and the rest faded.
+ * The map's points (point-map.ts draws them with WebGL, on a canvas of its own placed beneath the overlay): pan and
+ * zoom with the mouse, a lasso in lasso mode or with shift held, a point under the cursor reported as it is hovered, a
+ * click picking a point. Points are coloured by category; the selection is drawn in full and the rest faded.
  */
 import { useEffect, useRef, useState } from "react";
 import { PointMap } from "./point-map";
@@ -33,7 +33,6 @@ export function ScatterPlot({
   onSelect: (indices: number[] | null) => void;
   onHover: (index: number | null) => void;
 }) {
-  const canvas = useRef<HTMLCanvasElement>(null);
   const overlay = useRef<HTMLCanvasElement>(null);
   const [plot, setPlot] = useState<PointMap | null>(null);
   const [failed, setFailed] = useState<string | null>(null);
@@ -45,7 +44,7 @@ export function ScatterPlot({
   useEffect(() => {
     let made: PointMap;
     try {
-      made = new PointMap(canvas.current!, overlay.current!, {
+      made = new PointMap(overlay.current!.parentElement!, overlay.current!, {
         hover: (i) => handlers.current.onHover(i),
         select: (indices) => handlers.current.onSelect(indices),
       });
@@ -56,7 +55,7 @@ export function ScatterPlot({
       return;
     }
     const resize = new ResizeObserver(() => made.redraw());
-    resize.observe(canvas.current!);
+    resize.observe(overlay.current!);
     setPlot(made);
     return () => {
       resize.disconnect();
@@ -71,7 +70,6 @@ export function ScatterPlot({
 
   return (
     <>
-      <canvas ref={canvas} aria-label="Map of the table's rows" className={`absolute inset-0 h-full w-full ${lasso ? "cursor-crosshair" : "cursor-grab"}`} />
       <canvas ref={overlay} aria-hidden className="pointer-events-none absolute inset-0 h-full w-full" />
       {failed && <p className="absolute inset-0 m-auto h-fit text-center text-sm text-red-700 dark:text-red-300">The map cannot be drawn here: {failed}</p>}
     </>
