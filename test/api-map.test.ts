@@ -201,7 +201,7 @@ describe("the map of MNIST's digits", () => {
 describe("a large table's map", () => {
   // 64 MB of vectors: written to a local root only (Azurite is for round trips, not size).
   it.skipIf(onObjectStore)(
-    "answers a preview of an even sample at once, then every row",
+    "answers a preview of a sample spread over the table at once, then every row, and nothing new to a caller holding the preview",
     async () => {
       const rows = 20_000;
       const dim = Math.ceil(MAP_PREVIEW_VALUES / rows);
@@ -217,18 +217,25 @@ describe("a large table's map", () => {
       const before = await layoutsMade(server);
       const preview = await mapOf("m$large", { columns: ["id"] });
       expect(preview.facts).toMatchObject({ stage: "preview", refining: true, rows, points: MAP_PREVIEW_ROWS, sampled: true });
-      // The sample's rows are spread evenly: every sixth of the ids has its share of them.
+      // The sample's rows are spread over the table (in runs of neighbouring rows): every sixth of the ids has its share.
       const ids = [...(preview.table.getChild("id")!.toArray() as Int32Array)];
       expect(new Set(ids).size).toBe(MAP_PREVIEW_ROWS);
-      for (let part = 0; part < 6; part++) expect(ids.filter((id) => Math.floor((id * 6) / rows) === part).length).toBeGreaterThan(MAP_PREVIEW_ROWS / 6 - 2);
+      for (let part = 0; part < 6; part++)
+        expect(ids.filter((id) => Math.floor((id * 6) / rows) === part).length).toBeGreaterThan((MAP_PREVIEW_ROWS / 6) * 0.9);
+      // A caller holding the preview is answered no rows while it is all there is, then every row, whole.
+      const held = { columns: ["id"], have_stage: "preview" };
+      const again = await mapOf("m$large", held);
+      if (again.facts.stage === "preview") expect(again.table.numRows).toBe(0);
       const every = await until(
         "every row's layout",
-        () => mapOf("m$large", { columns: ["id"] }),
+        () => mapOf("m$large", held),
         (m) => m.facts.stage !== "preview",
         60_000,
         200,
       );
       expect(every.facts).toMatchObject({ rows, points: rows, sampled: false });
+      expect(every.table.numRows).toBe(rows);
+      expect(new Set(every.table.getChild("id")!.toArray() as Int32Array).size).toBe(rows);
       await refinedMap("m$large");
       expect(await layoutsMade(server)).toMatchObject({ preview: (before.preview ?? 0) + 1, first: before.first + 1, refined: before.refined + 1 });
     },

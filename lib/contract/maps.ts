@@ -39,16 +39,16 @@ export const mapRequest = z.object({
       "Place the version's rows onto this version's refined layout instead of laying them out: a row whose vector that layout holds keeps its place, the others (new, or re-embedded) go among their nearest rows there; answered with a `placed` column (1: placed, 0: kept), and as no rows (the metadata saying `refining`) while that layout is being made",
     ),
   have_stage: z
-    .enum(["first"])
+    .enum(["preview", "first"])
     .nullish()
     .describe(
-      "The caller holds this map's first layout and asks for the refined one: answered as `x` and `y` alone, in the first layout's order of rows, once it is ready, and as no rows (the metadata saying `refining`) until then",
+      "The stage of this map the caller holds. `preview`: answered as no rows (the metadata saying `preview`) while the preview is still all there is, then whole, as without it. `first`: the caller asks for the refined layout, answered as `x` and `y` alone, in the first layout's order of rows, once it is ready, and as no rows (the metadata saying `refining`) until then",
     ),
 });
 
 export const MAP_STAGES = ["preview", "first", "refined"] as const;
 
-/** A map of more rows than this, and at least MAP_PREVIEW_VALUES vector values, first answers a preview of an even sample of this many. */
+/** A map of more rows than this, and at least MAP_PREVIEW_VALUES vector values, first answers a preview of a sample of this many, in runs of rows spread evenly over the table. */
 export const MAP_PREVIEW_ROWS = 5_000;
 export const MAP_PREVIEW_VALUES = 16_000_000;
 
@@ -60,7 +60,7 @@ export const mapFacts = z.object({
   stage: z
     .enum(MAP_STAGES)
     .describe(
-      `preview: above ${MAP_PREVIEW_ROWS} rows and ${MAP_PREVIEW_VALUES / 1e6} million vector values, the two principal components of an even sample of ${MAP_PREVIEW_ROWS}, at once, while every row is read; first: every row by the two principal components; refined: UMAP's layout, when it is done`,
+      `preview: above ${MAP_PREVIEW_ROWS} rows and ${MAP_PREVIEW_VALUES / 1e6} million vector values, the two principal components of a sample of ${MAP_PREVIEW_ROWS} rows spread over the table, at once, while every row is read; first: every row by the two principal components; refined: UMAP's layout, when it is done`,
     ),
   refining: z.boolean().describe("A refined layout is being made: ask again for it"),
   rows: z.number().int().describe("The table's rows at the version"),

@@ -1,8 +1,8 @@
 /**
  * A table's map: its rows' coordinates and the columns shown with them. A preview (a large table's sample) is asked
- * for again whole until every row is laid out; while the layout is refined it is asked for again as
- * `have_stage: "first"`, which answers nothing until the refined layout is ready and then its coordinates alone: the
- * rows and their columns are the first answer's.
+ * for again as `have_stage: "preview"`, which answers nothing until every row is laid out and then every row; while
+ * the layout is refined it is asked for again as `have_stage: "first"`, which answers nothing until the refined
+ * layout is ready and then its coordinates alone: the rows and their columns are the first answer's.
  */
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { tableFromIPC, type Table as ArrowTable } from "apache-arrow";
@@ -29,12 +29,14 @@ export type MapRequest = Omit<BodyOf<"GetTableMap">, "identity" | "context" | "h
 
 async function fetchMap(database: string, table: string[], request: MapRequest, held: TableMap | undefined): Promise<TableMap> {
   // A placement is answered whole once the layout it is placed onto is ready.
-  const refining = held?.facts.stage === "first" && !request.placed_on_version;
-  const body = refining ? { ...request, have_stage: "first" as const } : request;
+  const have = held && held.facts.stage !== "refined" && !request.placed_on_version ? held.facts.stage : undefined;
+  const body = have ? { ...request, have_stage: have } : request;
   const answer = tableFromIPC(new Uint8Array(await call("GetTableMap", { id: table, database, body })));
   const facts = JSON.parse(answer.schema.metadata.get(MAP_METADATA_KEY)!) as MapFacts;
-  if (held && refining) {
-    if (facts.stage !== "refined") return { ...held, facts: { ...held.facts, refining: facts.refining } };
+  // The same preview again: the map drawn stays as it is.
+  if (held && have === "preview" && facts.stage === "preview") return held;
+  if (held && have === "first") {
+    if (facts.stage !== "refined") return facts.refining === held.facts.refining ? held : { ...held, facts: { ...held.facts, refining: facts.refining } };
     return { ...held, facts, x: answer.getChild("x")!.toArray() as Float32Array, y: answer.getChild("y")!.toArray() as Float32Array };
   }
   return {

@@ -37,8 +37,11 @@ export interface MapRequest {
   version?: number;
   metric: "l2" | "cosine";
   shown: string[];
-  /** The caller holds the first layout: answer the refined one's coordinates alone, or nothing until it is ready. */
-  haveFirst: boolean;
+  /**
+   * The stage the caller holds. A preview: answer nothing while it is still the latest, then the next stage whole. The
+   * first layout: answer the refined one's coordinates alone, or nothing until it is ready.
+   */
+  have?: "preview" | "first";
   /** Place the version's rows onto this version's refined layout instead of laying them out. */
   placedOn?: number;
 }
@@ -201,9 +204,18 @@ async function readVectors(handle: NativeTable, column: { name: string; dimensio
   return { ids: out.ids.subarray(0, filled), vectors: out.vectors, n: filled, rows, withoutVector: rows - withVector, sampled: withVector > MAP_MAX_POINTS };
 }
 
-/** The vectors of an even sample of MAP_PREVIEW_ROWS rows, by their offsets (the rows without a vector left out). */
+/**
+ * Rows a preview's sample takes side by side. Runs of neighbouring rows, spread evenly over the table, read their
+ * vectors' pages whole: 5,000 rows of a 100,000 × 768 table in 76 ms, against 145 ms for as many rows one by one
+ * (medians of 5, from the page cache; each row then a page of its own to read and decode, and on an object store a
+ * range request of its own).
+ */
+const SAMPLE_RUN_ROWS = 50;
+
+/** The vectors of a sample of MAP_PREVIEW_ROWS rows in runs spread evenly over the table (rows without a vector left out). */
 async function readSample(handle: NativeTable, column: { name: string; dimensions: number }, rows: number) {
-  const offsets = Array.from({ length: MAP_PREVIEW_ROWS }, (_, i) => Math.floor((i * rows) / MAP_PREVIEW_ROWS));
+  const runs = Math.ceil(MAP_PREVIEW_ROWS / SAMPLE_RUN_ROWS);
+  const offsets = Array.from({ length: MAP_PREVIEW_ROWS }, (_, i) => Math.floor((Math.floor(i / SAMPLE_RUN_ROWS) * rows) / runs) + (i % SAMPLE_RUN_ROWS));
   const out = { ids: new BigUint64Array(offsets.length), vectors: new Float32Array(offsets.length * column.dimensions) };
   const query = handle.takeOffsets(offsets);
   query.selectColumns([column.name]);
@@ -608,8 +620,7 @@ export async function tableMap(tables: Tables, id: Id, request: MapRequest): Pro
   const shown = shownFields(schema, name, request.shown);
   const mapped = { version, column: column.name, metric: request.metric };
   if (request.placedOn !== undefined) {
-    if (request.haveFirst)
-      throw invalidInput("have_stage asks for a refined layout's coordinates alone; a placed map is answered whole: send one or the other");
+    if (request.have) throw invalidInput("have_stage says which stage of a map the caller holds; a placed map is answered whole: send one or the other");
     const base = await tables.resolveWith(id, (at) => tables.fixedHandle(at, "be mapped", { version: request.placedOn }));
     const baseVersion = await engineCall("read the version", () => base.value.version());
     const baseColumn = vectorColumn(await tables.schemaOf(base.value), name, column.name);
@@ -638,7 +649,10 @@ export async function tableMap(tables: Tables, id: Id, request: MapRequest): Pro
   }
   const { layout, refining } = await layoutAt(tables, entry, handle, version, column, request.metric);
   const facts: MapFacts = { ...mapped, refining, ...layout.facts };
-  if (request.haveFirst) {
+  if (request.have === "preview" && layout.facts.stage === "preview") {
+    return answerFile({ _rowid: makeVector(new BigUint64Array(0)), x: makeVector(new Float32Array(0)), y: makeVector(new Float32Array(0)) }, facts);
+  }
+  if (request.have === "first") {
     const refined = layout.facts.stage === "refined";
     return answerFile({ x: makeVector(refined ? layout.x : new Float32Array(0)), y: makeVector(refined ? layout.y : new Float32Array(0)) }, facts);
   }

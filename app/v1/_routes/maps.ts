@@ -15,7 +15,7 @@ export const mapRoutes = [
         version: body.version ?? undefined,
         metric: body.metric ?? "l2",
         shown: body.columns ?? [],
-        haveFirst: body.have_stage === "first",
+        have: body.have_stage ?? undefined,
         placedOn: body.placed_on_version ?? undefined,
       }),
     }),
