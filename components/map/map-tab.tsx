@@ -2,7 +2,7 @@
 /**
  * A table's Map tab: every row a point, laid out on the server from a vector column (the first layout at once, the
  * refined one when it is ready), coloured by a column with a legend whose entries select their rows; hovering a
- * point names its row (and shows its image), a lasso or a legend entry selects rows, and the grid below shows exactly
+ * point names its row (with its image, an excerpt of its text, what its audio or video is), a lasso or a legend entry selects rows, and the grid below shows exactly
  * the selected rows, page by page. A click on a point lists its nearest rows, exact and through the column's vector
  * index, with the index's recall; a filter, full-text or vector search lights its hits.
  */
@@ -14,12 +14,14 @@ import { mediaColumnsOf } from "@/lib/media";
 import { useRows, useTable, useVersions } from "@/lib/queries/catalog";
 import { useIndexes, useIndexStats } from "@/lib/queries/indexes";
 import { useMapSearch, useNeighbours, useTableMap, type MapSearch, type NeighbourSearch, type TableMap } from "@/lib/queries/maps";
-import { mediaUrl } from "@/lib/queries/media";
+import { cellKey, mediaUrl, useCells } from "@/lib/queries/media";
 import { Badge, Button, Field, Select } from "../ui/controls";
 import { Empty, ErrorBanner, Loading } from "../ui/states";
 import { fromPicker, pickerValue, refOf, VersionPicker } from "../table/version-picker";
 import { useTableAddress } from "../table/use-table-address";
+import { formatBytes } from "../table/format";
 import { RowsGrid } from "../table/rows-grid";
+import { mediaProjection, useMediaGrid } from "../table/use-media-grid";
 import { categoriesOf, PALETTE } from "./categories";
 import { CHANGE_COLORS, compareVersions, type Comparison } from "./compare";
 import { MapSearchForm } from "./map-search";
@@ -39,6 +41,14 @@ const titleColumn = (fields: JsonField[]) => {
   const text = fields.filter((f) => columnKind(f) === "text").map((f) => f.name);
   return text.find((n) => /^(name|title|caption|text|label|path|file(name)?)$/i.test(n)) ?? text[0];
 };
+/** A row's longer text, shown in part beside its name: a text column called like one, other than the name. */
+const excerptColumn = (fields: JsonField[], title: string | undefined) =>
+  fields
+    .filter((f) => columnKind(f) === "text" && f.name !== title)
+    .map((f) => f.name)
+    .find((n) => /^(text|content|body|caption|description|abstract|summary|transcript|document|chunk|passage)$/i.test(n));
+/** Characters of the excerpt a hovered point shows. */
+const EXCERPT_CHARS = 280;
 
 export function MapTab({ database, table }: { database: string; table: string[] }) {
   const address = useTableAddress();
@@ -51,7 +61,7 @@ export function MapTab({ database, table }: { database: string; table: string[] 
   const colorBy = showable.find((f) => f.name === address.get("color"))?.name;
   const metric = address.get("metric") === "cosine" ? "cosine" : "l2";
   const title = titleColumn(fields);
-  // Only the colour column comes with the points: a row's name and image are read when it is hovered.
+  // Only the colour column comes with the points: a row's name, text and media are read when it is hovered.
   const shown = colorBy ? [colorBy] : [];
   const version = described.data?.version;
   const versions = useVersions(database, table);
@@ -181,8 +191,10 @@ export function MapTab({ database, table }: { database: string; table: string[] 
           table={table}
           colorBy={colorBy}
           title={title}
-          image={mediaColumnsOf(fields)[0]}
-          gridColumns={fields.filter((f) => !isMappable(f) && !mediaColumnsOf(fields).includes(f.name)).map((f) => f.name)}
+          excerpt={excerptColumn(fields, title)}
+          media={mediaColumnsOf(fields)[0]}
+          fields={fields}
+          gridColumns={fields.filter((f) => !isMappable(f)).map((f) => f.name)}
           vectorField={vectors.find((f) => f.name === map.data.facts.column)!}
           textColumns={fields.filter((f) => columnKind(f) === "text").map((f) => f.name)}
           metric={metric}
@@ -199,7 +211,9 @@ function MapView({
   table,
   colorBy,
   title,
-  image,
+  excerpt,
+  media,
+  fields,
   gridColumns,
   vectorField,
   textColumns,
@@ -212,7 +226,10 @@ function MapView({
   table: string[];
   colorBy: string | undefined;
   title: string | undefined;
-  image: string | undefined;
+  excerpt: string | undefined;
+  /** The first binary column: what a hovered row's value holds is shown. */
+  media: string | undefined;
+  fields: JsonField[];
   gridColumns: string[];
   vectorField: JsonField;
   textColumns: string[];
@@ -341,7 +358,8 @@ function MapView({
               version={versionOf(hovered)}
               rowId={rowIdOf(hovered)}
               title={title}
-              image={image}
+              excerpt={excerpt}
+              media={media}
               color={colorBy ? { column: colorBy, value: value(colorBy, hovered) } : undefined}
             />
           )}
@@ -383,6 +401,7 @@ function MapView({
           table={table}
           version={facts.placed_on!}
           rowIds={gone}
+          fields={fields}
           columns={gridColumns}
           heading={`deleted since version ${facts.placed_on}, as it had them`}
           onClear={() => setSelected(null)}
@@ -395,6 +414,7 @@ function MapView({
           table={table}
           version={facts.version}
           rowIds={listed}
+          fields={fields}
           columns={gridColumns}
           heading={selected?.by === "point" ? "the point and its exact neighbours" : undefined}
           onClear={() => setSelected(null)}
@@ -428,14 +448,19 @@ function rowIndex(rowIds: BigUint64Array): (rowId: string) => number {
   };
 }
 
-/** The hovered point's row: at once its colour value and row id, then its name and image as they are read. */
+/**
+ * The hovered point's row: at once its colour value and row id, then its name, an excerpt of its text, and its media
+ * as they are read: an image's thumbnail; for audio or video what it is, to be played in the grid once the point is
+ * clicked (a card that follows the cursor is no place for a player).
+ */
 function HoverCard({
   database,
   table,
   version,
   rowId,
   title,
-  image,
+  excerpt,
+  media,
   color,
 }: {
   database: string;
@@ -443,26 +468,36 @@ function HoverCard({
   version: number;
   rowId: string;
   title: string | undefined;
-  image: string | undefined;
+  excerpt: string | undefined;
+  media: string | undefined;
   color: { column: string; value: string } | undefined;
 }) {
-  const named = useRows(database, table, { version, columns: title ? [title] : [], filter: `_rowid = ${rowId}`, limit: 1, offset: 0 }, Boolean(title));
-  const name = title && named.data?.numRows ? cellText(named.data.getChild(title)?.get(0)).short : null;
+  const texts = [title, excerpt].filter((c): c is string => Boolean(c));
+  const read = useRows(database, table, { version, columns: texts, filter: `_rowid = ${rowId}`, limit: 1, offset: 0 }, texts.length > 0);
+  const text = (column: string | undefined) => (column && read.data?.numRows ? cellText(read.data.getChild(column)?.get(0)).full : null);
+  const name = text(title);
+  const passage = text(excerpt);
+  const cells = useCells(database, table, version, media ? [media] : [], [rowId]);
+  const held = media ? cells.data?.get(cellKey(rowId, media)) : undefined;
+  const kind = held?.size ? held.media?.kind : undefined;
   return (
     <div
       role="tooltip"
       className="pointer-events-none absolute right-2 bottom-2 z-10 max-w-xs rounded border border-slate-200 bg-white/95 p-2 text-xs shadow dark:border-slate-700 dark:bg-slate-900/95"
     >
-      {image && (
+      {media && kind === "image" && (
         // eslint-disable-next-line @next/next/no-img-element
-        <img
-          alt=""
-          className="mb-1 max-h-24"
-          src={mediaUrl({ database, table, version, column: image, rowId }, { thumbnail: 96 })}
-          onError={(e) => (e.currentTarget.style.display = "none")}
-        />
+        <img alt="" className="mb-1 max-h-24" src={mediaUrl({ database, table, version, column: media, rowId }, { thumbnail: 96 })} />
       )}
-      {name !== null && <p className="font-medium">{name}</p>}
+      {name !== null && <p className="font-medium">{name.length > 120 ? `${name.slice(0, 120)}…` : name}</p>}
+      {passage !== null && (
+        <p className="mt-1 text-slate-700 dark:text-slate-300">{passage.length > EXCERPT_CHARS ? `${passage.slice(0, EXCERPT_CHARS)}…` : passage}</p>
+      )}
+      {held?.size && (kind === "audio" || kind === "video") ? (
+        <p className="mt-1">
+          {kind === "audio" ? "Audio" : "Video"} ({held.media!.mime}, {formatBytes(held.size)}): click the point to play it in the rows below
+        </p>
+      ) : null}
       {color && (
         <p>
           {color.column}: {color.value}
@@ -518,6 +553,7 @@ function SelectedRows({
   table,
   version,
   rowIds,
+  fields,
   columns,
   heading,
   onClear,
@@ -526,6 +562,8 @@ function SelectedRows({
   table: string[];
   version: number;
   rowIds: string[];
+  fields: JsonField[];
+  /** The columns shown, binary ones among them: what each of their cells holds is read a page at a time. */
   columns: string[];
   /** What the rows are, when more than "selected". */
   heading?: string;
@@ -533,7 +571,16 @@ function SelectedRows({
 }) {
   const [page, setPage] = useState(0);
   const ids = rowIds.slice(page * PAGE, (page + 1) * PAGE);
-  const rows = useRows(database, table, { version, columns, filter: `_rowid IN (${ids.join(", ")})`, limit: PAGE, offset: 0, withRowId: true });
+  const projection = mediaProjection(fields, columns);
+  const rows = useRows(database, table, {
+    version,
+    columns: projection.columns ?? columns,
+    filter: `_rowid IN (${ids.join(", ")})`,
+    limit: PAGE,
+    offset: 0,
+    withRowId: true,
+  });
+  const media = useMediaGrid(database, table, version, projection, rows.data);
   const pages = Math.ceil(rowIds.length / PAGE);
   return (
     <section aria-label="Selected rows" className="flex flex-col gap-2">
@@ -558,7 +605,7 @@ function SelectedRows({
           Clear selection
         </Button>
       </div>
-      {rows.isError ? <ErrorBanner error={rows.error} /> : rows.data ? <RowsGrid data={rows.data} label="Selected rows" /> : <Loading />}
+      {rows.isError ? <ErrorBanner error={rows.error} /> : rows.data ? <RowsGrid data={rows.data} label="Selected rows" media={media} /> : <Loading />}
     </section>
   );
 }
