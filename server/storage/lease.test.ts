@@ -58,6 +58,33 @@ describe.each(storeKinds())("a table's maintenance lease on the $name store", ({
     await next!.release();
   });
 
+  it("keeps its lease when claiming the next slot fails just before that slot begins", async () => {
+    const slot = 800;
+    const store = await make();
+    const prefix = tableLeasePrefix("flaky.lance");
+    // Acquired late in a slot, and the store answers the claim of the next one with an error (a 503, a cut connection).
+    await sleep(slot - (Date.now() % slot) + 600);
+    let failed = 0;
+    const flaky = new Proxy(store, {
+      get: (target, name, receiver) => {
+        const value: unknown = Reflect.get(target, name, receiver);
+        if (name !== "putIfAbsent" || typeof value !== "function") return value;
+        return (key: string, data: string) =>
+          key.endsWith(String(Math.floor(Date.now() / slot) + 1)) && failed++ === 0 ? Promise.reject(new Error("503")) : value.call(target, key, data);
+      },
+    });
+    const lease = await Lease.acquire(flaky, prefix, "job-a", slot);
+    expect(lease).not.toBeNull();
+    expect(failed).toBeGreaterThan(0);
+    // Into the next slot, and on through two more: nobody else can take the lease meanwhile.
+    for (let i = 0; i < 6; i++) {
+      await sleep(300);
+      expect(await Lease.acquire(store, prefix, "job-b", slot)).toBeNull();
+      expect(lease!.holds).toBe(true);
+    }
+    await lease!.release();
+  });
+
   it("leaves a holder of many slots its last ones only, not an object per slot gone by", async () => {
     const store = await make();
     const prefix = tableLeasePrefix("long.lance");

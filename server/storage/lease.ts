@@ -51,10 +51,13 @@ export class Lease {
     const current = Math.floor(Date.now() / this.slotMs);
     const next = current + 1;
     if (this.held.has(next)) return;
-    // Losing the next slot cannot happen while this holder claims ahead in time; if it does, a job's work is not
-    // stopped (the engine's commits stay safe when two compactions race, one of them does its work twice), and the
-    // maintainer, no longer holding the lease, stops its passes.
-    if (await this.store.putIfAbsent(`${this.prefix}${next}`, this.holder).catch(() => false)) this.held.add(next);
+    // The current slot too, when this holder held the one before but its claim of this one failed (a store error
+    // just before the slot began): left unclaimed, anyone could take the lease for it. Losing a slot cannot happen
+    // otherwise while this holder claims ahead in time; if it does, a job's work is not stopped (the engine's commits
+    // stay safe when two compactions race, one of them does its work twice), and the maintainer, no longer holding
+    // the lease, stops its passes.
+    const wanted = !this.held.has(current) && this.held.has(current - 1) ? [current, next] : [next];
+    for (const slot of wanted) if (await this.store.putIfAbsent(`${this.prefix}${slot}`, this.holder).catch(() => false)) this.held.add(slot);
     // Slots gone by are nobody's concern: a lease held for months leaves its last slots, not one object per slot.
     for (const slot of [...this.held].filter((slot) => slot < current - 1)) {
       this.held.delete(slot);
