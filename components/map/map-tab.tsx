@@ -47,8 +47,10 @@ const excerptColumn = (fields: JsonField[], title: string | undefined) =>
     .filter((f) => columnKind(f) === "text" && f.name !== title)
     .map((f) => f.name)
     .find((n) => /^(text|content|body|caption|description|abstract|summary|transcript|document|chunk|passage)$/i.test(n));
-/** Characters of the excerpt a hovered point shows. */
+/** Characters of a hovered row's name and of its excerpt shown. */
+const NAME_CHARS = 120;
 const EXCERPT_CHARS = 280;
+const cutAt = (text: string, chars: number) => (text.length > chars ? `${text.slice(0, chars)}…` : text);
 
 export function MapTab({ database, table }: { database: string; table: string[] }) {
   const address = useTableAddress();
@@ -489,10 +491,8 @@ function HoverCard({
         // eslint-disable-next-line @next/next/no-img-element
         <img alt="" className="mb-1 max-h-24" src={mediaUrl({ database, table, version, column: media, rowId }, { thumbnail: 96 })} />
       )}
-      {name !== null && <p className="font-medium">{name.length > 120 ? `${name.slice(0, 120)}…` : name}</p>}
-      {passage !== null && (
-        <p className="mt-1 text-slate-700 dark:text-slate-300">{passage.length > EXCERPT_CHARS ? `${passage.slice(0, EXCERPT_CHARS)}…` : passage}</p>
-      )}
+      {name !== null && <p className="font-medium">{cutAt(name, NAME_CHARS)}</p>}
+      {passage !== null && <p className="mt-1 text-slate-700 dark:text-slate-300">{cutAt(passage, EXCERPT_CHARS)}</p>}
       {held?.size && (kind === "audio" || kind === "video") ? (
         <p className="mt-1">
           {kind === "audio" ? "Audio" : "Video"} ({held.media!.mime}, {formatBytes(held.size)}): click the point to play it in the rows below

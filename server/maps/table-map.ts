@@ -607,6 +607,9 @@ const answerFile = (columns: Record<string, Vector>, facts: MapFacts): Buffer =>
   return Buffer.from(tableToIPC(table, "file"));
 };
 
+/** An answer's columns without a point: a caller that holds the map, or waits for the layout its rows go onto. */
+const noPoints = () => ({ _rowid: makeVector(new BigUint64Array(0)), x: makeVector(new Float32Array(0)), y: makeVector(new Float32Array(0)) });
+
 /**
  * The map of a table's version: an Arrow IPC file of `_rowid`, `x`, `y` and the shown columns, its facts in its
  * metadata. Placed onto another version's layout, it has `placed` too (1: the row's vector is not the one that
@@ -631,7 +634,7 @@ export async function tableMap(tables: Tables, id: Id, request: MapRequest): Pro
     const onto = await layoutAt(tables, base.entry, base.value, baseVersion, baseColumn, request.metric);
     if (onto.layout.facts.stage !== "refined") {
       const waiting = { ...mapped, ...onto.layout.facts, refining: true, points: 0, placed_on: baseVersion, placed: 0 };
-      return answerFile({ _rowid: makeVector(new BigUint64Array(0)), x: makeVector(new Float32Array(0)), y: makeVector(new Float32Array(0)) }, waiting);
+      return answerFile(noPoints(), waiting);
     }
     const { maps: here } = await mapsOf(tables, entry, version, column.name, request.metric);
     const placement = await placementOn(here, handle, column, request.metric, onto);
@@ -650,7 +653,7 @@ export async function tableMap(tables: Tables, id: Id, request: MapRequest): Pro
   const { layout, refining } = await layoutAt(tables, entry, handle, version, column, request.metric);
   const facts: MapFacts = { ...mapped, refining, ...layout.facts };
   if (request.have === "preview" && layout.facts.stage === "preview") {
-    return answerFile({ _rowid: makeVector(new BigUint64Array(0)), x: makeVector(new Float32Array(0)), y: makeVector(new Float32Array(0)) }, facts);
+    return answerFile(noPoints(), facts);
   }
   if (request.have === "first") {
     const refined = layout.facts.stage === "refined";
