@@ -289,10 +289,13 @@ function cellsOf(rows: Float32Array, n: number, k: number): Cells {
 const PROBED_CELLS = 8;
 /** Laid-out rows a placed row is put among. */
 const PLACED_AMONG = 5;
+/** How far from the nearest laid-out row (a layout spans [-1, 1]) another near row may lie and still say where a row goes. */
+const APART = 0.1;
 
 /**
  * Places rows into an existing layout without moving it: each at the mean of its nearest laid-out rows' places
- * (weighted by nearness), found in the reduced space the layout was made from. `rows` are m × k, `laid` n × k.
+ * (weighted by nearness; when they lie apart, among the most of them that lie together), found in the reduced space the layout
+ * was made from. `rows` are m × k, `laid` n × k.
  */
 export function placeAmong(
   rows: Float32Array,
@@ -333,7 +336,19 @@ export function placeAmong(
     let sx = 0;
     let sy = 0;
     let sw = 0;
-    for (let s = 0; s < PLACED_AMONG && best[s] >= 0; s++) {
+    const found = best.findIndex((b) => b < 0) < 0 ? PLACED_AMONG : best.findIndex((b) => b < 0);
+    const together = (a: number, b: number) => (place.x[best[a]] - place.x[best[b]]) ** 2 + (place.y[best[a]] - place.y[best[b]]) ** 2 <= APART ** 2;
+    // Near rows laid out apart (in two groups, say) would put the row between them, where nothing is: it goes among
+    // the most of them that lie together, the nearer group when as many do.
+    let anchor = 0;
+    let most = 0;
+    for (let a = 0; a < found; a++) {
+      let count = 0;
+      for (let b = 0; b < found; b++) if (together(a, b)) count++;
+      if (count > most) [anchor, most] = [a, count];
+    }
+    for (let s = 0; s < found; s++) {
+      if (!together(anchor, s)) continue;
       // A row equal to a laid-out one goes where it is.
       const w = 1 / (Math.sqrt(bestDistance[s]) + 1e-9);
       sx += w * place.x[best[s]];
