@@ -1,6 +1,7 @@
 /** Configuration from the environment; nothing but the defaults is needed to run. */
 import "server-only";
 import { parseDuration } from "@/lib/durations";
+import { MAP_MAX_POINTS } from "@/lib/contract/maps";
 import { ConfigError } from "./config-error";
 import { parseRoot, parseStorageOptions } from "./storage/root";
 import { parseByteSize } from "./storage/read-cache/read-cache";
@@ -89,6 +90,11 @@ export const config = {
   maxArrowBodyBytes: intFromEnv("QUIVER_MAX_ARROW_BODY_BYTES", 2 * 1024 * 1024 * 1024 - 1),
   /** Largest JSON request body, in bytes. */
   maxJsonBodyBytes: intFromEnv("QUIVER_MAX_JSON_BODY_BYTES", 1024 * 1024),
+  /**
+   * The most rows a table's map lays out (server/maps); a table with more rows with a vector is mapped by an even
+   * sample of this many, which rows are placed onto afterwards (a search's hits, a column's rarer values).
+   */
+  mapMaxPoints: intFromEnv("QUIVER_MAP_MAX_POINTS", MAP_MAX_POINTS),
   /** Largest `limit` of a list page; also the page size when a request gives none. */
   maxPageSize: intFromEnv("QUIVER_MAX_PAGE_SIZE", 1000),
   /** Largest number of rows one query may return. */

@@ -13,7 +13,7 @@ import { client, expectError, until } from "./client";
 import { testAzurite } from "./azurite";
 import { keyOf, onObjectStore, startServer, uriOf, type TestServer } from "./server";
 import { ErrorCode } from "@/lib/contract/errors";
-import { MAP_METADATA_KEY, MAP_PREVIEW_ROWS, MAP_PREVIEW_VALUES, type MapFacts } from "@/lib/contract/maps";
+import { MAP_METADATA_KEY, MAP_PLACED_REASONS, MAP_PREVIEW_ROWS, MAP_PREVIEW_VALUES, type MapFacts, type MapPlaceFacts } from "@/lib/contract/maps";
 
 let server: TestServer;
 let api: ReturnType<typeof client>;
@@ -307,6 +307,132 @@ describe("a version's rows placed onto another version's layout", () => {
     expectError(await api.post("/v1/table/m$grow/map", { placed_on_version: 1, have_stage: "first" }), 400, ErrorCode.InvalidInput);
     expectError(await api.post("/v1/table/m$grow/map", { placed_on_version: 9 }), 404, ErrorCode.TableVersionNotFound);
   }, 120_000);
+});
+
+describe("a map of more rows than the server lays out", () => {
+  let sampling: TestServer;
+  let on: ReturnType<typeof client>;
+  beforeAll(async () => {
+    sampling = await startServer({ QUIVER_MAP_MAX_POINTS: "1000" });
+    on = client(sampling.url, sampling.auth);
+    await on.post("/v1/namespace/s/create", {});
+    // 225 of each digit from one source, then 12 zeros from a rare one: an even sample of 1,000 of the 2,262 rows
+    // holds 5 or 6 of those.
+    expect((await on.arrow("/v1/table/s$big/create", fromSource(numberedDigits(0, 225, 0), "scans"))).status).toBe(200);
+    expect((await on.arrow("/v1/table/s$big/insert", fromSource(numberedDigits(225, 12, 5000, [0]), "rare"))).status).toBe(200);
+  }, 60_000);
+  afterAll(() => sampling?.stop());
+
+  const fromSource = (digits: Table, source: string) =>
+    new Table({
+      ...Object.fromEntries(digits.schema.fields.map((f) => [f.name, digits.getChild(f.name)!])),
+      source: vectorFromArray(new Array<string>(digits.numRows).fill(source), new Utf8()),
+    });
+  const place = (body: Record<string, unknown>, table = "s$big") =>
+    until(
+      "the rows placed",
+      async () => {
+        const reply = await on.post<ArrowTable>(`/v1/table/${table}/map/place`, body);
+        expect(reply.status, reply.status === 200 ? "" : JSON.stringify(reply.body)).toBe(200);
+        return { table: reply.body, facts: factsOf(reply.body) as unknown as MapPlaceFacts };
+      },
+      (m) => !m.facts.refining,
+      60_000,
+      300,
+    );
+  const column = <T extends Int32Array | Float32Array | BigUint64Array | Uint8Array>(t: ArrowTable, name: string) => t.getChild(name)!.toArray() as T;
+  /** Of each placed row's `k` nearest points on the map, the share with its label. */
+  const agreement = (map: ArrowTable, placed: ArrowTable, k: number) => {
+    const [mx, my, ml] = [column<Float32Array>(map, "x"), column<Float32Array>(map, "y"), column<Int32Array>(map, "label")];
+    const [px, py, pl] = [column<Float32Array>(placed, "x"), column<Float32Array>(placed, "y"), column<Int32Array>(placed, "label")];
+    let same = 0;
+    for (let i = 0; i < px.length; i++)
+      same += Array.from(mx, (x, j) => [(x - px[i]) ** 2 + (my[j] - py[i]) ** 2, ml[j]])
+        .sort((a, b) => a[0] - b[0])
+        .slice(0, k)
+        .filter(([, label]) => label === pl[i]).length;
+    return same / (px.length * k);
+  };
+
+  it("maps an even sample, tops each rare value up to its quota on the refined layout, and keeps what it placed", async () => {
+    const map = await until(
+      "the refined sample",
+      () => mapOf("s$big", { columns: ["id", "label"] }, on),
+      (m) => m.facts.stage === "refined",
+      60_000,
+      300,
+    );
+    expect(map.facts).toMatchObject({ rows: 2262, points: 1000, sampled: true });
+    const onMap = new Set(column<Int32Array>(map.table, "id"));
+    const rareOnMap = [...onMap].filter((id) => id >= 5000);
+    expect(rareOnMap.length).toBeGreaterThan(3);
+    expect(rareOnMap.length).toBeLessThan(8);
+    const before = await layoutsMade(sampling);
+
+    const strata = await place({ stratify_by: "source", columns: ["id", "label"] });
+    // The common source has about 990 rows in the sample, above the quota of 50; the rare one gets all 12 of its rows.
+    expect(strata.facts).toMatchObject({
+      stage: "refined",
+      sampled: true,
+      stratified_by: "source",
+      values: 2,
+      topped_up: 1,
+      asked: 0,
+      points: 12 - rareOnMap.length,
+    });
+    expect(strata.table.schema.fields.map((f) => f.name)).toEqual(["_rowid", "x", "y", "reason", "id", "label"]);
+    const added = [...column<Int32Array>(strata.table, "id")];
+    expect([...rareOnMap, ...added].sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, i) => 5000 + i));
+    expect([...column<Uint8Array>(strata.table, "reason")]).toEqual(added.map(() => MAP_PLACED_REASONS.quota));
+    // Each placed among the zeros the sample holds.
+    expect(agreement(map.table, strata.table, 10)).toBeGreaterThan(0.7);
+    const made = await layoutsMade(sampling);
+    expect(made.placed).toBe((before.placed ?? 0) + 1);
+
+    // Kept in the root: asked again, nothing is placed anew.
+    const again = await place({ stratify_by: "source", columns: ["id"] });
+    expect([...column<Int32Array>(again.table, "id")]).toEqual(added);
+    expect(await layoutsMade(sampling)).toEqual(made);
+    // A column of a value a row names rows rather than groups them: the map says it is not stratified by it.
+    const named = await place({ stratify_by: "id" });
+    expect(named.facts).toMatchObject({ stratified_by: "id", too_many_values: true, points: 0 });
+  }, 120_000);
+
+  it("places the rows asked for that the sample left out, and says which it could not", async () => {
+    const map = await until(
+      "the refined sample",
+      () => mapOf("s$big", { columns: ["id", "label"] }, on),
+      (m) => m.facts.stage === "refined",
+      60_000,
+      300,
+    );
+    const rows = (await on.post<ArrowTable>("/v1/table/s$big/query", { columns: ["id", "label"], with_row_id: true, limit: 3000 })).body;
+    const mapped = new Set(column<BigUint64Array>(map.table, "_rowid"));
+    const rowIds = column<BigUint64Array>(rows, "_rowid");
+    const labels = column<Int32Array>(rows, "label");
+    // Ten zeros and ten sixes the sample left out, one row it holds, and a row that does not exist.
+    const left = (digit: number) => [...rowIds].filter((id, i) => labels[i] === digit && !mapped.has(id)).slice(0, 10);
+    const wanted = [...left(0), ...left(6)];
+    const asked = [...wanted, [...mapped][0], 999_999_999n, wanted[0]].map(Number);
+    const placed = await place({ row_ids: asked, columns: ["label"] });
+    expect(placed.facts).toMatchObject({ asked: 22, already_on_map: 1, not_placed: 1, points: 20, sampled: true });
+    expect(placed.facts.stratified_by).toBeUndefined();
+    expect([...column<BigUint64Array>(placed.table, "_rowid")].sort()).toEqual(wanted.sort());
+    expect(new Set(column<Uint8Array>(placed.table, "reason"))).toEqual(new Set([MAP_PLACED_REASONS.asked]));
+    expect(agreement(map.table, placed.table, 10)).toBeGreaterThan(0.7);
+
+    expectError(await on.post("/v1/table/s$big/map/place", { stratify_by: "pixels" }), 400, ErrorCode.InvalidInput);
+    expectError(await on.post("/v1/table/s$big/map/place", { stratify_by: "nothing" }), 400, ErrorCode.InvalidInput);
+    expectError(await on.post("/v1/table/s$big/map/place", { have_stage: "first" }), 400, ErrorCode.InvalidInput);
+    expectError(await on.post("/v1/table/s$big/map/place", { row_ids: Array.from({ length: 10_001 }, (_, i) => i) }), 400, ErrorCode.InvalidInput);
+  }, 120_000);
+
+  it("adds nothing to a map of every row", async () => {
+    expect((await on.arrow("/v1/table/s$small/create", numberedDigits(0, 20, 0))).status).toBe(200);
+    const placed = await place({ row_ids: [0, 5, 999], stratify_by: "label" }, "s$small");
+    expect(placed.facts).toMatchObject({ rows: 200, sampled: false, points: 0, asked: 3, already_on_map: 2, not_placed: 1, stratified_by: "label" });
+    expect(placed.facts.topped_up).toBeUndefined();
+  }, 60_000);
 });
 
 describe("a map of the table as it is now", () => {

@@ -15,12 +15,23 @@ import { engineCall, type NativeTable } from "@/server/lance/native";
 import { log } from "@/server/log";
 import { metrics } from "@/server/metrics";
 import { INSTANCE } from "@/server/instance";
+import { config } from "@/server/config";
 import type { ObjectStore } from "@/server/storage/object-store";
 import type { Id } from "@/server/catalog/catalog";
 import type { TableEntry } from "@/server/catalog/catalog-table";
 import type { Tables } from "@/server/tables/tables";
 import { joinIdentifier } from "@/lib/identifiers";
-import { MAP_MAX_POINTS, MAP_METADATA_KEY, MAP_PREVIEW_ROWS, MAP_PREVIEW_VALUES, MAP_TEXT_CHARS, type MapFacts } from "@/lib/contract/maps";
+import {
+  MAP_MAX_STRATA,
+  MAP_METADATA_KEY,
+  MAP_PLACED_REASONS,
+  MAP_PREVIEW_ROWS,
+  MAP_PREVIEW_VALUES,
+  MAP_STRATUM_QUOTA,
+  MAP_TEXT_CHARS,
+  type MapFacts,
+  type MapPlaceFacts,
+} from "@/lib/contract/maps";
 import type { LayoutJob, LayoutMessage, PlaceJob, Projection } from "./layout-worker";
 
 /** Part of every map's key: a changed way of laying out makes new maps instead of reading old ones. */
@@ -168,40 +179,50 @@ function copyIds(vector: Vector, out: BigUint64Array, at: number): number {
   return at;
 }
 
+/** The non-null vectors a query reads (as float32) with their rows' ids, `capacity` rows at most. */
+async function vectorsRead(query: Executable, column: { name: string; dimensions: number }, capacity: number) {
+  const out = { ids: new BigUint64Array(capacity), vectors: new Float32Array(capacity * column.dimensions) };
+  let filled = 0;
+  await eachBatch(query, "read the vectors", (batch) => {
+    if (filled + batch.numRows > capacity) throw new QuiverError("ServiceUnavailable", "the table changed while its map was read; try again");
+    filled = appendVectors(batch.getChild(column.name)!, batch.getChild("_rowid")!, column.dimensions, out, filled);
+  });
+  return { ids: out.ids.subarray(0, filled), vectors: out.vectors, n: filled };
+}
+
+/** The vectors of the rows of these ids that have one. */
+function vectorsOfRows(handle: NativeTable, column: { name: string; dimensions: number }, ids: bigint[]) {
+  const query = handle.takeRowIds(ids);
+  query.selectColumns([column.name]);
+  query.withRowId();
+  return vectorsRead(query, column, ids.length);
+}
+
 /**
- * The vectors to lay out, with their rows' ids: every row with one, or an even sample of MAP_MAX_POINTS of them. The
- * table's row count (from its manifest) sizes the arrays; the rows without a vector are what the scan leaves out.
+ * The vectors to lay out, with their rows' ids: every row with one, or an even sample of `config.mapMaxPoints` of
+ * them. The table's row count (from its manifest) sizes the arrays; the rows without a vector are what the scan leaves
+ * out.
  */
 async function readVectors(handle: NativeTable, column: { name: string; dimensions: number }, rows: number) {
-  const notNull = `${quoted(column.name)} IS NOT NULL`;
-  let listed: { ids: BigUint64Array; withVector: number } | null = null;
-  if (rows > MAP_MAX_POINTS) {
+  const most = config.mapMaxPoints;
+  if (rows > most) {
     const scan = handle.query();
-    scan.onlyIf(notNull);
+    scan.onlyIf(`${quoted(column.name)} IS NOT NULL`);
     scan.selectColumns([]);
     scan.withRowId();
     const all = new BigUint64Array(rows);
     let filled = 0;
     for (const batch of await collect(scan, "list the rows")) filled = copyIds(batch.getChild("_rowid")!, all, filled);
-    const ids =
-      filled > MAP_MAX_POINTS
-        ? BigUint64Array.from({ length: MAP_MAX_POINTS }, (_, i) => all[Math.floor((i * filled) / MAP_MAX_POINTS)])
-        : all.subarray(0, filled);
-    listed = { ids, withVector: filled };
+    const ids = filled > most ? Array.from({ length: most }, (_, i) => all[Math.floor((i * filled) / most)]) : [...all.subarray(0, filled)];
+    const read = await vectorsOfRows(handle, column, ids);
+    return { ...read, rows, withoutVector: rows - filled, sampled: filled > most };
   }
-  const capacity = listed ? listed.ids.length : rows;
-  const out = { ids: new BigUint64Array(capacity), vectors: new Float32Array(capacity * column.dimensions) };
-  let filled = 0;
   // Every row is read and the null vectors skipped here: a filter on the column costs the engine more than that.
-  const query = listed ? handle.takeRowIds([...listed.ids]) : handle.query();
+  const query = handle.query();
   query.selectColumns([column.name]);
   query.withRowId();
-  await eachBatch(query, "read the vectors", (batch) => {
-    if (filled + batch.numRows > capacity) throw new QuiverError("ServiceUnavailable", "the table changed while its map was read; try again");
-    filled = appendVectors(batch.getChild(column.name)!, batch.getChild("_rowid")!, column.dimensions, out, filled);
-  });
-  const withVector = listed ? listed.withVector : filled;
-  return { ids: out.ids.subarray(0, filled), vectors: out.vectors, n: filled, rows, withoutVector: rows - withVector, sampled: withVector > MAP_MAX_POINTS };
+  const read = await vectorsRead(query, column, rows);
+  return { ...read, rows, withoutVector: rows - read.n, sampled: false };
 }
 
 /**
@@ -268,6 +289,20 @@ function layoutOf(file: Buffer): Layout | Placement {
   return table.getChild("placed") ? { ...layout, placed: flat<Uint8Array>("placed") } : layout;
 }
 
+/** Projections held in memory, the most recently read last. */
+const heldProjections = new Map<string, Promise<Projection>>();
+const HELD_PROJECTIONS = 2;
+
+/** The rows a sampled map adds to fill its values' quotas, placed onto its refined layout, and how many values there are. */
+interface Strata {
+  ids: BigUint64Array;
+  x: Float32Array;
+  y: Float32Array;
+  facts: { values: number; topped_up: number; too_many_values: boolean };
+}
+const STRATA_KEY = "quiver.map.strata";
+const strataName = (column: string) => `strata-${createHash("sha256").update(column).digest("hex").slice(0, 16)}.arrow`;
+
 /** The worker thread's module, shipped beside the server as Node loads it (the bundle would rename it). */
 const WORKER = path.join(/*turbopackIgnore: true*/ process.cwd(), "server/maps/layout-worker.ts");
 
@@ -288,10 +323,37 @@ class MapStore {
     await this.store.put(`${this.folder}${layout.facts.stage}.arrow`, layoutFile(layout));
   }
 
-  async projection(): Promise<Projection> {
-    const file = await this.store.get(`${this.folder}projection.arrow`);
-    if (!file) throw new QuiverError("ServiceUnavailable", "a map's projection went missing from the root while it was read; try again");
-    return projectionOf(file);
+  /** The refined layout's projection, held for the last few maps asked (13 MB a 100,000 rows: read once, not per request). */
+  projection(): Promise<Projection> {
+    const held = heldProjections.get(this.folder);
+    if (held) return held;
+    const read = (async () => {
+      const file = await this.store.get(`${this.folder}projection.arrow`);
+      if (!file) throw new QuiverError("ServiceUnavailable", "a map's projection went missing from the root while it was read; try again");
+      return projectionOf(file);
+    })();
+    heldProjections.set(this.folder, read);
+    if (heldProjections.size > HELD_PROJECTIONS) heldProjections.delete(heldProjections.keys().next().value!);
+    read.catch(() => heldProjections.delete(this.folder));
+    return read;
+  }
+
+  async readStrata(column: string): Promise<Strata | null> {
+    const file = await this.store.get(`${this.folder}${strataName(column)}`);
+    if (!file) return null;
+    const table = tableFromIPC(file);
+    return {
+      ids: table.getChild("_rowid")!.toArray() as BigUint64Array,
+      x: table.getChild("x")!.toArray() as Float32Array,
+      y: table.getChild("y")!.toArray() as Float32Array,
+      facts: JSON.parse(table.schema.metadata.get(STRATA_KEY)!) as Strata["facts"],
+    };
+  }
+
+  writeStrata(column: string, strata: Strata): Promise<void> {
+    const table = new Table({ _rowid: makeVector(strata.ids), x: makeVector(strata.x), y: makeVector(strata.y) });
+    table.schema.metadata.set(STRATA_KEY, JSON.stringify(strata.facts));
+    return this.store.put(`${this.folder}${strataName(column)}`, Buffer.from(tableToIPC(table, "file")));
   }
 
   async readPlacement(onto: string): Promise<Placement | null> {
@@ -504,11 +566,12 @@ const cut = (value: unknown) => (typeof value === "string" && value.length > MAP
 /**
  * The shown columns' values in the layout's order of rows, text cut short: one scan of those columns (small beside
  * the vectors), whose rows are the layout's in the same order when every row has a vector and none was left out of a
- * sample; otherwise each point's row is found by its id among those scanned.
+ * sample; otherwise each point's row is found by its id among those scanned. `only`: the points are a few of the
+ * table's rows, taken by their ids instead of scanning every row.
  */
-async function shownColumns(handle: NativeTable, ids: BigUint64Array, fields: Field[]): Promise<Record<string, Vector>> {
+async function shownColumns(handle: NativeTable, ids: BigUint64Array, fields: Field[], { only = false } = {}): Promise<Record<string, Vector>> {
   if (!fields.length || !ids.length) return Object.fromEntries(fields.map((f) => [f.name, vectorFromArray([], isText(f.type) ? new Utf8() : f.type)]));
-  const scan = handle.query();
+  const scan = only ? handle.takeRowIds([...ids]) : handle.query();
   scan.selectColumns(fields.map((f) => f.name));
   scan.withRowId();
   const batches = await collect(scan, "read the map's columns");
@@ -565,18 +628,20 @@ async function layoutAt(
   return { key, maps, ...made };
 }
 
-/** A version's rows placed onto another version's refined layout: made once, then kept beside the version's own map. */
-async function placementOn(
-  here: MapStore,
-  handle: NativeTable,
-  column: { name: string; dimensions: number },
+type Onto = Awaited<ReturnType<typeof layoutAt>>;
+
+/**
+ * Rows placed onto a refined layout in a worker thread: a row whose vector the layout holds for its id keeps its
+ * place, the others go among their nearest laid-out rows.
+ */
+async function placedOnto(
+  read: { ids: BigUint64Array; vectors: Float32Array; n: number },
+  column: { dimensions: number },
   metric: "l2" | "cosine",
-  onto: Awaited<ReturnType<typeof layoutAt>>,
-): Promise<Placement> {
-  const kept = await here.readPlacement(onto.key);
-  if (kept) return kept;
-  const rows = await engineCall("count the rows", () => handle.countRows());
-  const [read, projection] = await Promise.all([readVectors(handle, column, rows), onto.maps.projection()]);
+  onto: Onto,
+): Promise<{ x: Float32Array; y: Float32Array; placed: Uint8Array }> {
+  if (!read.n) return { x: new Float32Array(0), y: new Float32Array(0), placed: new Uint8Array(0) };
+  const projection = await onto.maps.projection();
   const made = await oneAnswer(
     {
       kind: "place",
@@ -590,6 +655,22 @@ async function placementOn(
     "placed",
   );
   metrics.mapLayouts.inc({ stage: "placed" });
+  return made;
+}
+
+/** A version's rows placed onto another version's refined layout: made once, then kept beside the version's own map. */
+async function placementOn(
+  here: MapStore,
+  handle: NativeTable,
+  column: { name: string; dimensions: number },
+  metric: "l2" | "cosine",
+  onto: Onto,
+): Promise<Placement> {
+  const kept = await here.readPlacement(onto.key);
+  if (kept) return kept;
+  const rows = await engineCall("count the rows", () => handle.countRows());
+  const read = await readVectors(handle, column, rows);
+  const made = await placedOnto(read, column, metric, onto);
   const placement: Placement = {
     ids: read.ids,
     x: made.x,
@@ -601,7 +682,7 @@ async function placementOn(
   return placement;
 }
 
-const answerFile = (columns: Record<string, Vector>, facts: MapFacts): Buffer => {
+const answerFile = (columns: Record<string, Vector>, facts: MapFacts | MapPlaceFacts): Buffer => {
   const table = new Table(columns);
   table.schema.metadata.set(MAP_METADATA_KEY, JSON.stringify(facts));
   return Buffer.from(tableToIPC(table, "file"));
@@ -662,5 +743,137 @@ export async function tableMap(tables: Tables, id: Id, request: MapRequest): Pro
   return answerFile(
     { _rowid: makeVector(layout.ids), x: makeVector(layout.x), y: makeVector(layout.y), ...(await shownColumns(handle, layout.ids, shown)) },
     facts,
+  );
+}
+
+/** A date as its time, so that equal dates are one value. */
+const valueKey = (value: unknown) => (value instanceof Date ? value.getTime() : (value ?? null));
+
+/**
+ * The rows a sampled map adds so that each of a column's values keeps MAP_STRATUM_QUOTA rows on it (every row of a
+ * rarer value): for each value the even sample holds too few of, rows spread evenly over those it left out, the
+ * rarest values first. One scan of the column, of the rows with a vector.
+ */
+async function strataRows(handle: NativeTable, column: { name: string }, by: Field, onMap: Set<bigint>): Promise<{ ids: bigint[]; facts: Strata["facts"] }> {
+  const groups = new Map<unknown, bigint[]>();
+  const scan = handle.query();
+  scan.onlyIf(`${quoted(column.name)} IS NOT NULL`);
+  scan.selectColumns([by.name]);
+  scan.withRowId();
+  await eachBatch(scan, "read the column the map is stratified by", (batch) => {
+    if (groups.size > MAP_MAX_STRATA) return;
+    const values = batch.getChild(by.name)!;
+    const ids = batch.getChild("_rowid")!.toArray() as BigUint64Array;
+    for (let i = 0; i < ids.length && groups.size <= MAP_MAX_STRATA; i++) {
+      const value = valueKey(values.get(i));
+      const group = groups.get(value);
+      if (group) group.push(ids[i]);
+      else groups.set(value, [ids[i]]);
+    }
+  });
+  if (groups.size > MAP_MAX_STRATA) return { ids: [], facts: { values: groups.size, topped_up: 0, too_many_values: true } };
+  const ids: bigint[] = [];
+  let toppedUp = 0;
+  for (const group of [...groups.values()].sort((a, b) => a.length - b.length)) {
+    const left = group.filter((id) => !onMap.has(id));
+    const held = group.length - left.length;
+    const wanted = Math.min(group.length, Math.max(held, MAP_STRATUM_QUOTA)) - held;
+    if (wanted <= 0) continue;
+    toppedUp++;
+    for (let j = 0; j < wanted; j++) ids.push(left[Math.floor((j * left.length) / wanted)]);
+  }
+  return { ids, facts: { values: groups.size, topped_up: toppedUp, too_many_values: false } };
+}
+
+/** A sampled map's rows of its rarer values, placed onto its refined layout: made once per column, then kept beside it. */
+async function strataOf(handle: NativeTable, column: { name: string; dimensions: number }, by: Field, metric: "l2" | "cosine", onto: Onto): Promise<Strata> {
+  const kept = await onto.maps.readStrata(by.name);
+  if (kept) return kept;
+  const chosen = await strataRows(handle, column, by, new Set(onto.layout.ids));
+  const read = await vectorsOfRows(handle, column, chosen.ids);
+  const { x, y } = await placedOnto(read, column, metric, onto);
+  const strata = { ids: read.ids.slice(), x, y, facts: chosen.facts };
+  await onto.maps.writeStrata(by.name, strata);
+  return strata;
+}
+
+/** The vectors of those of these rows that exist at the handle's version and have one. */
+function vectorsWhere(handle: NativeTable, column: { name: string; dimensions: number }, ids: bigint[]) {
+  const query = handle.query();
+  query.onlyIf(`_rowid IN (${ids.join(", ")})`);
+  query.selectColumns([column.name]);
+  query.withRowId();
+  return vectorsRead(query, column, ids.length);
+}
+
+export interface MapPlaceRequest extends Omit<MapRequest, "have" | "placedOn"> {
+  rowIds: number[];
+  stratifyBy?: string;
+}
+
+/**
+ * Rows a sampled map left out, placed onto its refined layout (PlaceTableMapRows): those asked for by id, and the
+ * stratifying column's rarer values up to their quota. An Arrow IPC file of `_rowid`, `x`, `y`, `reason` and the shown
+ * columns; no rows until the layout is refined.
+ */
+export async function placeMapRows(tables: Tables, id: Id, request: MapPlaceRequest): Promise<Buffer> {
+  const name = joinIdentifier(id);
+  const { entry, value: handle } = await tables.resolveWith(id, (at) => tables.fixedHandle(at, "be mapped", { version: request.version }));
+  const [schema, version] = await Promise.all([tables.schemaOf(handle), engineCall("read the version", () => handle.version())]);
+  const column = vectorColumn(schema, name, request.column);
+  const shown = shownFields(schema, name, request.shown);
+  const by = request.stratifyBy === undefined ? undefined : shownFields(schema, name, [request.stratifyBy])[0];
+  const asked = [...new Set(request.rowIds.map(BigInt))];
+  const onto = await layoutAt(tables, entry, handle, version, column, request.metric);
+  const { stage, rows, sampled } = onto.layout.facts;
+  const facts: MapPlaceFacts = {
+    version,
+    column: column.name,
+    metric: request.metric,
+    stage,
+    refining: onto.refining,
+    rows,
+    sampled,
+    points: 0,
+    asked: asked.length,
+    already_on_map: 0,
+    not_placed: 0,
+    ...(by ? { stratified_by: by.name } : {}),
+  };
+  if (stage !== "refined") return answerFile({ ...noPoints(), reason: makeVector(new Uint8Array(0)) }, facts);
+  const onMap = new Set(onto.layout.ids);
+  // Every row with a vector is on a map that is not a sample: there is nothing to add to it.
+  const strata = by && sampled ? await strataOf(handle, column, by, request.metric, onto) : null;
+  const byQuota = new Set(strata?.ids);
+  const left = asked.filter((rowId) => !onMap.has(rowId));
+  const wanted = sampled ? left.filter((rowId) => !byQuota.has(rowId)) : [];
+  const read = wanted.length ? await vectorsWhere(handle, column, wanted) : { ids: new BigUint64Array(0), vectors: new Float32Array(0), n: 0 };
+  const ids = read.ids.slice();
+  const placed = await placedOnto(read, column, request.metric, onto);
+  const quota = strata?.ids.length ?? 0;
+  const all = new BigUint64Array(quota + ids.length);
+  const x = new Float32Array(all.length);
+  const y = new Float32Array(all.length);
+  const reason = new Uint8Array(all.length).fill(MAP_PLACED_REASONS.asked, quota);
+  if (strata) {
+    all.set(strata.ids);
+    x.set(strata.x);
+    y.set(strata.y);
+    reason.fill(MAP_PLACED_REASONS.quota, 0, quota);
+  }
+  all.set(ids, quota);
+  x.set(placed.x, quota);
+  y.set(placed.y, quota);
+  const askedByQuota = left.filter((rowId) => byQuota.has(rowId)).length;
+  const answered: MapPlaceFacts = {
+    ...facts,
+    points: all.length,
+    already_on_map: asked.length - left.length,
+    not_placed: left.length - askedByQuota - ids.length,
+    ...(strata ? (strata.facts.too_many_values ? { too_many_values: true } : { values: strata.facts.values, topped_up: strata.facts.topped_up }) : {}),
+  };
+  return answerFile(
+    { _rowid: makeVector(all), x: makeVector(x), y: makeVector(y), reason: makeVector(reason), ...(await shownColumns(handle, all, shown, { only: true })) },
+    answered,
   );
 }

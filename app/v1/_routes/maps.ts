@@ -1,6 +1,6 @@
 /** A table's map (server/maps): its rows laid out from a vector column. */
 import { route } from "@/server/http/route";
-import { tableMap } from "@/server/maps/table-map";
+import { placeMapRows, tableMap } from "@/server/maps/table-map";
 import { mapOperations as ops } from "@/lib/contract/operations/maps";
 
 export const mapRoutes = [
@@ -17,6 +17,22 @@ export const mapRoutes = [
         shown: body.columns ?? [],
         have: body.have_stage ?? undefined,
         placedOn: body.placed_on_version ?? undefined,
+      }),
+    }),
+  }),
+  route({
+    ...ops.PlaceTableMapRows,
+    access: { need: "viewer", on: "table" },
+    heavy: true,
+    handler: async ({ id, body, tables }) => ({
+      kind: "arrow-file",
+      body: await placeMapRows(tables, id, {
+        column: body.column ?? undefined,
+        version: body.version ?? undefined,
+        metric: body.metric ?? "l2",
+        shown: body.columns ?? [],
+        rowIds: body.row_ids ?? [],
+        stratifyBy: body.stratify_by ?? undefined,
       }),
     }),
   }),

@@ -1,7 +1,7 @@
 /** A table's map: Quiver's own operation, beside the spec's. */
 import { z } from "zod";
 import { delimiterQuery } from "../common";
-import { mapRequest } from "../maps";
+import { mapPlaceRequest, mapRequest } from "../maps";
 import { defineOperation } from "../operation";
 
 export const mapOperations = {
@@ -14,6 +14,17 @@ export const mapOperations = {
     path: "/v1/table/{id}/map",
     query: z.object(delimiterQuery),
     body: { kind: "json", schema: mapRequest },
+    response: "arrow-file",
+  }),
+  PlaceTableMapRows: defineOperation({
+    operationId: "PlaceTableMapRows",
+    summary:
+      "Rows a sampled map left out, placed onto its refined layout: those asked for by id (a search's hits, a point's neighbours) and, stratified by a column, enough rows of each of its rarer values. An Arrow IPC file of _rowid, x, y, `reason` (1: asked, 2: a value's quota) and the columns asked for, its `quiver.map` schema metadata saying what was asked, found and placed; no rows, the metadata saying `refining`, until the refined layout is ready",
+    group: "Maps",
+    methods: ["POST"],
+    path: "/v1/table/{id}/map/place",
+    query: z.object(delimiterQuery),
+    body: { kind: "json", schema: mapPlaceRequest },
     response: "arrow-file",
   }),
 };
