@@ -25,6 +25,8 @@ export default async function globalSetup() {
       // Off for the service; a table that turns it on is looked at every second (the audit test's).
       QUIVER_MAINTENANCE: "off",
       QUIVER_MAINTENANCE_INTERVAL_S: "1",
+      // The map test's sampled table has more rows than this; every other table's map holds all its rows.
+      QUIVER_MAP_MAX_POINTS: "2000",
       QUIVER_ADMINS: "group:ops",
       // The jobs list's failed job: every maintenance job of this table fails as a broken store would make it.
       QUIVER_FAILPOINTS: "fail-maintenance:ops$broken",

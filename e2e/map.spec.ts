@@ -18,7 +18,14 @@ const numbered = (label: number, i: number) => `digit ${i} (a ${label})`;
 const worded = (label: number, i: number) => `${WORDS[label]} written as row ${i}`;
 
 /** `perDigit` images of each of `labels`, from MNIST's `first` of each (or of the digit `drawn` gives). */
-function digits(first = 0, perDigit = PER_DIGIT, name = numbered, labels = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9], drawn = (label: number) => label): Uint8Array {
+function digits(
+  first = 0,
+  perDigit = PER_DIGIT,
+  name = numbered,
+  labels = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+  drawn = (label: number) => label,
+  source?: string,
+): Uint8Array {
   const rows: number[] = [];
   const values = new Float32Array(labels.length * perDigit * PIXELS);
   for (const label of labels)
@@ -39,6 +46,7 @@ function digits(first = 0, perDigit = PER_DIGIT, name = numbered, labels = [0, 1
         nullCount: 0,
         child: makeVector(values).data[0],
       }),
+      ...(source ? { source: vectorFromArray(new Array<string>(rows.length).fill(source), new Utf8()) } : {}),
     }),
     "stream",
   );
@@ -308,6 +316,36 @@ test("a hovered point shows an excerpt of its text and what its audio is; a clic
   expect(played.headers()["content-type"]).toBe("audio/wav");
   expect(Buffer.from(await played.body()).equals(Buffer.from(wav))).toBe(true);
   expect(await columnOf(grid, "title")).toContain(`sound ${row}`);
+});
+
+test("more rows than a map lays out: an even sample, a rare value's rows and search hits placed onto it", async ({ page }) => {
+  // 250 of each digit from scans, then 12 zeros from a rare source: the server lays out 2,000 of the 2,512 rows.
+  const same = (label: number) => label;
+  await call("/v1/table/maps$sample/create", { body: digits(0, 250, numbered, undefined, same, "scans") });
+  await call("/v1/table/maps$sample/insert", { body: digits(250, 12, (label, i) => `rare ${i} (a ${label})`, [0], same, "rare") });
+  await signInWithKey(page, undefined, "/tables/maps/sample?tab=map");
+  await expect(page.getByText("2,000 points of version 2, by pixels (784 dimensions)")).toBeVisible();
+  await expect(page.getByText("refined layout (UMAP)")).toBeVisible({ timeout: 60_000 });
+  await expect(page.getByText("an even sample of 2,000 of 2,512 rows", { exact: true })).toBeVisible();
+
+  // Coloured by the source, the rare one has all its 12 rows on the map, and the sample says how many were placed.
+  await page.getByLabel("Colour by").selectOption("source");
+  await expect(page.getByText(/^an even sample of 2,000 of 2,512 rows, with \d+ more rows of source's rarer values placed onto it/)).toBeVisible();
+  const legend = page.getByRole("region", { name: "Legend" });
+  await legend.getByRole("button", { name: /^rare\s*12$/ }).click();
+  const selectedRows = page.getByRole("region", { name: "Selected rows" });
+  await expect(selectedRows.getByRole("heading")).toHaveText("12 rows selected");
+  const grid = selectedRows.getByRole("table", { name: "Selected rows" });
+  expect(new Set(await columnOf(grid, "source"))).toEqual(new Set(["rare"]));
+  await shots(page, "map-sample");
+
+  // A filter's every hit is lit: those the sample left out are placed onto its layout.
+  await page.getByLabel("Colour by").selectOption("");
+  const search = page.getByRole("form", { name: "Search the map" });
+  await search.getByLabel("Filter").fill("label = 3");
+  await search.getByRole("button", { name: "Light" }).click();
+  await expect(page.getByLabel("Search hits")).toHaveText(/^250 rows found, 250 of them on the map, \d+ of those placed onto the sample's layout\.$/);
+  await expect(selectedRows.getByRole("heading")).toHaveText("250 rows selected");
 });
 
 test("a table without a vector column says so", async ({ page }) => {

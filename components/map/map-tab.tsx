@@ -13,7 +13,8 @@ import { columnKind, indexTypeLabel } from "@/lib/index-types";
 import { mediaColumnsOf } from "@/lib/media";
 import { useRows, useTable, useVersions } from "@/lib/queries/catalog";
 import { useIndexes, useIndexStats } from "@/lib/queries/indexes";
-import { useMapSearch, useNeighbours, useTableMap, type MapSearch, type NeighbourSearch, type TableMap } from "@/lib/queries/maps";
+import { MAP_MAX_ASKED_ROWS, MAP_MAX_STRATA, MAP_STRATUM_QUOTA } from "@/lib/contract/maps";
+import { useMapSearch, useNeighbours, usePlacedRows, useTableMap, type MapSearch, type NeighbourSearch, type TableMap } from "@/lib/queries/maps";
 import { cellKey, mediaUrl, useCells } from "@/lib/queries/media";
 import { Badge, Button, Field, Select } from "../ui/controls";
 import { Empty, ErrorBanner, Loading } from "../ui/states";
@@ -27,6 +28,7 @@ import { CHANGE_COLORS, compareVersions, type Comparison } from "./compare";
 import { MapSearchForm } from "./map-search";
 import { CHECK_POINTS, IndexCheckPanel, NeighboursPanel, type MapIndex } from "./neighbours-panel";
 import { prepareSurface } from "./point-map";
+import { withPlaced } from "./sample";
 import { ScatterPlot } from "./scatter-plot";
 
 const PAGE = 50;
@@ -241,21 +243,14 @@ function MapView({
   comparison: Comparison | null;
 }) {
   const { facts } = map;
-  const drawn = comparison ?? map;
-  const categories = useMemo(
-    () => comparison?.categories ?? categoriesOf(map.columns, colorBy, facts.points),
-    [comparison, map.columns, colorBy, facts.points],
-  );
-  const points = useMemo(() => ({ x: drawn.x, y: drawn.y, category: categories.of }), [drawn.x, drawn.y, categories.of]);
-  // Kept between renders: new colours upload every point again (half a second at 100,000 on a software renderer).
-  const colors = useMemo(() => (comparison ? CHANGE_COLORS : PALETTE.slice(0, Math.max(1, categories.labels.length))), [comparison, categories.labels.length]);
-  const deletedFrom = comparison?.deletedFrom ?? facts.points;
-  const versionOf = (i: number) => (i >= deletedFrom ? facts.placed_on! : facts.version);
   const [selected, setSelected] = useState<Selection | null>(null);
-  const [hovered, setHovered] = useState<number | null>(null);
-  const [lasso, setLasso] = useState(false);
-  const indexOf = useMemo(() => rowIndex(drawn.rowIds), [drawn.rowIds]);
-  const rowIdOf = (i: number) => String(drawn.rowIds[i]);
+  // A sample's map once refined: the colour column's rarer values, and the rows listed that the sample left out, are
+  // placed onto its layout.
+  const placeable = facts.sampled && !comparison && facts.stage === "refined";
+  const placing = { column: facts.column, version: facts.version, metric: facts.metric, columns: colorBy ? [colorBy] : [] };
+  const strata = usePlacedRows(database, table, placeable && colorBy ? { ...placing, stratify_by: colorBy } : null);
+  const stratified = useMemo(() => withPlaced(map, [strata.data]), [map, strata.data]);
+  const stratifiedIndexOf = useMemo(() => rowIndex(stratified.rowIds), [stratified.rowIds]);
 
   const neighbourSearch: NeighbourSearch = {
     version: facts.version,
@@ -264,16 +259,39 @@ function MapView({
     indexed: Boolean(index),
     k: NEIGHBOURS,
   };
-  const point = selected?.by === "point" ? rowIdOf(selected.index) : null;
+  const point = selected?.by === "point" ? selected.rowId : null;
   const neighbours = useNeighbours(database, table, neighbourSearch, point);
   const hits = useMapSearch(database, table, facts.version, facts.rows, selected?.by === "search" ? selected.search : null);
+  const missing = useMemo(() => {
+    if (!placeable) return [];
+    const wanted =
+      selected?.by === "search"
+        ? (hits.data ?? [])
+        : point !== null
+          ? [...(neighbours.data?.exact ?? []), ...(neighbours.data?.indexed ?? [])].map((n) => n.rowId)
+          : [];
+    return [...new Set(wanted)].filter((rowId) => stratifiedIndexOf(rowId) < 0).slice(0, MAP_MAX_ASKED_ROWS);
+  }, [placeable, selected, hits.data, point, neighbours.data, stratifiedIndexOf]);
+  const asked = usePlacedRows(database, table, missing.length ? { ...placing, row_ids: missing.map(Number) } : null);
+  const plotted = useMemo(() => withPlaced(stratified, [asked.data]), [stratified, asked.data]);
+  const drawn = comparison ?? plotted;
+  const categories = useMemo(() => comparison?.categories ?? categoriesOf(plotted.columns, colorBy, plotted.x.length), [comparison, plotted, colorBy]);
+  const points = useMemo(() => ({ x: drawn.x, y: drawn.y, category: categories.of }), [drawn.x, drawn.y, categories.of]);
+  // Kept between renders: new colours upload every point again (half a second at 100,000 on a software renderer).
+  const colors = useMemo(() => (comparison ? CHANGE_COLORS : PALETTE.slice(0, Math.max(1, categories.labels.length))), [comparison, categories.labels.length]);
+  const deletedFrom = comparison?.deletedFrom ?? drawn.x.length;
+  const versionOf = (i: number) => (i >= deletedFrom ? facts.placed_on! : facts.version);
+  const [hovered, setHovered] = useState<number | null>(null);
+  const [lasso, setLasso] = useState(false);
+  const indexOf = useMemo(() => rowIndex(drawn.rowIds), [drawn.rowIds]);
+  const rowIdOf = (i: number) => String(drawn.rowIds[i]);
 
   // What the grid lists and the map lights: the rows selected, a search's hits, or a clicked point with its exact
   // neighbours (the hits and neighbours lit where they are on the map).
   const listed = useMemo(() => {
     if (!selected) return null;
     if (selected.by === "search") return hits.data ?? null;
-    if (selected.by === "point") return [String(drawn.rowIds[selected.index]), ...(neighbours.data?.exact.map((n) => n.rowId) ?? [])];
+    if (selected.by === "point") return [selected.rowId, ...(neighbours.data?.exact.map((n) => n.rowId) ?? [])];
     return selected.indices.filter((i) => i < deletedFrom).map((i) => String(drawn.rowIds[i]));
   }, [selected, hits.data, neighbours.data, drawn.rowIds, deletedFrom]);
   // The earlier version's deleted rows among those selected, read at that version.
@@ -290,12 +308,12 @@ function MapView({
   const pickRow = useCallback(
     (rowId: string) => {
       const i = indexOf(rowId);
-      if (i >= 0) setSelected({ by: "point", index: i });
+      if (i >= 0) setSelected({ by: "point", rowId });
     },
     [indexOf],
   );
   const activeCategory = selected?.by === "legend" ? selected.category : null;
-  const value = (column: string | undefined, i: number) => (column ? cellText(map.columns.getChild(column)?.get(i)).short : "");
+  const value = (column: string | undefined, i: number) => (column ? cellText(plotted.columns.getChild(column)?.get(i)).short : "");
   const samplePoints = () =>
     Array.from({ length: Math.min(CHECK_POINTS, facts.points) }, (_, j) =>
       rowIdOf(Math.floor(((j + 0.5) * facts.points) / Math.min(CHECK_POINTS, facts.points))),
@@ -321,8 +339,16 @@ function MapView({
         {facts.sampled && facts.stage !== "preview" && (
           <Badge tone="indigo">
             an even sample of {facts.points.toLocaleString()} of {facts.rows.toLocaleString()} rows
+            {strata.data?.facts.topped_up
+              ? `, with ${strata.data.rowIds.length.toLocaleString()} more rows of ${colorBy}'s rarer values placed onto it (at least ${MAP_STRATUM_QUOTA} rows of each value, or all it has)`
+              : ""}
           </Badge>
         )}
+        {facts.sampled && colorBy && !comparison && (facts.stage !== "refined" || strata.isPending) && (
+          <Badge>{`rows of ${colorBy}'s rarer values are placed onto the sample once it is refined`}</Badge>
+        )}
+        {strata.data?.facts.too_many_values && <Badge>{`not stratified by ${colorBy}: more than ${MAP_MAX_STRATA.toLocaleString()} distinct values`}</Badge>}
+        {strata.isError && <Badge tone="red">{`the rarer values of ${colorBy} could not be placed: ${strata.error.message}`}</Badge>}
         {facts.without_vector > 0 && <Badge>{facts.without_vector.toLocaleString()} rows without a vector, not shown</Badge>}
       </p>
       <MapSearchForm
@@ -341,7 +367,7 @@ function MapView({
             trails={comparison?.trails}
             lasso={lasso}
             onSelect={(indices) =>
-              setSelected(!indices?.length ? null : indices.length === 1 && !lasso ? { by: "point", index: indices[0] } : { by: "lasso", indices })
+              setSelected(!indices?.length ? null : indices.length === 1 && !lasso ? { by: "point", rowId: rowIdOf(indices[0]) } : { by: "lasso", indices })
             }
             onHover={setHovered}
           />
@@ -353,7 +379,7 @@ function MapView({
               Lasso
             </Button>
           </div>
-          {hovered !== null && hovered < facts.points && (
+          {hovered !== null && hovered < deletedFrom && (
             <HoverCard
               database={database}
               table={table}
@@ -363,6 +389,7 @@ function MapView({
               excerpt={excerpt}
               media={media}
               color={colorBy ? { column: colorBy, value: value(colorBy, hovered) } : undefined}
+              placed={!comparison && hovered >= facts.points}
             />
           )}
         </div>
@@ -388,12 +415,20 @@ function MapView({
           onPick={pickRow}
         />
       )}
+      {asked.isError && <ErrorBanner error={asked.error} />}
       {selected?.by === "search" && hits.isError ? (
         <ErrorBanner error={hits.error} />
       ) : selected?.by === "search" && hits.data && lit ? (
         <p className="text-sm text-slate-600 dark:text-slate-300" aria-label="Search hits">
           {hits.data.length.toLocaleString()} {hits.data.length === 1 ? "row" : "rows"} found, {lit.length.toLocaleString()} of them on the map
-          {hits.data.length > lit.length && " (the others have no vector or were left out of the sample)"}.
+          {asked.data?.rowIds.length ? `, ${asked.data.rowIds.length.toLocaleString()} of those placed onto the sample's layout` : ""}
+          {hits.data.length > lit.length &&
+            (missing.length && asked.isFetching
+              ? " (the others, left out of the sample, are being placed onto it)"
+              : facts.sampled && facts.stage !== "refined"
+                ? " (the others, left out of the sample, are placed once it is refined)"
+                : " (the others have no vector)")}
+          .
         </p>
       ) : null}
       {gone.length > 0 && (
@@ -435,7 +470,7 @@ function MapView({
 type Selection =
   | { by: "lasso"; indices: number[] }
   | { by: "legend"; category: number; indices: number[] }
-  | { by: "point"; index: number }
+  | { by: "point"; rowId: string }
   | { by: "search"; search: MapSearch };
 
 /** Each point's index by its row id, made on first use (a search or a click), not when the map opens. */
@@ -464,6 +499,7 @@ function HoverCard({
   excerpt,
   media,
   color,
+  placed,
 }: {
   database: string;
   table: string[];
@@ -473,6 +509,8 @@ function HoverCard({
   excerpt: string | undefined;
   media: string | undefined;
   color: { column: string; value: string } | undefined;
+  /** Left out of the map's sample, placed onto its layout. */
+  placed: boolean;
 }) {
   const texts = [title, excerpt].filter((c): c is string => Boolean(c));
   const read = useRows(database, table, { version, columns: texts, filter: `_rowid = ${rowId}`, limit: 1, offset: 0 }, texts.length > 0);
@@ -503,6 +541,7 @@ function HoverCard({
           {color.column}: {color.value}
         </p>
       )}
+      {placed && <p className="text-slate-500">not in the even sample: placed among its nearest rows</p>}
       <p className="font-mono text-slate-500">_rowid {rowId}</p>
     </div>
   );

@@ -7,7 +7,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { tableFromIPC, type Table as ArrowTable } from "apache-arrow";
 import { call, type BodyOf } from "../api-client";
-import { MAP_METADATA_KEY, type MapFacts } from "../contract/maps";
+import { MAP_METADATA_KEY, type MapFacts, type MapPlaceFacts } from "../contract/maps";
 import { queryKeys } from "./keys";
 
 export interface TableMap {
@@ -58,6 +58,37 @@ export function useTableMap(database: string, table: string[], request: MapReque
     refetchInterval: (query) => (query.state.data?.facts.refining ? REFINING_POLL_MS : false),
     retry: false,
     enabled,
+  });
+}
+
+export type PlaceRequest = Omit<BodyOf<"PlaceTableMapRows">, "identity" | "context">;
+
+/** Rows a sampled map left out, placed onto its refined layout: a column's rarer values, or rows asked for by id. */
+export interface PlacedRows {
+  facts: MapPlaceFacts;
+  x: Float32Array;
+  y: Float32Array;
+  rowIds: BigUint64Array;
+  columns: ArrowTable;
+}
+
+/** Asked again while the map's layout is refined: its rows are placed once it is. */
+export function usePlacedRows(database: string, table: string[], request: PlaceRequest | null) {
+  return useQuery({
+    queryKey: [...queryKeys.map(database, table, request ?? {}), "placed"] as const,
+    queryFn: async (): Promise<PlacedRows> => {
+      const answer = tableFromIPC(new Uint8Array(await call("PlaceTableMapRows", { id: table, database, body: request! })));
+      return {
+        facts: JSON.parse(answer.schema.metadata.get(MAP_METADATA_KEY)!) as MapPlaceFacts,
+        x: answer.getChild("x")!.toArray() as Float32Array,
+        y: answer.getChild("y")!.toArray() as Float32Array,
+        rowIds: answer.getChild("_rowid")!.toArray() as BigUint64Array,
+        columns: answer,
+      };
+    },
+    refetchInterval: (query) => (query.state.data?.facts.refining ? REFINING_POLL_MS : false),
+    enabled: request !== null,
+    retry: false,
   });
 }
 
