@@ -6,7 +6,8 @@
  * load, workers, maintenance, query, sql (POST /v1/sql: a group-by over 1M and 10M rows, a point query by an indexed id,
  * a join; with --latency smaller tables and the point query's store requests), operations (the operations page on 10,000 tables: a look, its store requests, the
  * page in Chromium), map (a 100,000 × 768 table's Map tab in Chromium: first and refined layout, a second open, hover,
- * lasso, bytes received; MNIST's digits kept apart, BENCH_MAP_ROWS), catalog (BENCH_CATALOG_TABLES tables, 10,000 by default, 400 on Azurite), managed
+ * lasso, bytes received; MNIST's digits kept apart, BENCH_MAP_ROWS; with --latency, a map over the slow store beside the
+ * engine reading its vectors, BENCH_MAP_STORE_ROWS), catalog (BENCH_CATALOG_TABLES tables, 10,000 by default, 400 on Azurite), managed
  * (the REST namespace client's adds to a managed table against an unmanaged one), idle (store requests at rest, with
  * --latency 0: 1, 2 and 4 instances over BENCH_IDLE_TABLES tables, 300 and 3,000 by default);
  * latency (the operations table) and reads (warm and cold reads of a 50,000 × 128 indexed table, BENCH_READS_ROWS) are the
