@@ -95,6 +95,8 @@ export const config = {
    * sample of this many, which rows are placed onto afterwards (a search's hits, a column's rarer values).
    */
   mapMaxPoints: intFromEnv("QUIVER_MAP_MAX_POINTS", MAP_MAX_POINTS),
+  /** How long a table's map that nobody opens stays in the root before the maintainer deletes it (server/maps/map-retention.ts). */
+  mapRetentionMs: durationFromEnv("QUIVER_MAP_RETENTION", 30 * 24 * 3_600_000),
   /** Largest `limit` of a list page; also the page size when a request gives none. */
   maxPageSize: intFromEnv("QUIVER_MAX_PAGE_SIZE", 1000),
   /** Largest number of rows one query may return. */

@@ -7,8 +7,9 @@
  * QUIVER_MAINTENANCE_SWEEP (a day) for writers that bypass Quiver: one listing of its versions, read further only when
  * a version is newer than a sweep or older than the retention. It runs the maintenance a table is due for, one table
  * after another; a table's own lease keeps a job started by a request and one of the policy's apart. About once an
- * hour it also deletes the write ledger's records that outlived the idempotency window, and the roster's records of
- * processes that stopped (server/peers/roster.ts). At rest, the root costs the
+ * hour it also deletes the write ledger's records that outlived the idempotency window, the roster's records of
+ * processes that stopped (server/peers/roster.ts), and the tables' maps nobody opened within QUIVER_MAP_RETENTION
+ * (server/maps/map-retention.ts). At rest, the root costs the
  * maintainer one listing of notes per database per pass, and a table one listing per sweep.
  */
 import "server-only";
@@ -22,6 +23,8 @@ import { metrics } from "@/server/metrics";
 import { parseDuration } from "@/lib/durations";
 import { rootStore } from "@/server/storage/stores";
 import { pruneRoster } from "@/server/operations/roster";
+import { pruneMaps } from "@/server/maps/map-retention";
+import { config } from "@/server/config";
 import { WrittenTables } from "@/server/tables/written-tables";
 import { startJob, type JobRequest, type MaintenanceJob } from "./jobs";
 import { access } from "@/server/auth/access";
@@ -56,6 +59,13 @@ export async function sweepLedgers(): Promise<number> {
   let swept = 0;
   for (const database of await listDatabases()) swept += await (await databaseFor(database)).tables.ledger.sweep();
   return swept;
+}
+
+/** Deletes the maps nobody opened within QUIVER_MAP_RETENTION in every database. */
+async function pruneUnopenedMaps(): Promise<number> {
+  let pruned = 0;
+  for (const database of await listDatabases()) pruned += await pruneMaps((await databaseFor(database)).tables.records, config.mapRetentionMs);
+  return pruned;
 }
 
 /** The process that holds the maintainer's lease now, or null. */
@@ -115,6 +125,8 @@ export function startMaintenancePolicy(): void {
         if (swept > 0) log.info({ swept }, "deleted the write ledger's records older than the idempotency window");
         const gone = await pruneRoster(rootStore());
         if (gone > 0) log.info({ gone }, "deleted the roster's records of processes that stopped");
+        const maps = await pruneUnopenedMaps();
+        if (maps > 0) log.info({ maps }, "deleted the maps nobody opened within QUIVER_MAP_RETENTION");
       }
     } catch (err) {
       log.error({ err }, "maintenance policy pass failed");

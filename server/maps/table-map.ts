@@ -3,7 +3,8 @@
  * once and the refined one (UMAP) when a worker thread has made it. Both are kept in the root under
  * `.quiver/maps/<key>/` (the key: the table's location, the version and its manifest's etag, the column, the metric
  * and the layout's revision), so that a second open, a restarted server and every other instance find them; while
- * one instance refines a map, its marker there (renewed as it works) tells the others to wait for it.
+ * one instance refines a map, its marker there (renewed as it works) tells the others to wait for it. A map nobody
+ * opens goes after a while (map-retention.ts).
  */
 import "server-only";
 import { createHash } from "node:crypto";
@@ -32,6 +33,7 @@ import {
   type MapFacts,
   type MapPlaceFacts,
 } from "@/lib/contract/maps";
+import { MAPS_PREFIX, noteMapUse } from "./map-retention";
 import type { LayoutJob, LayoutMessage, PlaceJob, Projection } from "./layout-worker";
 
 /** Part of every map's key: a changed way of laying out makes new maps instead of reading old ones. */
@@ -611,7 +613,9 @@ async function mapsOf(tables: Tables, entry: TableEntry, version: number, column
     .update(JSON.stringify([LAYOUT_REVISION, entry.location, version, etag, column, metric]))
     .digest("hex")
     .slice(0, 40);
-  return { key, maps: new MapStore(tables.records, `.quiver/maps/${key}/`) };
+  const folder = `${MAPS_PREFIX}${key}/`;
+  noteMapUse(tables.records, folder);
+  return { key, maps: new MapStore(tables.records, folder) };
 }
 
 /** A version's layout (made, being made, or found in the root) and where it is kept. */
