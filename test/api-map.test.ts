@@ -393,6 +393,18 @@ describe("a map of more rows than the server lays out", () => {
     const again = await place({ stratify_by: "source", columns: ["id"] });
     expect([...column<Int32Array>(again.table, "id")]).toEqual(added);
     expect(await layoutsMade(sampling)).toEqual(made);
+    // Asked for twice at once (by angle: a map of its own), its rows are placed once.
+    await until(
+      "the refined map by angle",
+      () => mapOf("s$big", { metric: "cosine" }, on),
+      (m) => m.facts.stage === "refined",
+      60_000,
+      300,
+    );
+    const twice = await Promise.all([0, 1].map(() => place({ stratify_by: "source", metric: "cosine" })));
+    expect(twice[0].facts.points).toBeGreaterThan(0);
+    expect([...column<BigUint64Array>(twice[1].table, "_rowid")]).toEqual([...column<BigUint64Array>(twice[0].table, "_rowid")]);
+    expect((await layoutsMade(sampling)).placed).toBe(made.placed + 1);
     // A column of a value a row names rows rather than groups them: the map says it is not stratified by it.
     const named = await place({ stratify_by: "id" });
     expect(named.facts).toMatchObject({ stratified_by: "id", too_many_values: true, points: 0 });

@@ -311,7 +311,7 @@ const WORKER = path.join(/*turbopackIgnore: true*/ process.cwd(), "server/maps/l
 class MapStore {
   constructor(
     private readonly store: ObjectStore,
-    private readonly folder: string,
+    readonly folder: string,
   ) {}
 
   async read(stage: Layout["facts"]["stage"]): Promise<Layout | null> {
@@ -634,6 +634,16 @@ async function layoutAt(
 
 type Onto = Awaited<ReturnType<typeof layoutAt>>;
 
+/** Work kept in the root that is asked for again while this process makes it: the second caller joins the first. */
+const making = new Map<string, Promise<unknown>>();
+function joined<T>(key: string, work: () => Promise<T>): Promise<T> {
+  const running = making.get(key);
+  if (running) return running as Promise<T>;
+  const started = work().finally(() => making.delete(key));
+  making.set(key, started);
+  return started;
+}
+
 /**
  * Rows placed onto a refined layout in a worker thread: a row whose vector the layout holds for its id keeps its
  * place, the others go among their nearest laid-out rows.
@@ -670,20 +680,22 @@ async function placementOn(
   metric: "l2" | "cosine",
   onto: Onto,
 ): Promise<Placement> {
-  const kept = await here.readPlacement(onto.key);
-  if (kept) return kept;
-  const rows = await engineCall("count the rows", () => handle.countRows());
-  const read = await readVectors(handle, column, rows);
-  const made = await placedOnto(read, column, metric, onto);
-  const placement: Placement = {
-    ids: read.ids,
-    x: made.x,
-    y: made.y,
-    placed: made.placed,
-    facts: { stage: "refined", rows: read.rows, points: read.n, without_vector: read.withoutVector, sampled: read.sampled, dimensions: column.dimensions },
-  };
-  await here.writePlacement(onto.key, placement);
-  return placement;
+  return joined(`${here.folder}on-${onto.key}`, async () => {
+    const kept = await here.readPlacement(onto.key);
+    if (kept) return kept;
+    const rows = await engineCall("count the rows", () => handle.countRows());
+    const read = await readVectors(handle, column, rows);
+    const made = await placedOnto(read, column, metric, onto);
+    const placement: Placement = {
+      ids: read.ids,
+      x: made.x,
+      y: made.y,
+      placed: made.placed,
+      facts: { stage: "refined", rows: read.rows, points: read.n, without_vector: read.withoutVector, sampled: read.sampled, dimensions: column.dimensions },
+    };
+    await here.writePlacement(onto.key, placement);
+    return placement;
+  });
 }
 
 const answerFile = (columns: Record<string, Vector>, facts: MapFacts | MapPlaceFacts): Buffer => {
@@ -791,14 +803,16 @@ async function strataRows(handle: NativeTable, column: { name: string }, by: Fie
 
 /** A sampled map's rows of its rarer values, placed onto its refined layout: made once per column, then kept beside it. */
 async function strataOf(handle: NativeTable, column: { name: string; dimensions: number }, by: Field, metric: "l2" | "cosine", onto: Onto): Promise<Strata> {
-  const kept = await onto.maps.readStrata(by.name);
-  if (kept) return kept;
-  const chosen = await strataRows(handle, column, by, new Set(onto.layout.ids));
-  const read = await vectorsOfRows(handle, column, chosen.ids);
-  const { x, y } = await placedOnto(read, column, metric, onto);
-  const strata = { ids: read.ids.slice(), x, y, facts: chosen.facts };
-  await onto.maps.writeStrata(by.name, strata);
-  return strata;
+  return joined(`${onto.maps.folder}${strataName(by.name)}`, async () => {
+    const kept = await onto.maps.readStrata(by.name);
+    if (kept) return kept;
+    const chosen = await strataRows(handle, column, by, new Set(onto.layout.ids));
+    const read = await vectorsOfRows(handle, column, chosen.ids);
+    const { x, y } = await placedOnto(read, column, metric, onto);
+    const strata = { ids: read.ids.slice(), x, y, facts: chosen.facts };
+    await onto.maps.writeStrata(by.name, strata);
+    return strata;
+  });
 }
 
 /** The vectors of those of these rows that exist at the handle's version and have one. */
