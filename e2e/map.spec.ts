@@ -318,7 +318,7 @@ test("a hovered point shows an excerpt of its text and what its audio is; a clic
   expect(await columnOf(grid, "title")).toContain(`sound ${row}`);
 });
 
-test("more rows than a map lays out: an even sample, a rare value's rows and search hits placed onto it", async ({ page }) => {
+test("more rows than a map lays out: a random sample, a rare value's rows and search hits placed onto it", async ({ page }) => {
   // 250 of each digit from scans, then 12 zeros from a rare source: the server lays out 2,000 of the 2,512 rows.
   const same = (label: number) => label;
   await call("/v1/table/maps$sample/create", { body: digits(0, 250, numbered, undefined, same, "scans") });
@@ -326,11 +326,11 @@ test("more rows than a map lays out: an even sample, a rare value's rows and sea
   await signInWithKey(page, undefined, "/tables/maps/sample?tab=map");
   await expect(page.getByText("2,000 points of version 2, by pixels (784 dimensions)")).toBeVisible();
   await expect(page.getByText("refined layout (UMAP)")).toBeVisible({ timeout: 60_000 });
-  await expect(page.getByText("an even sample of 2,000 of 2,512 rows", { exact: true })).toBeVisible();
+  await expect(page.getByText("a random sample of 2,000 of 2,512 rows", { exact: true })).toBeVisible();
 
   // Coloured by the source, the rare one has all its 12 rows on the map, and the sample says how many were placed.
   await page.getByLabel("Colour by").selectOption("source");
-  await expect(page.getByText(/^an even sample of 2,000 of 2,512 rows, with \d+ more rows of source's rarer values placed onto it/)).toBeVisible();
+  await expect(page.getByText(/^a random sample of 2,000 of 2,512 rows, with \d+ more rows of source's rarer values placed onto it/)).toBeVisible();
   const legend = page.getByRole("region", { name: "Legend" });
   await legend.getByRole("button", { name: /^rare\s*12$/ }).click();
   const selectedRows = page.getByRole("region", { name: "Selected rows" });

@@ -316,8 +316,8 @@ describe("a map of more rows than the server lays out", () => {
     sampling = await startServer({ QUIVER_MAP_MAX_POINTS: "1000" });
     on = client(sampling.url, sampling.auth);
     await on.post("/v1/namespace/s/create", {});
-    // 225 of each digit from one source, then 12 zeros from a rare one: an even sample of 1,000 of the 2,262 rows
-    // holds 5 or 6 of those.
+    // 225 of each digit from one source, then 12 zeros from a rare one: a sample of 1,000 of the 2,262 rows holds a
+    // few of those.
     expect((await on.arrow("/v1/table/s$big/create", fromSource(numberedDigits(0, 225, 0), "scans"))).status).toBe(200);
     expect((await on.arrow("/v1/table/s$big/insert", fromSource(numberedDigits(225, 12, 5000, [0]), "rare"))).status).toBe(200);
   }, 60_000);
@@ -354,7 +354,7 @@ describe("a map of more rows than the server lays out", () => {
     return same / (px.length * k);
   };
 
-  it("maps an even sample, tops each rare value up to its quota on the refined layout, and keeps what it placed", async () => {
+  it("maps a sample, tops each rare value up to its quota on the refined layout, and keeps what it placed", async () => {
     const map = await until(
       "the refined sample",
       () => mapOf("s$big", { columns: ["id", "label"] }, on),
@@ -438,6 +438,43 @@ describe("a map of more rows than the server lays out", () => {
     expectError(await on.post("/v1/table/s$big/map/place", { have_stage: "first" }), 400, ErrorCode.InvalidInput);
     expectError(await on.post("/v1/table/s$big/map/place", { row_ids: Array.from({ length: 10_001 }, (_, i) => i) }), 400, ErrorCode.InvalidInput);
   }, 120_000);
+
+  it("samples at random, the same rows each time: a value the rows repeat in turn is not left out", async () => {
+    // 3,000 rows whose label goes 0, 1, 2, 0, 1, 2, …: every third row would be label 0 alone.
+    const count = 3_000;
+    const random = (() => {
+      let seed = 3;
+      return () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648) * 2 - 1;
+    })();
+    const turns = new Table({
+      label: vectorFromArray(
+        Array.from({ length: count }, (_, i) => i % 3),
+        new Int32(),
+      ),
+      v: vectorColumn(Float32Array.from({ length: count * 8 }, random), 8, count),
+    });
+    expect((await on.arrow("/v1/table/s$turns/create", turns)).status).toBe(200);
+    const byDistance = await mapOf("s$turns", { columns: ["label"] }, on);
+    expect(byDistance.facts).toMatchObject({ rows: count, points: 1000, sampled: true });
+    const labels = [...column<Int32Array>(byDistance.table, "label")];
+    for (const label of [0, 1, 2]) {
+      const held = labels.filter((l) => l === label).length;
+      expect(held, `label ${label}`).toBeGreaterThan(250);
+      expect(held, `label ${label}`).toBeLessThan(420);
+    }
+    // Made again (by angle, a map of its own), the sample is the same rows.
+    const byAngle = await mapOf("s$turns", { metric: "cosine" }, on);
+    expect([...column<BigUint64Array>(byAngle.table, "_rowid")]).toEqual([...column<BigUint64Array>(byDistance.table, "_rowid")]);
+    // Refined before the next test: a server lays out two maps at a time.
+    for (const metric of ["l2", "cosine"])
+      await until(
+        "refined",
+        () => mapOf("s$turns", { metric }, on),
+        (m) => m.facts.stage === "refined",
+        60_000,
+        300,
+      );
+  }, 60_000);
 
   it("adds nothing to a map of every row", async () => {
     expect((await on.arrow("/v1/table/s$small/create", numberedDigits(0, 20, 0))).status).toBe(200);

@@ -338,7 +338,7 @@ function MapView({
         )}
         {facts.sampled && facts.stage !== "preview" && (
           <Badge tone="indigo">
-            an even sample of {facts.points.toLocaleString()} of {facts.rows.toLocaleString()} rows
+            a random sample of {facts.points.toLocaleString()} of {facts.rows.toLocaleString()} rows
             {strata.data?.facts.topped_up
               ? `, with ${strata.data.rowIds.length.toLocaleString()} more rows of ${colorBy}'s rarer values placed onto it (at least ${MAP_STRATUM_QUOTA} rows of each value, or all it has)`
               : ""}
@@ -541,7 +541,7 @@ function HoverCard({
           {color.column}: {color.value}
         </p>
       )}
-      {placed && <p className="text-slate-500">not in the even sample: placed among its nearest rows</p>}
+      {placed && <p className="text-slate-500">not in the sample: placed among its nearest rows</p>}
       <p className="font-mono text-slate-500">_rowid {rowId}</p>
     </div>
   );

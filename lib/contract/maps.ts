@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { requestBase } from "./common";
 
-/** The most rows a map lays out unless the server is told otherwise (QUIVER_MAP_MAX_POINTS); a larger table's map is a sample of this many, which it says. */
+/** The most rows a map lays out unless the server is told otherwise (QUIVER_MAP_MAX_POINTS); a larger table's map is a random sample of this many, which it says. */
 export const MAP_MAX_POINTS = 100_000;
 /** Row ids one PlaceTableMapRows request may ask to have placed. */
 export const MAP_MAX_ASKED_ROWS = 10_000;
@@ -78,7 +78,7 @@ export const mapFacts = z.object({
   sampled: z
     .boolean()
     .describe(
-      `More rows have a vector than the server lays out (${MAP_MAX_POINTS.toLocaleString("en")} unless QUIVER_MAP_MAX_POINTS says otherwise): the map holds an even sample of them, which PlaceTableMapRows adds rows to`,
+      `More rows have a vector than the server lays out (${MAP_MAX_POINTS.toLocaleString("en")} unless QUIVER_MAP_MAX_POINTS says otherwise): the map holds a random sample of them (the same rows each time it is made), which PlaceTableMapRows adds rows to`,
     ),
   dimensions: z.number().int().describe("The vectors' length"),
   placed_on: z.number().int().optional().describe("The version whose layout the rows were placed onto (`placed_on_version`)"),
@@ -98,7 +98,7 @@ export const mapPlaceRequest = mapRequest.omit({ placed_on_version: true, have_s
     .min(1)
     .nullish()
     .describe(
-      `A column whose values each keep at least ${MAP_STRATUM_QUOTA} rows on a sampled map (every row of a rarer value): the rows the even sample holds too few of are placed onto its layout. A column of more than ${MAP_MAX_STRATA} distinct values is not stratified by (the answer says so)`,
+      `A column whose values each keep at least ${MAP_STRATUM_QUOTA} rows on a sampled map (every row of a rarer value): the rows the sample holds too few of are placed onto its layout. A column of more than ${MAP_MAX_STRATA} distinct values is not stratified by (the answer says so)`,
     ),
 });
 
@@ -113,7 +113,7 @@ export const mapPlaceFacts = mapFacts.pick({ version: true, column: true, metric
   not_placed: z.number().int().describe("Of those, rows neither on the map nor placed: no such row at the version, or its vector is null"),
   stratified_by: z.string().optional(),
   values: z.number().int().optional().describe("Distinct values of the stratifying column among the rows with a vector"),
-  topped_up: z.number().int().optional().describe("Values the even sample held fewer rows of than their quota, given rows here"),
+  topped_up: z.number().int().optional().describe("Values the sample held fewer rows of than their quota, given rows here"),
   too_many_values: z.boolean().optional().describe(`The column has more than ${MAP_MAX_STRATA} distinct values: the map is not stratified by it`),
 });
 export type MapPlaceFacts = z.infer<typeof mapPlaceFacts>;

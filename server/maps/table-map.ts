@@ -34,6 +34,7 @@ import {
   type MapPlaceFacts,
 } from "@/lib/contract/maps";
 import { MAPS_PREFIX, noteMapUse } from "./map-retention";
+import { seededRandom } from "./layout-math";
 import type { LayoutJob, LayoutMessage, PlaceJob, Projection } from "./layout-worker";
 
 /** Part of every map's key: a changed way of laying out makes new maps instead of reading old ones. */
@@ -200,9 +201,28 @@ function vectorsOfRows(handle: NativeTable, column: { name: string; dimensions: 
   return vectorsRead(query, column, ids.length);
 }
 
+/** A seeded random sample's seed: a map of a version holds the same rows however often it is made. */
+const SAMPLE_SEED = 7;
+
 /**
- * The vectors to lay out, with their rows' ids: every row with one, or an even sample of `config.mapMaxPoints` of
- * them. The table's row count (from its manifest) sizes the arrays; the rows without a vector are what the scan leaves
+ * `most` of these ids chosen at random (seeded), in the table's order. Every n-th row would miss whatever the rows
+ * repeat with a period n divides (rows written round-robin from n sources, say): a value could then have none.
+ */
+function sampleOf(ids: BigUint64Array, most: number): bigint[] {
+  const random = seededRandom(SAMPLE_SEED);
+  const chosen = new Uint8Array(ids.length);
+  // Floyd's: each position equally likely, `most` draws.
+  for (let j = ids.length - most; j < ids.length; j++) {
+    const pick = Math.floor(random() * (j + 1));
+    chosen[chosen[pick] ? j : pick] = 1;
+  }
+  const out: bigint[] = [];
+  for (let i = 0; i < ids.length; i++) if (chosen[i]) out.push(ids[i]);
+  return out;
+}
+
+/**
+ * The vectors to lay out, with their rows' ids: every row with one, or a sample of `config.mapMaxPoints` of them. The table's row count (from its manifest) sizes the arrays; the rows without a vector are what the scan leaves
  * out.
  */
 async function readVectors(handle: NativeTable, column: { name: string; dimensions: number }, rows: number) {
@@ -215,7 +235,7 @@ async function readVectors(handle: NativeTable, column: { name: string; dimensio
     const all = new BigUint64Array(rows);
     let filled = 0;
     for (const batch of await collect(scan, "list the rows")) filled = copyIds(batch.getChild("_rowid")!, all, filled);
-    const ids = filled > most ? Array.from({ length: most }, (_, i) => all[Math.floor((i * filled) / most)]) : [...all.subarray(0, filled)];
+    const ids = filled > most ? sampleOf(all.subarray(0, filled), most) : [...all.subarray(0, filled)];
     const read = await vectorsOfRows(handle, column, ids);
     return { ...read, rows, withoutVector: rows - filled, sampled: filled > most };
   }
@@ -438,7 +458,7 @@ function oneAnswer<S extends "first" | "placed">(
   });
 }
 
-/** The principal components of an even sample: what a large table's map shows while every row is read. */
+/** The principal components of a sample spread over the table: what a large table's map shows while every row is read. */
 async function previewLayout(
   sample: Awaited<ReturnType<typeof readSample>>,
   rows: number,
@@ -767,7 +787,7 @@ const valueKey = (value: unknown) => (value instanceof Date ? value.getTime() : 
 
 /**
  * The rows a sampled map adds so that each of a column's values keeps MAP_STRATUM_QUOTA rows on it (every row of a
- * rarer value): for each value the even sample holds too few of, rows spread evenly over those it left out, the
+ * rarer value): for each value the sample holds too few of, rows spread evenly over those it left out, the
  * rarest values first. One scan of the column, of the rows with a vector.
  */
 async function strataRows(handle: NativeTable, column: { name: string }, by: Field, onMap: Set<bigint>): Promise<{ ids: bigint[]; facts: Strata["facts"] }> {
