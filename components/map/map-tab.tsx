@@ -344,9 +344,10 @@ function MapView({
               : ""}
           </Badge>
         )}
-        {facts.sampled && colorBy && !comparison && (facts.stage !== "refined" || strata.isPending) && (
+        {facts.sampled && colorBy && !comparison && facts.stage !== "refined" && (
           <Badge>{`rows of ${colorBy}'s rarer values are placed onto the sample once it is refined`}</Badge>
         )}
+        {strata.isFetching && !strata.data && <Badge>{`placing rows of ${colorBy}'s rarer values onto the sample…`}</Badge>}
         {strata.data?.facts.too_many_values && <Badge>{`not stratified by ${colorBy}: more than ${MAP_MAX_STRATA.toLocaleString()} distinct values`}</Badge>}
         {strata.isError && <Badge tone="red">{`the rarer values of ${colorBy} could not be placed: ${strata.error.message}`}</Badge>}
         {facts.without_vector > 0 && <Badge>{facts.without_vector.toLocaleString()} rows without a vector, not shown</Badge>}

@@ -222,8 +222,8 @@ function sampleOf(ids: BigUint64Array, most: number): bigint[] {
 }
 
 /**
- * The vectors to lay out, with their rows' ids: every row with one, or a sample of `config.mapMaxPoints` of them. The table's row count (from its manifest) sizes the arrays; the rows without a vector are what the scan leaves
- * out.
+ * The vectors to lay out, with their rows' ids: every row with one, or a sample of `config.mapMaxPoints` of them.
+ * The table's row count (from its manifest) sizes the arrays; the rows without a vector are what the scan leaves out.
  */
 async function readVectors(handle: NativeTable, column: { name: string; dimensions: number }, rows: number) {
   const most = config.mapMaxPoints;
