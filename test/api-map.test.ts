@@ -355,13 +355,7 @@ describe("a map of more rows than the server lays out", () => {
   };
 
   it("maps a sample, tops each rare value up to its quota on the refined layout, and keeps what it placed", async () => {
-    const map = await until(
-      "the refined sample",
-      () => mapOf("s$big", { columns: ["id", "label"] }, on),
-      (m) => m.facts.stage === "refined",
-      60_000,
-      300,
-    );
+    const map = await refinedMap("s$big", { columns: ["id", "label"] }, on);
     expect(map.facts).toMatchObject({ rows: 2262, points: 1000, sampled: true });
     const onMap = new Set(column<Int32Array>(map.table, "id"));
     const rareOnMap = [...onMap].filter((id) => id >= 5000);
@@ -394,13 +388,7 @@ describe("a map of more rows than the server lays out", () => {
     expect([...column<Int32Array>(again.table, "id")]).toEqual(added);
     expect(await layoutsMade(sampling)).toEqual(made);
     // Asked for twice at once (by angle: a map of its own), its rows are placed once.
-    await until(
-      "the refined map by angle",
-      () => mapOf("s$big", { metric: "cosine" }, on),
-      (m) => m.facts.stage === "refined",
-      60_000,
-      300,
-    );
+    await refinedMap("s$big", { metric: "cosine" }, on);
     const twice = await Promise.all([0, 1].map(() => place({ stratify_by: "source", metric: "cosine" })));
     expect(twice[0].facts.points).toBeGreaterThan(0);
     expect([...column<BigUint64Array>(twice[1].table, "_rowid")]).toEqual([...column<BigUint64Array>(twice[0].table, "_rowid")]);
@@ -411,13 +399,7 @@ describe("a map of more rows than the server lays out", () => {
   }, 120_000);
 
   it("places the rows asked for that the sample left out, and says which it could not", async () => {
-    const map = await until(
-      "the refined sample",
-      () => mapOf("s$big", { columns: ["id", "label"] }, on),
-      (m) => m.facts.stage === "refined",
-      60_000,
-      300,
-    );
+    const map = await refinedMap("s$big", { columns: ["id", "label"] }, on);
     const rows = (await on.post<ArrowTable>("/v1/table/s$big/query", { columns: ["id", "label"], with_row_id: true, limit: 3000 })).body;
     const mapped = new Set(column<BigUint64Array>(map.table, "_rowid"));
     const rowIds = column<BigUint64Array>(rows, "_rowid");
@@ -466,14 +448,7 @@ describe("a map of more rows than the server lays out", () => {
     const byAngle = await mapOf("s$turns", { metric: "cosine" }, on);
     expect([...column<BigUint64Array>(byAngle.table, "_rowid")]).toEqual([...column<BigUint64Array>(byDistance.table, "_rowid")]);
     // Refined before the next test: a server lays out two maps at a time.
-    for (const metric of ["l2", "cosine"])
-      await until(
-        "refined",
-        () => mapOf("s$turns", { metric }, on),
-        (m) => m.facts.stage === "refined",
-        60_000,
-        300,
-      );
+    for (const metric of ["l2", "cosine"]) await refinedMap("s$turns", { metric }, on);
   }, 60_000);
 
   it("adds nothing to a map of every row", async () => {

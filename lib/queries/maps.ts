@@ -39,15 +39,16 @@ async function fetchMap(database: string, table: string[], request: MapRequest, 
     if (facts.stage !== "refined") return facts.refining === held.facts.refining ? held : { ...held, facts: { ...held.facts, refining: facts.refining } };
     return { ...held, facts, x: answer.getChild("x")!.toArray() as Float32Array, y: answer.getChild("y")!.toArray() as Float32Array };
   }
-  return {
-    facts,
-    x: answer.getChild("x")!.toArray() as Float32Array,
-    y: answer.getChild("y")!.toArray() as Float32Array,
-    rowIds: answer.getChild("_rowid")!.toArray() as BigUint64Array,
-    columns: answer,
-    placed: answer.getChild("placed")?.toArray() as Uint8Array | undefined,
-  };
+  return { facts, ...pointsOf(answer), placed: answer.getChild("placed")?.toArray() as Uint8Array | undefined };
 }
+
+/** An answer's points: their coordinates, their rows and the columns shown with them. */
+const pointsOf = (answer: ArrowTable) => ({
+  x: answer.getChild("x")!.toArray() as Float32Array,
+  y: answer.getChild("y")!.toArray() as Float32Array,
+  rowIds: answer.getChild("_rowid")!.toArray() as BigUint64Array,
+  columns: answer,
+});
 
 export function useTableMap(database: string, table: string[], request: MapRequest, enabled = true) {
   const client = useQueryClient();
@@ -78,13 +79,7 @@ export function usePlacedRows(database: string, table: string[], request: PlaceR
     queryKey: [...queryKeys.map(database, table, request ?? {}), "placed"] as const,
     queryFn: async (): Promise<PlacedRows> => {
       const answer = tableFromIPC(new Uint8Array(await call("PlaceTableMapRows", { id: table, database, body: request! })));
-      return {
-        facts: JSON.parse(answer.schema.metadata.get(MAP_METADATA_KEY)!) as MapPlaceFacts,
-        x: answer.getChild("x")!.toArray() as Float32Array,
-        y: answer.getChild("y")!.toArray() as Float32Array,
-        rowIds: answer.getChild("_rowid")!.toArray() as BigUint64Array,
-        columns: answer,
-      };
+      return { facts: JSON.parse(answer.schema.metadata.get(MAP_METADATA_KEY)!) as MapPlaceFacts, ...pointsOf(answer) };
     },
     refetchInterval: (query) => (query.state.data?.facts.refining ? REFINING_POLL_MS : false),
     enabled: request !== null,

@@ -727,17 +727,21 @@ const answerFile = (columns: Record<string, Vector>, facts: MapFacts | MapPlaceF
 /** An answer's columns without a point: a caller that holds the map, or waits for the layout its rows go onto. */
 const noPoints = () => ({ _rowid: makeVector(new BigUint64Array(0)), x: makeVector(new Float32Array(0)), y: makeVector(new Float32Array(0)) });
 
+/** The table's version a map request names, its vector column and the columns shown, each checked. */
+async function mappedTable(tables: Tables, id: Id, request: Pick<MapRequest, "version" | "column" | "shown">) {
+  const name = joinIdentifier(id);
+  const { entry, value: handle } = await tables.resolveWith(id, (at) => tables.fixedHandle(at, "be mapped", { version: request.version }));
+  const [schema, version] = await Promise.all([tables.schemaOf(handle), engineCall("read the version", () => handle.version())]);
+  return { name, entry, handle, schema, version, column: vectorColumn(schema, name, request.column), shown: shownFields(schema, name, request.shown) };
+}
+
 /**
  * The map of a table's version: an Arrow IPC file of `_rowid`, `x`, `y` and the shown columns, its facts in its
  * metadata. Placed onto another version's layout, it has `placed` too (1: the row's vector is not the one that
  * layout holds for it, so the row was put among its nearest rows there; 0: it kept its place).
  */
 export async function tableMap(tables: Tables, id: Id, request: MapRequest): Promise<Buffer> {
-  const name = joinIdentifier(id);
-  const { entry, value: handle } = await tables.resolveWith(id, (at) => tables.fixedHandle(at, "be mapped", { version: request.version }));
-  const [schema, version] = await Promise.all([tables.schemaOf(handle), engineCall("read the version", () => handle.version())]);
-  const column = vectorColumn(schema, name, request.column);
-  const shown = shownFields(schema, name, request.shown);
+  const { name, entry, handle, version, column, shown } = await mappedTable(tables, id, request);
   const mapped = { version, column: column.name, metric: request.metric };
   if (request.placedOn !== undefined) {
     if (request.have) throw invalidInput("have_stage says which stage of a map the caller holds; a placed map is answered whole: send one or the other");
@@ -822,11 +826,18 @@ async function strataRows(handle: NativeTable, column: { name: string }, by: Fie
 }
 
 /** A sampled map's rows of its rarer values, placed onto its refined layout: made once per column, then kept beside it. */
-async function strataOf(handle: NativeTable, column: { name: string; dimensions: number }, by: Field, metric: "l2" | "cosine", onto: Onto): Promise<Strata> {
+async function strataOf(
+  handle: NativeTable,
+  column: { name: string; dimensions: number },
+  by: Field,
+  metric: "l2" | "cosine",
+  onto: Onto,
+  onMap: Set<bigint>,
+): Promise<Strata> {
   return joined(`${onto.maps.folder}${strataName(by.name)}`, async () => {
     const kept = await onto.maps.readStrata(by.name);
     if (kept) return kept;
-    const chosen = await strataRows(handle, column, by, new Set(onto.layout.ids));
+    const chosen = await strataRows(handle, column, by, onMap);
     const read = await vectorsOfRows(handle, column, chosen.ids);
     const { x, y } = await placedOnto(read, column, metric, onto);
     const strata = { ids: read.ids.slice(), x, y, facts: chosen.facts };
@@ -855,11 +866,7 @@ export interface MapPlaceRequest extends Omit<MapRequest, "have" | "placedOn"> {
  * columns; no rows until the layout is refined.
  */
 export async function placeMapRows(tables: Tables, id: Id, request: MapPlaceRequest): Promise<Buffer> {
-  const name = joinIdentifier(id);
-  const { entry, value: handle } = await tables.resolveWith(id, (at) => tables.fixedHandle(at, "be mapped", { version: request.version }));
-  const [schema, version] = await Promise.all([tables.schemaOf(handle), engineCall("read the version", () => handle.version())]);
-  const column = vectorColumn(schema, name, request.column);
-  const shown = shownFields(schema, name, request.shown);
+  const { name, entry, handle, schema, version, column, shown } = await mappedTable(tables, id, request);
   const by = request.stratifyBy === undefined ? undefined : shownFields(schema, name, [request.stratifyBy])[0];
   const asked = [...new Set(request.rowIds.map(BigInt))];
   const onto = await layoutAt(tables, entry, handle, version, column, request.metric);
@@ -881,7 +888,7 @@ export async function placeMapRows(tables: Tables, id: Id, request: MapPlaceRequ
   if (stage !== "refined") return answerFile({ ...noPoints(), reason: makeVector(new Uint8Array(0)) }, facts);
   const onMap = new Set(onto.layout.ids);
   // Every row with a vector is on a map that is not a sample: there is nothing to add to it.
-  const strata = by && sampled ? await strataOf(handle, column, by, request.metric, onto) : null;
+  const strata = by && sampled ? await strataOf(handle, column, by, request.metric, onto, onMap) : null;
   const byQuota = new Set(strata?.ids);
   const left = asked.filter((rowId) => !onMap.has(rowId));
   const wanted = sampled ? left.filter((rowId) => !byQuota.has(rowId)) : [];

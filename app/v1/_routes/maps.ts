@@ -3,6 +3,14 @@ import { route } from "@/server/http/route";
 import { placeMapRows, tableMap } from "@/server/maps/table-map";
 import { mapOperations as ops } from "@/lib/contract/operations/maps";
 
+/** Which map a request names, as both operations name it. */
+const mapOf = (body: { column?: string | null; version?: number | null; metric?: "l2" | "cosine" | null; columns?: string[] | null }) => ({
+  column: body.column ?? undefined,
+  version: body.version ?? undefined,
+  metric: body.metric ?? "l2",
+  shown: body.columns ?? [],
+});
+
 export const mapRoutes = [
   route({
     ...ops.GetTableMap,
@@ -11,10 +19,7 @@ export const mapRoutes = [
     handler: async ({ id, body, tables }) => ({
       kind: "arrow-file",
       body: await tableMap(tables, id, {
-        column: body.column ?? undefined,
-        version: body.version ?? undefined,
-        metric: body.metric ?? "l2",
-        shown: body.columns ?? [],
+        ...mapOf(body),
         have: body.have_stage ?? undefined,
         placedOn: body.placed_on_version ?? undefined,
       }),
@@ -27,10 +32,7 @@ export const mapRoutes = [
     handler: async ({ id, body, tables }) => ({
       kind: "arrow-file",
       body: await placeMapRows(tables, id, {
-        column: body.column ?? undefined,
-        version: body.version ?? undefined,
-        metric: body.metric ?? "l2",
-        shown: body.columns ?? [],
+        ...mapOf(body),
         rowIds: body.row_ids ?? [],
         stratifyBy: body.stratify_by ?? undefined,
       }),
