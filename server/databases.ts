@@ -61,7 +61,7 @@ export async function openDatabase(root: DataRoot, storageOptions: Record<string
   const turns = new KeyedLock();
   const catalog = new Catalog(datasets, store, turns);
   // The ledger decides a stopped write's outcome from the table's history, which it reads through the tables.
-  const ledger = new WriteLedger(store, (claim, lastSign) => decideFromHistory(tables, claim, lastSign));
+  const ledger = new WriteLedger(store, (claim, lastSign, body) => decideFromHistory(tables, claim, lastSign, body));
   const tables: Tables = new Tables(catalog, datasets, store, turns, ledger);
   return { catalog, tables };
 }

@@ -6,7 +6,8 @@
  * `kill-after-claim:<table>` the moment a write's claim in the write ledger is in the store, before its commit
  * begins; `kill-after-catalog-commit:<object id>` the moment the catalog's commit of that table's row returned. A hold
  * point stops the request that reaches it for good, as if its instance had stopped there while the others went on:
- * `hold-before-answer:<table>` holds a write that has committed before anything records it or answers. A failure
+ * `hold-before-answer:<table>` holds a write that has committed before anything records it or answers;
+ * `hold-after-claim:<table>` a write whose claim is in the write ledger before its commit begins (its lease renewed). A failure
  * point makes a step fail as a broken store would: `fail-maintenance:<table>` each maintenance job of that table.
  * Unset, as in any deployment, a point costs one look at an empty map.
  */

@@ -21,6 +21,7 @@ const LEASE = { QUIVER_WRITE_LEASE: `${LEASE_MS}ms` };
 const VICTIMS = ["killed_insert", "killed_update", "killed_client", "killed_version", "killed_then_again", "killed_keyed"];
 const BACK_TO_BACK = "back_to_back";
 const APART = "killed_apart";
+const ALIKE = "killed_alike";
 /**
  * The dying instance's failpoints on any root: the second write to BACK_TO_BACK that commits is held before it records
  * or answers anything, and the instance dies once the third write's claim is in the ledger; it dies once the first
@@ -294,6 +295,47 @@ describe("two instances killed one after the other, the first once it claimed a 
     const retried = { claimed: await retry("claimed"), committed: await retry("committed") };
     const rowsIn = async (from: number) =>
       (await api.post<number>(`/v1/table/${APART}/count_rows`, { predicate: `id >= ${from} AND id < ${from + 100}` })).body;
+    expect({ ...retried, rows: { claimed: await rowsIn(100), committed: await rowsIn(200) } }).toEqual({
+      claimed: { status: 200, version: 3, replayed: false },
+      committed: { status: 200, version: 2, replayed: true },
+      rows: { claimed: 100, committed: 100 },
+    });
+  });
+});
+
+describe("two writes alike on two instances killed together, the first only claimed while the second committed", () => {
+  it("the first's retry is written, not taken for the second's version made while the first was under way", async () => {
+    const api = client(other.url, other.auth);
+    expect((await api.arrow(`/v1/table/${ALIKE}/create`, rows(0, 10))).status).toBe(200);
+    const writes = { claimed: rows(100, 200), committed: rows(200, 300) };
+    // The first write is held once claimed, its lease renewed all the while, as a stalled commit's is.
+    await dying.kill();
+    await startDying(Number(new URL(dying.url).port), [`hold-after-claim:${ALIKE}`]);
+    const claiming = client(dying.url, dying.auth)
+      .arrow(`/v1/table/${ALIKE}/insert`, writes.claimed, { "x-request-id": "alike-claimed" })
+      .catch((err: Error) => err);
+    await until("the first write's claim", ledgerClaims, (claims) => claims.some((c) => c.requestId === "alike-claimed"), 30_000, 20);
+    // Meanwhile a third instance commits a write of as many rows, and is held before it records or answers it.
+    const third = await startServer({ ...LEASE, QUIVER_FAILPOINTS: `hold-before-answer:${ALIKE}` }, { root });
+    try {
+      const committing = client(third.url, third.auth)
+        .arrow(`/v1/table/${ALIKE}/insert`, writes.committed, { "x-request-id": "alike-committed" })
+        .catch((err: Error) => err);
+      const latest = async () => (await api.post<{ version: { version: number } }>(`/v1/table/${ALIKE}/version/describe`, {})).body.version.version;
+      await until("the second write committing", latest, (version) => version >= 2, 30_000, 20);
+      await third.kill();
+      await dying.kill();
+      expect(await committing).toBeInstanceOf(Error);
+      expect(await claiming).toBeInstanceOf(Error);
+    } finally {
+      await third.stop();
+    }
+
+    // Each sent again under a new request id, as LanceDB's client does after a 502: the one only claimed first.
+    const retry = (name: keyof typeof writes) => sendAgain(ALIKE, writes[name], { "x-request-id": `alike-${name}-retry` });
+    const retried = { claimed: await retry("claimed"), committed: await retry("committed") };
+    const rowsIn = async (from: number) =>
+      (await api.post<number>(`/v1/table/${ALIKE}/count_rows`, { predicate: `id >= ${from} AND id < ${from + 100}` })).body;
     expect({ ...retried, rows: { claimed: await rowsIn(100), committed: await rowsIn(200) } }).toEqual({
       claimed: { status: 200, version: 3, replayed: false },
       committed: { status: 200, version: 2, replayed: true },

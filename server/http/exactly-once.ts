@@ -107,12 +107,12 @@ export async function runOnce(route: RouteDef, ctx: RouteContext<unknown, unknow
         // Refused before its commit: a repeat of a request that was applied may be refused by what it did (a staged
         // manifest it published is gone, a table it declared exists). Then the first's answer is the answer.
         if (!(err instanceof QuiverError) || err.status >= 500 || ticket.claimed || ticket.attempt > 1) throw err;
-        const replayed = replay(await ledger.settle(key, fingerprint));
+        const replayed = replay(await ledger.settle(key, fingerprint, ticket));
         if (replayed) return replayed;
         throw err;
       }
       if (!err.sameBody) {
-        const settled = await ledger.settle(key, fingerprint);
+        const settled = await ledger.settle(key, fingerprint, ticket);
         switch (settled.kind) {
           case "committed":
           case "decided":
@@ -137,7 +137,7 @@ export async function runOnce(route: RouteDef, ctx: RouteContext<unknown, unknow
         }
       }
       for (const { key: other, marker } of err.earlier) {
-        const settled = await ledger.settleSameBody(other, marker!);
+        const settled = await ledger.settleSameBody(other, marker!, ticket);
         if (settled.kind === "another") {
           ticket.notThisOne.add(other);
           continue;

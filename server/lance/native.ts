@@ -4,6 +4,7 @@
  * apache-arrow classes with the engine's CommonJS copy.
  */
 import "server-only";
+import { randomUUID } from "node:crypto";
 import { traced } from "@/server/tracing";
 import * as lancedb from "@lancedb/lancedb";
 import { fromEngineError } from "@/server/errors";
@@ -164,11 +165,30 @@ export interface NativeConnection {
   createTable(name: string, file: Buffer, mode: string, namespacePath?: string[] | null, storageOptions?: Record<string, string> | null): Promise<NativeTable>;
   createNamespace(path: string[], mode?: string | null, properties?: Record<string, string> | null): Promise<unknown>;
   dropNamespace(path: string[], mode?: string | null, behavior?: string | null): Promise<unknown>;
+  dropTable(name: string, namespacePath?: string[] | null): Promise<void>;
 }
 
 export async function connectNative(uri: string, options: lancedb.ConnectionOptions): Promise<NativeConnection> {
   const connection = await lancedb.connect(uri, options);
   return (connection as unknown as { inner: NativeConnection }).inner;
+}
+
+let memory: Promise<NativeConnection> | undefined;
+
+/**
+ * Runs `read` on an Arrow IPC file as a table in the engine's memory, which reads it as it reads any table (its
+ * buffers decompressed: LanceDB's client compresses what it sends, which apache-arrow 18 cannot read); the table
+ * goes once `read` is done.
+ */
+export async function withFileAsTable<T>(file: Buffer, read: (table: NativeTable) => Promise<T>): Promise<T> {
+  const connection = await (memory ??= connectNative("memory://", {}));
+  const name = `file-${randomUUID()}`;
+  const table = await engineCall("read an Arrow file", () => connection.createTable(name, file, "create"));
+  try {
+    return await read(table);
+  } finally {
+    await connection.dropTable(name).catch(() => undefined);
+  }
 }
 
 /** Runs one call into the engine, its failure turned into a QuiverError that names `what` was being done. */

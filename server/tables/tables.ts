@@ -18,15 +18,16 @@ import type { KeyedLock } from "@/server/catalog/keyed-lock";
 import { heldBack } from "@/server/catalog/batch-holds";
 import type { ArrowBody } from "@/server/lance/arrow-ipc";
 import type { Datasets } from "@/server/lance/datasets";
-import { engineCall, type NativeTable } from "@/server/lance/native";
+import { engineCall, withFileAsTable, type NativeQuery, type NativeTable } from "@/server/lance/native";
 import { TableFiles, type ManifestSource } from "@/server/lance/table-files";
-import { failpoint } from "@/server/failpoints";
+import { failpoint, holdpoint } from "@/server/failpoints";
 import type { LatestManifest } from "@/server/lance/version-manifest";
 import { countLookup } from "@/server/metrics";
 import type { ObjectStore } from "@/server/storage/object-store";
 import { AppendGroups, type Appending } from "./append-groups";
 import { inMachineTurn } from "@/server/peers/machine-turns";
 import { WrittenTables } from "./written-tables";
+import { addSignatures } from "./row-signatures";
 import { EarlierAttempt, currentWrite, lanceOperationsOf, type CommitShape, type WriteLedger, type WriteTicket } from "./write-ledger";
 
 interface TableVersionDescription {
@@ -301,7 +302,10 @@ export class Tables {
     const [stamp, claimed] = await Promise.all([directorySeen ? "" : this.datasets.directoryStamp(entry.location), claim()]);
     if (stamp === null) throw gone(entry);
     claimed.forEach((ticket) => (ticket.commitStarted = true));
-    if (claimed.length) failpoint("kill-after-claim", entry.objectId);
+    if (claimed.length) {
+      failpoint("kill-after-claim", entry.objectId);
+      await holdpoint("hold-after-claim", entry.objectId);
+    }
     const result = await this.writeOrGone(entry, () => write(stamp));
     failpoint("kill-after-commit", entry.objectId);
     claimed.forEach((ticket) => (ticket.landed = true));
@@ -479,6 +483,25 @@ export class Tables {
     return new TableFiles(this.records, this.datasets.root, location, () => this.datasets.forget(location));
   }
 
+  /** The signatures of the rows of a version of a table's main branch in fragments from `first` on, over `columns`. */
+  async rowSignaturesAt(location: string, version: number, first: number, columns: string[]): Promise<Set<string>> {
+    const handle = await this.datasets.openDetached(location);
+    await engineCall("open the version", () => handle.checkout(version));
+    const query = handle.query();
+    query.onlyIf(`_rowaddr >= ${BigInt(first) << 32n}`);
+    query.selectColumns(columns);
+    return signaturesOf(query, columns);
+  }
+
+  /** The signatures of a body's rows as the engine reads them (its buffers may be compressed, as LanceDB's client sends them). */
+  bodySignatures(file: Buffer, columns: string[]): Promise<Set<string>> {
+    return withFileAsTable(file, (table) => {
+      const query = table.query();
+      query.selectColumns(columns);
+      return signaturesOf(query, columns);
+    });
+  }
+
   async requireData(entry: TableEntry, what: string) {
     if (await this.isDeclaredOnly(entry)) {
       throw new QuiverError("TableNotFound", `Table '${entry.objectId}' is declared but has no data yet, so it cannot ${what}`);
@@ -552,4 +575,14 @@ export class Tables {
     this.schemas.set(table, { ipc, schema });
     return schema;
   }
+}
+
+/** The signatures (row-signatures.ts) of the rows a query answers, over `columns`. */
+async function signaturesOf(query: NativeQuery, columns: string[]): Promise<Set<string>> {
+  const signatures = new Set<string>();
+  await engineCall("read rows", async () => {
+    const batches = await query.execute();
+    for (let batch = await batches.next(); batch; batch = await batches.next()) addSignatures(tableFromIPC(batch), columns, signatures);
+  });
+  return signatures;
 }

@@ -14,6 +14,8 @@
  */
 import "server-only";
 import { config } from "@/server/config";
+import { log } from "@/server/log";
+import type { ArrowBody } from "@/server/lance/arrow-ipc";
 import { fragmentsIn } from "@/server/lance/version-changes";
 import type { ManifestSource, TableFiles } from "@/server/lance/table-files";
 import type { ObjectStore } from "@/server/storage/object-store";
@@ -26,25 +28,65 @@ const EARLIER_RELEASE_CLOCK_STEP_MS = 5;
 /** Lance's operations that only Quiver's maintenance and index builds commit, never a write of a request. */
 const NOT_A_WRITE = new Set(["ReserveFragments", "Rewrite", "CreateIndex"]);
 
-/** What the history is read through: the store of the records, and a table's own files by its location. */
+/** What the history is read through: the store of the records, a table's own files by its location, and its rows. */
 export interface History {
   records: ObjectStore;
   filesAt(location: string): TableFiles;
+  /** The signatures (row-signatures.ts) of the rows of a version of the table's main branch in fragments from `first` on. */
+  rowSignaturesAt(location: string, version: number, first: number, columns: string[]): Promise<Set<string>>;
+  /** The signatures of a request body's rows. */
+  bodySignatures(file: Buffer, columns: string[]): Promise<Set<string>>;
+}
+
+/** A version's row count and fragments, from its manifest; null when the version is not in the listing. */
+async function versionContent(files: TableFiles, sources: Map<number, ManifestSource>, version: number) {
+  const source = sources.get(version);
+  if (!source) return null;
+  const { file, summary } = await files.manifest(version, source);
+  const content = await files.read(file.key);
+  return { rows: Number(summary.metadata.total_rows ?? 0), fragments: content ? fragmentsIn(content) : [] };
 }
 
 /** Rows a version held, rows written into fragments it added, from its manifest and the previous one's. */
 async function rowCounts(files: TableFiles, sources: Map<number, ManifestSource>, version: number) {
-  const read = async (v: number) => {
-    const source = sources.get(v);
-    if (!source) return null;
-    const { file, summary } = await files.manifest(v, source);
-    const content = await files.read(file.key);
-    return { rows: Number(summary.metadata.total_rows ?? 0), fragments: content ? fragmentsIn(content) : [] };
-  };
-  const [before, after] = await Promise.all([read(version - 1), read(version)]);
+  const [before, after] = await Promise.all([versionContent(files, sources, version - 1), versionContent(files, sources, version)]);
   const old = new Set((before?.fragments ?? []).map((f) => f.id));
   const written = (after?.fragments ?? []).filter((f) => !old.has(f.id)).reduce((sum, f) => sum + f.liveRows, 0);
   return { before: before?.rows ?? 0, after: after?.rows ?? 0, written };
+}
+
+/**
+ * Whether a version of the main branch holds every row of an insert's body in the fragments it added: false for
+ * another write's commit of the same shape, null when that cannot be read (the version before it is gone, or the
+ * engine cannot read it), which leaves the shape alone to decide.
+ */
+async function holdsRows(history: History, files: TableFiles, sources: Map<number, ManifestSource>, version: number, claim: ClaimRecord, body: BodyRows) {
+  try {
+    const [before, after] = await Promise.all([versionContent(files, sources, version - 1), versionContent(files, sources, version)]);
+    if (!before || !after) return null;
+    const old = new Set(before.fragments.map((f) => f.id));
+    const added = after.fragments.filter((f) => !old.has(f.id)).map((f) => f.id);
+    if (added.length === 0) return false;
+    const own = await body.signatures();
+    // An append's fragments take the next ids: they are the version's highest.
+    const held = await history.rowSignaturesAt(claim.shape.location, version, Math.min(...added), body.columns);
+    return [...own].every((row) => held.has(row));
+  } catch (err) {
+    log.warn({ err, version, request_id: claim.requestId }, "the rows of a version a stopped write may have made could not be read");
+    return null;
+  }
+}
+
+/** An insert's body, its rows' signatures read once however many versions they are looked for in. */
+interface BodyRows {
+  columns: string[];
+  signatures(): Promise<Set<string>>;
+}
+
+function bodyRows(history: History, body: ArrowBody): BodyRows {
+  const columns = body.schema.fields.map((f) => f.name);
+  let read: Promise<Set<string>> | undefined;
+  return { columns, signatures: () => (read ??= history.bodySignatures(body.file, columns)) };
 }
 
 /** What a write's answer counts, as the manifests around the version it made tell it. */
@@ -61,7 +103,7 @@ async function countsOf(files: TableFiles, sources: Map<number, ManifestSource>,
 }
 
 /** Decides a stopped attempt's commit from the table's history; `lastSign` is when the attempt last showed it was alive. */
-export async function decideFromHistory(history: History, claim: ClaimRecord, lastSign: number): Promise<Verdict> {
+export async function decideFromHistory(history: History, claim: ClaimRecord, lastSign: number, body: ArrowBody | null = null): Promise<Verdict> {
   const { shape } = claim;
   if (shape.undecidable) return { undecidable: shape.undecidable };
   const files = history.filesAt(shape.location);
@@ -94,6 +136,8 @@ export async function decideFromHistory(history: History, claim: ClaimRecord, la
     return { undecidable: `version ${shape.version.number} exists, and the manifest the write staged is gone, so whose it is cannot be read` };
   }
 
+  // The rows of an insert to the main branch, where the request asking sent them: no other write's version holds them.
+  const rows = body && claim.operation === "InsertIntoTable" && shape.branch === null ? bodyRows(history, body) : null;
   const unrecorded = [...sources.keys()].filter((v) => v > shape.after && !recorded.has(v)).sort((a, b) => a - b);
   const alike: Array<{ version: number; time: number }> = [];
   const claimed = Date.parse(claim.time);
@@ -111,13 +155,13 @@ export async function decideFromHistory(history: History, claim: ClaimRecord, la
     // died after it, say, before recording it.
     if (made.summary.timestampMillis < madeAfter || made.summary.timestampMillis > madeBy) continue;
     const done = await files.operation(version, source, made, sources.get(version - 1));
-    if (!done) {
-      alike.push({ version, time: made.summary.timestampMillis });
-      continue;
+    if (done) {
+      if (NOT_A_WRITE.has(done.operation)) continue;
+      if (shape.operations && !shape.operations.includes(done.operation)) continue;
+      if (shape.rows && done.rows !== undefined && (done.rows < shape.rows.min || done.rows > shape.rows.max)) continue;
     }
-    if (NOT_A_WRITE.has(done.operation)) continue;
-    if (shape.operations && !shape.operations.includes(done.operation)) continue;
-    if (shape.rows && done.rows !== undefined && (done.rows < shape.rows.min || done.rows > shape.rows.max)) continue;
+    // Another append of as many rows made in the attempt's time looks the same: its rows are another body's.
+    if (rows && (await holdsRows(history, files, sources, version, claim, rows)) === false) continue;
     alike.push({ version, time: made.summary.timestampMillis });
   }
   if (alike.length === 0) return { landed: null, why: `no version above ${shape.after} looks like the commit (${unrecorded.length} without a record)` };

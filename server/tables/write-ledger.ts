@@ -26,6 +26,7 @@ import { INSTANCE } from "@/server/instance";
 import { log } from "@/server/log";
 import { traced } from "@/server/tracing";
 import type { ObjectStore } from "@/server/storage/object-store";
+import type { ArrowBody } from "@/server/lance/arrow-ipc";
 
 const PREFIX = ".quiver/requests/";
 const SAME_BODY = `${PREFIX}same-body/`;
@@ -209,6 +210,8 @@ export class WriteTicket {
   ownMarker: string | null = null;
   /** The latest version the write saw before its commit, where it looked: what it commits lies above it. */
   seen: number | null = null;
+  /** An insert's rows: an earlier attempt of the same request is told by them among the versions alike (write-history.ts). */
+  body: ArrowBody | null = null;
   /** Set once the commit began: a failure from then on may have left it landed. */
   commitStarted = false;
   /** Set once the commit returned: the write landed whatever happens after. */
@@ -269,7 +272,7 @@ export class WriteLedger {
   constructor(
     private readonly store: ObjectStore,
     /** Reads the table's history for a claim whose attempt ended without saying how, given its last sign of life. */
-    private readonly decide: (claim: ClaimRecord, lastSign: number) => Promise<Verdict>,
+    private readonly decide: (claim: ClaimRecord, lastSign: number, body: ArrowBody | null) => Promise<Verdict>,
   ) {}
 
   /**
@@ -456,11 +459,11 @@ export class WriteLedger {
    * answer never reached the client (its instance stopped first: decided from the history, or answered but its marker
    * never removed); another write when it was answered and its marker went, or when it committed nothing.
    */
-  async settleSameBody(key: string, marker: string): Promise<Settled | { kind: "another" }> {
+  async settleSameBody(key: string, marker: string, asking?: WriteTicket): Promise<Settled | { kind: "another" }> {
     const began = now();
     const markedAt = Number(marker.slice(marker.lastIndexOf("/") + 1, marker.lastIndexOf("/") + 15));
     for (;;) {
-      const settled = await this.settle(key, null);
+      const settled = await this.settle(key, null, asking);
       if (settled.kind === "free") {
         // Marked before its turn and not claimed yet: it claims once its turn comes, unless its instance stopped.
         if (now() - markedAt < config.writeLeaseMs && (await this.store.head(marker))) {
@@ -554,9 +557,10 @@ export class WriteLedger {
   /**
    * What became of the request's earlier attempts: waits while one is under way (up to a limit), and decides from
    * the table's history the outcome of one whose instance stopped without answering. With `fingerprint`, a request
-   * that asked something else under the same key is told so.
+   * that asked something else under the same key is told so; `asking`, the request that asks, lends the history its
+   * rows when it sent what the attempt sent.
    */
-  async settle(key: string, fingerprint: string | null): Promise<Settled> {
+  async settle(key: string, fingerprint: string | null, asking?: WriteTicket): Promise<Settled> {
     const began = now();
     let seen = "";
     let quietSince = now();
@@ -580,7 +584,7 @@ export class WriteLedger {
       }
       // Nothing came from the attempt's instance for a lease's time (or it said it could not tell): it has stopped.
       if (answer?.outcome === "undecided" || now() - quietSince >= config.writeLeaseMs) {
-        const decided = await this.decideOnce(key, state, began);
+        const decided = await this.decideOnce(key, state, began, asking);
         if (decided) return decided;
       }
       if (now() - began >= LONGEST_WAIT_MS) return { kind: "running" };
@@ -595,9 +599,11 @@ export class WriteLedger {
   }
 
   /** Decides a stopped attempt's outcome from the history and records it; null when the history must settle first. */
-  private async decideOnce(key: string, state: RequestState, began: number): Promise<Settled | null> {
+  private async decideOnce(key: string, state: RequestState, began: number, asking?: WriteTicket): Promise<Settled | null> {
     const claim = state.claim!;
-    const verdict = await this.decide(claim, await this.lastSignOf(state));
+    // The rows of the request asking, when it asks what the claim's attempt asked (the same body).
+    const body = asking?.request.fingerprint === claim.fingerprint ? asking.body : null;
+    const verdict = await this.decide(claim, await this.lastSignOf(state), body);
     if ("undecidable" in verdict) return { kind: "undecidable", reason: verdict.undecidable };
     if ("wait" in verdict) return now() - began >= LONGEST_WAIT_MS ? { kind: "undecidable", reason: verdict.wait } : null;
     const record: DecisionRecord = { attempt: claim.attempt, landed: verdict.landed, why: verdict.why, time: new Date().toISOString() };
