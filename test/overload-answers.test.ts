@@ -85,8 +85,9 @@ describe("a body refused while it arrives", () => {
   });
 
   it("is answered 503 to the LanceDB remote client, which says so", async () => {
-    const db = await lancedb.connect("db://default", { apiKey: server.adminKey, hostOverride: server.url, clientConfig: { retryConfig: { retries: 0 } } });
-    const table = await db.openTable("t");
+    // Made before the client opens the table: made after, on a busy machine, it can take the server's keep-alive
+    // timeout (5 s), and the client's pooled connection is then closed under its first write, whatever the server
+    // does with a refused body.
     const big = new arrowCjs.Table({
       id: arrowCjs.vectorFromArray(
         Array.from({ length: 1_000_000 }, (_, i) => BigInt(i)),
@@ -101,6 +102,8 @@ describe("a body refused while it arrives", () => {
         new arrowCjs.Utf8(),
       ),
     });
+    const db = await lancedb.connect("db://default", { apiKey: server.adminKey, hostOverride: server.url, clientConfig: { retryConfig: { retries: 0 } } });
+    const table = await db.openTable("t");
     const outcomes = await Promise.all(
       Array.from({ length: 4 }, () =>
         table.add(big).then(
