@@ -95,6 +95,25 @@ async function sendAgain(table: string, body: Table, headers: Record<string, str
   return { status: reply.status, version: reply.body.version, replayed: reply.headers.get("idempotent-replayed") === "true" };
 }
 
+/** Two inserts alike (as many rows), one an instance only claimed and one it committed, as the tests below make them. */
+const twoAlike = () => ({ claimed: rows(100, 200), committed: rows(200, 300) });
+
+/** The table's latest version, as the other instance reads it. */
+const latestVersion = async (table: string) =>
+  (await client(other.url, other.auth).post<{ version: { version: number } }>(`/v1/table/${table}/version/describe`, {})).body.version.version;
+
+/**
+ * Sends both writes again under new request ids, as LanceDB's client does after a 502, the one only claimed first:
+ * each one's answer, and the rows of each in the table.
+ */
+async function bothSentAgain(table: string, writes: ReturnType<typeof twoAlike>) {
+  const retry = (name: keyof typeof writes) => sendAgain(table, writes[name], { "x-request-id": `${table}-${name}-retry` });
+  const retried = { claimed: await retry("claimed"), committed: await retry("committed") };
+  const rowsIn = async (from: number) =>
+    (await client(other.url, other.auth).post<number>(`/v1/table/${table}/count_rows`, { predicate: `id >= ${from} AND id < ${from + 100}` })).body;
+  return { ...retried, rows: { claimed: await rowsIn(100), committed: await rowsIn(200) } };
+}
+
 const count = async (table: string) => (await client(other.url, other.auth).post(`/v1/table/${table}/count_rows`, {})).body;
 
 describe("an instance killed after its commit landed and before it answered", () => {
@@ -275,7 +294,7 @@ describe("two instances killed one after the other, the first once it claimed a 
   it("the first's retry is written, not taken for the second's version; the second's retry is answered with that version", async () => {
     const api = client(other.url, other.auth);
     expect((await api.arrow(`/v1/table/${APART}/create`, rows(0, 10))).status).toBe(200);
-    const writes = { claimed: rows(100, 200), committed: rows(200, 300) };
+    const writes = twoAlike();
     const insert = (name: keyof typeof writes, requestId: string, to = api) =>
       to.arrow(`/v1/table/${APART}/insert`, writes[name], { "x-request-id": requestId }).catch((err: Error) => err);
     // The instance dies once its write's claim is in the ledger.
@@ -285,17 +304,17 @@ describe("two instances killed one after the other, the first once it claimed a 
     await new Promise((resolve) => setTimeout(resolve, LEASE_MS * 1.5));
     await startDying(Number(new URL(dying.url).port), [`hold-before-answer:${APART}`]);
     const committing = insert("committed", "apart-committed", client(dying.url, dying.auth));
-    const latest = async () => (await api.post<{ version: { version: number } }>(`/v1/table/${APART}/version/describe`, {})).body.version.version;
-    await until("the second write committing", latest, (version) => version >= 2, 30_000, 20);
+    await until(
+      "the second write committing",
+      () => latestVersion(APART),
+      (version) => version >= 2,
+      30_000,
+      20,
+    );
     await dying.kill();
     expect(await committing).toBeInstanceOf(Error);
 
-    // Each sent again under a new request id, as LanceDB's client does after a 502: the one only claimed first.
-    const retry = (name: keyof typeof writes) => sendAgain(APART, writes[name], { "x-request-id": `apart-${name}-retry` });
-    const retried = { claimed: await retry("claimed"), committed: await retry("committed") };
-    const rowsIn = async (from: number) =>
-      (await api.post<number>(`/v1/table/${APART}/count_rows`, { predicate: `id >= ${from} AND id < ${from + 100}` })).body;
-    expect({ ...retried, rows: { claimed: await rowsIn(100), committed: await rowsIn(200) } }).toEqual({
+    expect(await bothSentAgain(APART, writes)).toEqual({
       claimed: { status: 200, version: 3, replayed: false },
       committed: { status: 200, version: 2, replayed: true },
       rows: { claimed: 100, committed: 100 },
@@ -307,7 +326,7 @@ describe("two writes alike on two instances killed together, the first only clai
   it("the first's retry is written, not taken for the second's version made while the first was under way", async () => {
     const api = client(other.url, other.auth);
     expect((await api.arrow(`/v1/table/${ALIKE}/create`, rows(0, 10))).status).toBe(200);
-    const writes = { claimed: rows(100, 200), committed: rows(200, 300) };
+    const writes = twoAlike();
     // The first write is held once claimed, its lease renewed all the while, as a stalled commit's is.
     await dying.kill();
     await startDying(Number(new URL(dying.url).port), [`hold-after-claim:${ALIKE}`]);
@@ -321,8 +340,13 @@ describe("two writes alike on two instances killed together, the first only clai
       const committing = client(third.url, third.auth)
         .arrow(`/v1/table/${ALIKE}/insert`, writes.committed, { "x-request-id": "alike-committed" })
         .catch((err: Error) => err);
-      const latest = async () => (await api.post<{ version: { version: number } }>(`/v1/table/${ALIKE}/version/describe`, {})).body.version.version;
-      await until("the second write committing", latest, (version) => version >= 2, 30_000, 20);
+      await until(
+        "the second write committing",
+        () => latestVersion(ALIKE),
+        (version) => version >= 2,
+        30_000,
+        20,
+      );
       await third.kill();
       await dying.kill();
       expect(await committing).toBeInstanceOf(Error);
@@ -331,12 +355,7 @@ describe("two writes alike on two instances killed together, the first only clai
       await third.stop();
     }
 
-    // Each sent again under a new request id, as LanceDB's client does after a 502: the one only claimed first.
-    const retry = (name: keyof typeof writes) => sendAgain(ALIKE, writes[name], { "x-request-id": `alike-${name}-retry` });
-    const retried = { claimed: await retry("claimed"), committed: await retry("committed") };
-    const rowsIn = async (from: number) =>
-      (await api.post<number>(`/v1/table/${ALIKE}/count_rows`, { predicate: `id >= ${from} AND id < ${from + 100}` })).body;
-    expect({ ...retried, rows: { claimed: await rowsIn(100), committed: await rowsIn(200) } }).toEqual({
+    expect(await bothSentAgain(ALIKE, writes)).toEqual({
       claimed: { status: 200, version: 3, replayed: false },
       committed: { status: 200, version: 2, replayed: true },
       rows: { claimed: 100, committed: 100 },

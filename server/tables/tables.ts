@@ -18,7 +18,7 @@ import type { KeyedLock } from "@/server/catalog/keyed-lock";
 import { heldBack } from "@/server/catalog/batch-holds";
 import type { ArrowBody } from "@/server/lance/arrow-ipc";
 import type { Datasets } from "@/server/lance/datasets";
-import { engineCall, withFileAsTable, type NativeQuery, type NativeTable } from "@/server/lance/native";
+import { engineCall, withFileAsTable, type NativeTable } from "@/server/lance/native";
 import { TableFiles, type ManifestSource } from "@/server/lance/table-files";
 import { failpoint, holdpoint } from "@/server/failpoints";
 import type { LatestManifest } from "@/server/lance/version-manifest";
@@ -487,19 +487,12 @@ export class Tables {
   async rowSignaturesAt(location: string, version: number, first: number, columns: string[]): Promise<Set<string>> {
     const handle = await this.datasets.openDetached(location);
     await engineCall("open the version", () => handle.checkout(version));
-    const query = handle.query();
-    query.onlyIf(`_rowaddr >= ${BigInt(first) << 32n}`);
-    query.selectColumns(columns);
-    return signaturesOf(query, columns);
+    return signaturesOf(handle, columns, `_rowaddr >= ${BigInt(first) << 32n}`);
   }
 
   /** The signatures of a body's rows as the engine reads them (its buffers may be compressed, as LanceDB's client sends them). */
   bodySignatures(file: Buffer, columns: string[]): Promise<Set<string>> {
-    return withFileAsTable(file, (table) => {
-      const query = table.query();
-      query.selectColumns(columns);
-      return signaturesOf(query, columns);
-    });
+    return withFileAsTable(file, (table) => signaturesOf(table, columns));
   }
 
   async requireData(entry: TableEntry, what: string) {
@@ -577,8 +570,11 @@ export class Tables {
   }
 }
 
-/** The signatures (row-signatures.ts) of the rows a query answers, over `columns`. */
-async function signaturesOf(query: NativeQuery, columns: string[]): Promise<Set<string>> {
+/** The signatures (row-signatures.ts) of a table's rows, or of those `where` picks, over `columns`. */
+async function signaturesOf(table: NativeTable, columns: string[], where?: string): Promise<Set<string>> {
+  const query = table.query();
+  if (where) query.onlyIf(where);
+  query.selectColumns(columns);
   const signatures = new Set<string>();
   await engineCall("read rows", async () => {
     const batches = await query.execute();

@@ -47,12 +47,17 @@ async function versionContent(files: TableFiles, sources: Map<number, ManifestSo
   return { rows: Number(summary.metadata.total_rows ?? 0), fragments: content ? fragmentsIn(content) : [] };
 }
 
-/** Rows a version held, rows written into fragments it added, from its manifest and the previous one's. */
-async function rowCounts(files: TableFiles, sources: Map<number, ManifestSource>, version: number) {
+/** A version's content and the one's before it, with the fragments the version added. */
+async function versionAndBefore(files: TableFiles, sources: Map<number, ManifestSource>, version: number) {
   const [before, after] = await Promise.all([versionContent(files, sources, version - 1), versionContent(files, sources, version)]);
   const old = new Set((before?.fragments ?? []).map((f) => f.id));
-  const written = (after?.fragments ?? []).filter((f) => !old.has(f.id)).reduce((sum, f) => sum + f.liveRows, 0);
-  return { before: before?.rows ?? 0, after: after?.rows ?? 0, written };
+  return { before, after, added: (after?.fragments ?? []).filter((f) => !old.has(f.id)) };
+}
+
+/** Rows a version held, rows written into fragments it added, from its manifest and the previous one's. */
+async function rowCounts(files: TableFiles, sources: Map<number, ManifestSource>, version: number) {
+  const { before, after, added } = await versionAndBefore(files, sources, version);
+  return { before: before?.rows ?? 0, after: after?.rows ?? 0, written: added.reduce((sum, f) => sum + f.liveRows, 0) };
 }
 
 /**
@@ -62,14 +67,12 @@ async function rowCounts(files: TableFiles, sources: Map<number, ManifestSource>
  */
 async function holdsRows(history: History, files: TableFiles, sources: Map<number, ManifestSource>, version: number, claim: ClaimRecord, body: BodyRows) {
   try {
-    const [before, after] = await Promise.all([versionContent(files, sources, version - 1), versionContent(files, sources, version)]);
+    const { before, after, added } = await versionAndBefore(files, sources, version);
     if (!before || !after) return null;
-    const old = new Set(before.fragments.map((f) => f.id));
-    const added = after.fragments.filter((f) => !old.has(f.id)).map((f) => f.id);
     if (added.length === 0) return false;
     const own = await body.signatures();
     // An append's fragments take the next ids: they are the version's highest.
-    const held = await history.rowSignaturesAt(claim.shape.location, version, Math.min(...added), body.columns);
+    const held = await history.rowSignaturesAt(claim.shape.location, version, Math.min(...added.map((f) => f.id)), body.columns);
     return [...own].every((row) => held.has(row));
   } catch (err) {
     log.warn({ err, version, request_id: claim.requestId }, "the rows of a version a stopped write may have made could not be read");
@@ -137,7 +140,7 @@ export async function decideFromHistory(history: History, claim: ClaimRecord, la
   }
 
   // The rows of an insert to the main branch, where the request asking sent them: no other write's version holds them.
-  const rows = body && claim.operation === "InsertIntoTable" && shape.branch === null ? bodyRows(history, body) : null;
+  const ownRows = body && claim.operation === "InsertIntoTable" && shape.branch === null ? bodyRows(history, body) : null;
   const unrecorded = [...sources.keys()].filter((v) => v > shape.after && !recorded.has(v)).sort((a, b) => a - b);
   const alike: Array<{ version: number; time: number }> = [];
   const claimed = Date.parse(claim.time);
@@ -161,7 +164,7 @@ export async function decideFromHistory(history: History, claim: ClaimRecord, la
       if (shape.rows && done.rows !== undefined && (done.rows < shape.rows.min || done.rows > shape.rows.max)) continue;
     }
     // Another append of as many rows made in the attempt's time looks the same: its rows are another body's.
-    if (rows && (await holdsRows(history, files, sources, version, claim, rows)) === false) continue;
+    if (ownRows && (await holdsRows(history, files, sources, version, claim, ownRows)) === false) continue;
     alike.push({ version, time: made.summary.timestampMillis });
   }
   if (alike.length === 0) return { landed: null, why: `no version above ${shape.after} looks like the commit (${unrecorded.length} without a record)` };
