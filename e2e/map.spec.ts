@@ -292,6 +292,8 @@ test("a hovered point shows an excerpt of its text and what its audio is; a clic
   });
   await signInWithKey(page, undefined, "/tables/maps/sounds?tab=map");
   await expect(page.getByText("200 points of version 1, by embedding (8 dimensions)")).toBeVisible();
+  // The refined layout moves the points: a point hovered on the first one may be elsewhere by the click.
+  await expect(page.getByText("refined layout (UMAP)")).toBeVisible({ timeout: 30_000 });
 
   const at = await pointUnderCursor(page);
   expect(at).not.toBeNull();
