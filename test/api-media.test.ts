@@ -8,7 +8,7 @@ import * as lancedb from "@lancedb/lancedb";
 import sharp from "sharp";
 import { client, expectError } from "./client";
 import { mediaTable, mediaValues, type MediaValues } from "./media-table";
-import { testAzurite } from "./azurite";
+import { testStore } from "./store-server";
 import { onObjectStore, startServer, uriOf, type TestServer } from "./server";
 import { ErrorCode } from "@/lib/contract/errors";
 
@@ -130,7 +130,7 @@ describe("a value", () => {
 
 describe("a column of Lance's first blob encoding", () => {
   it("says each value's size, and refuses to serve one with the reason, since the engine reads only where it lies", async () => {
-    const storageOptions = onObjectStore ? testAzurite().storageOptions : {};
+    const storageOptions = onObjectStore ? testStore().storageOptions : {};
     const schema = new Schema([new Field("id", new Int64(), false), new Field("blob", new LargeBinary(), true, new Map([["lance-encoding:blob", "true"]]))]);
     const children = [vectorFromArray([0n], new Int64()), vectorFromArray([values.png], new LargeBinary())].map((v) => v.data[0]);
     const batch = new RecordBatch(schema, makeData({ type: new Struct(schema.fields), length: 1, nullCount: 0, children }));

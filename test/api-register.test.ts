@@ -5,14 +5,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as lancedb from "@lancedb/lancedb";
-import { testAzurite } from "./azurite";
+import { testStore } from "./store-server";
 import { client, expectError, rows } from "./client";
 import { onObjectStore, rootSnapshot, startServer, storeOf, uriOf, type TestServer } from "./server";
 import { ErrorCode } from "@/lib/contract/errors";
 
 let server: TestServer;
 let api: ReturnType<typeof client>;
-const storageOptions = () => (onObjectStore ? testAzurite().storageOptions : {});
+const storageOptions = () => (onObjectStore ? testStore().storageOptions : {});
 
 /** A dataset written by the engine itself at a key under the server's root, as another tool would leave one. */
 async function engineDataset(parent: string, name: string, count: number): Promise<lancedb.Table> {

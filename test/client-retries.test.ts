@@ -1,7 +1,7 @@
 /**
  * Writes applied exactly once when an instance dies at the worst moment or a client retries: two instances on one
  * root behind a load balancer that behaves as nginx does (a request whose instance died is answered 502). On a local
- * root the instance kills itself the moment its commit has landed (QUIVER_FAILPOINTS); on Azurite a proxy holds the
+ * root the instance kills itself the moment its commit has landed (QUIVER_FAILPOINTS); on an object store a proxy holds the
  * store's answer to the commit's manifest, and the instance is killed while it waits for it. Either way the commit is
  * in the store and nothing else is: no answer, no record of it.
  */
@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import * as lancedb from "@lancedb/lancedb";
 import type { Table } from "apache-arrow";
 import { client, rows, until } from "./client";
-import { azuriteStorageOptions, testAzurite } from "./azurite";
+import { testStore } from "./store-server";
 import { startLatencyProxy, type LatencyProxy, type StoreRequest } from "./latency-proxy";
 import { startLoadBalancer, type LoadBalancer } from "./load-balancer";
 import { keyOf, onObjectStore, startServer, storeOf, type TestServer } from "./server";
@@ -37,14 +37,14 @@ let lb: LoadBalancer;
 
 /** Starts the instance that dies (again, on the same port, after it did), with its failpoints. */
 async function startDying(port?: number, failpoints = onObjectStore ? ON_ANY_ROOT : [...VICTIMS.map((t) => `kill-after-commit:${t}`), ...ON_ANY_ROOT]) {
-  const store: Record<string, string> = onObjectStore ? { QUIVER_STORAGE_OPTIONS: JSON.stringify(azuriteStorageOptions(proxy!.endpoint)) } : {};
+  const store: Record<string, string> = onObjectStore ? { QUIVER_STORAGE_OPTIONS: JSON.stringify(testStore().storageOptionsVia(proxy!.endpoint)) } : {};
   dying = await startServer({ ...LEASE, ...store, QUIVER_FAILPOINTS: failpoints.join(",") }, { root, port });
 }
 
 beforeAll(async () => {
   other = await startServer(LEASE);
   root = other.root;
-  if (onObjectStore) proxy = await startLatencyProxy(testAzurite().endpoint, 0);
+  if (onObjectStore) proxy = await startLatencyProxy(testStore(), 0);
   await startDying();
   lb = await startLoadBalancer([dying.url, other.url]);
 });
@@ -65,7 +65,7 @@ afterEach(async () => {
 });
 
 /**
- * Runs `write` against the dying instance and makes it die once the commit of `table` has landed: on Azurite, the
+ * Runs `write` against the dying instance and makes it die once the commit of `table` has landed: on an object store, the
  * proxy holds the store's answer to the manifest's write, and the instance is killed while it waits for it.
  */
 async function killedAfterCommit<T>(table: string, write: () => Promise<T>): Promise<T | Error> {

@@ -3,21 +3,21 @@
  * the commit is answered as made (ordered before the drop), and what it wrote where the table was (its manifest, the
  * record of who made it) goes as the drop's other files went. The catalog's look after the write runs beside the
  * audit entry and the record rather than before them, so this is what guards it. The drop is made on another
- * instance (this one's catalog still names the table when it records the commit). A proxy in front of Azurite holds
- * the answer to the commit's read of the staged manifest until the drop is done: the commit then publishes into the
- * dropped table's directory.
+ * instance (this one's catalog still names the table when it records the commit). A proxy in front of the store
+ * (Azurite, or moto's S3) holds the answer to the commit's read of the staged manifest until the drop is done: the
+ * commit then publishes into the dropped table's directory.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ErrorCode } from "@/lib/contract/errors";
 import { parseRoot } from "@/server/storage/root";
 import { openStore } from "@/server/storage/stores";
 import type { ObjectStore } from "@/server/storage/object-store";
-import { azuriteStorageOptions, newAzuriteRoot, startAzurite, type Azurite } from "./azurite";
+import { sharedStoreServer, type StoreServer } from "./store-server";
 import { client, expectError, rows } from "./client";
 import { startLatencyProxy, type LatencyProxy, type StoreRequest } from "./latency-proxy";
 import { startServer, type TestServer } from "./server";
 
-let azurite: Azurite;
+let storeServer: StoreServer;
 let proxy: LatencyProxy;
 let store: ObjectStore;
 let server: TestServer;
@@ -26,19 +26,18 @@ let other: TestServer;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 beforeAll(async () => {
-  azurite = await startAzurite();
-  proxy = await startLatencyProxy(azurite.endpoint, 0);
-  const root = (await newAzuriteRoot(azurite.endpoint)).uri;
-  // The test's own reads and writes go to Azurite directly, not through the proxy.
-  store = openStore(parseRoot(root), azuriteStorageOptions(azurite.endpoint));
-  const env = { QUIVER_ROOT: root, QUIVER_STORAGE_OPTIONS: JSON.stringify(azuriteStorageOptions(proxy.endpoint)), QUIVER_MANAGED_VERSIONING: "on" };
+  storeServer = await sharedStoreServer();
+  proxy = await startLatencyProxy(storeServer, 0);
+  const root = (await storeServer.newRoot()).uri;
+  // The test's own reads and writes go to the store directly, not through the proxy.
+  store = openStore(parseRoot(root), storeServer.storageOptions);
+  const env = { QUIVER_ROOT: root, QUIVER_STORAGE_OPTIONS: JSON.stringify(storeServer.storageOptionsVia(proxy.endpoint)), QUIVER_MANAGED_VERSIONING: "on" };
   [server, other] = await Promise.all([startServer(env), startServer(env)]);
 });
 
 afterAll(async () => {
   await Promise.all([server?.stop(), other?.stop()]);
   await proxy?.stop();
-  await azurite?.stop();
 });
 
 /**

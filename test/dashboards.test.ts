@@ -9,7 +9,7 @@ import { parse as parseYaml } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { register } from "prom-client";
 import { metrics } from "@/server/metrics";
-import { sharedAzurite } from "./azurite";
+import { sharedStoreServer } from "./store-server";
 import { client, rows } from "./client";
 import { startServer, type TestServer } from "./server";
 
@@ -62,7 +62,7 @@ let exported: Map<string, string>;
 
 beforeAll(async () => {
   // On an object-store root, with its read cache: the server then exports every metric it has.
-  const azurite = await sharedAzurite();
+  const azurite = await sharedStoreServer("azurite");
   const root = await azurite.newRoot();
   server = await startServer({ ...root.env, QUIVER_READ_CACHE_DIR: mkdtempSync(path.join(os.tmpdir(), "quiver-dashboards-")) }, { root: root.uri });
   const api = client(server.url, server.auth);

@@ -1,6 +1,6 @@
 /**
- * A store with latency, on this machine: an HTTP proxy in front of Azurite that holds each answer back a fixed time
- * (S3, GCS and Azure answer a request in 10-50 ms, where Azurite on loopback answers in well under one) and counts
+ * A store with latency, on this machine: an HTTP proxy in front of Azurite or moto's S3 that holds each answer back a
+ * fixed time (S3, GCS and Azure answer a request in 10-50 ms, where a store on loopback answers in well under one) and counts
  * and records the requests that pass, so that tests can assert how many store requests an operation makes and the
  * bench can time operations where users run them. Written in erasable TypeScript only: the bench imports it as is
  * (Node strips the types).
@@ -10,8 +10,10 @@ import type { AddressInfo } from "node:net";
 
 export interface StoreRequest {
   method: string;
-  /** The blob path below the account, without the query. */
+  /** The object's path (on Azure below the account, on S3 from the bucket), without the query. */
   path: string;
+  /** The credentials it came with (its Authorization header), as the store got them. */
+  authorization?: string;
   /** What the request does: list, read, head, write, delete or other. */
   kind: string;
   /** A listing's prefix. */
@@ -23,7 +25,7 @@ export interface StoreRequest {
 }
 
 export interface LatencyProxy {
-  /** The proxy's own endpoint, in the form Azurite's is (`http://127.0.0.1:<port>/devstoreaccount1`). */
+  /** The proxy's own endpoint, in the form the store's is (Azurite's with its account path, `/devstoreaccount1`). */
   endpoint: string;
   port: number;
   /** Requests answered since the last `reset`, in the order they arrived. */
@@ -36,7 +38,8 @@ export interface LatencyProxy {
    */
   holdAnswers: (matches: (request: StoreRequest) => boolean) => () => void;
   /**
-   * Spoils the store's answers to the next `times` requests `matches` picks: answered 503 ServerBusy in their place,
+   * Spoils the store's answers to the next `times` requests `matches` picks: answered 503 (Azure's ServerBusy, S3's
+   * SlowDown) in their place,
    * or cut off halfway through their body (the connection closed under it); until the next `reset`.
    */
   spoilAnswers: (matches: (request: StoreRequest) => boolean, how: "503" | "cut", times: number) => { spoiled: () => number };
@@ -66,19 +69,35 @@ export function heldAnswers<R>() {
   };
 }
 
-/** What an Azure Blob request does, from its method and query. */
+/** The kinds of store the proxy can stand in front of, as test/store-server.ts names them. */
+export type ProxiedStore = { kind: "azurite" | "s3"; endpoint: string };
+
+/** What an Azure Blob or S3 request does, from its method and query. */
 export function kindOf(method: string, query: URLSearchParams): string {
-  if (method === "GET" && query.get("comp") === "list") return "list";
+  if (method === "GET" && (query.get("comp") === "list" || query.has("list-type"))) return "list";
   if (method === "GET") return "read";
   if (method === "HEAD") return "head";
   if (method === "PUT") return "write";
-  if (method === "DELETE") return "delete";
+  if (method === "DELETE" || (method === "POST" && query.has("delete"))) return "delete";
   return "other";
 }
 
-/** Starts a proxy to `upstream` (Azurite's endpoint, account path included) that answers each request `latencyMs` late. */
-export async function startLatencyProxy(upstream: string, latencyMs: number): Promise<LatencyProxy> {
-  const target = new URL(upstream);
+/** The store's own answer when it is too busy, as the engine and OpenDAL expect it of each kind. */
+const BUSY: Record<ProxiedStore["kind"], { headers: Record<string, string>; body: string }> = {
+  azurite: {
+    headers: { "content-type": "application/xml", "x-ms-error-code": "ServerBusy" },
+    body: '<?xml version="1.0" encoding="utf-8"?><Error><Code>ServerBusy</Code><Message>busy</Message></Error>',
+  },
+  s3: {
+    headers: { "content-type": "application/xml" },
+    body: '<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>',
+  },
+};
+
+/** Starts a proxy to `store` (its endpoint, Azurite's account path included) that answers each request `latencyMs` late. */
+export async function startLatencyProxy(store: ProxiedStore, latencyMs: number): Promise<LatencyProxy> {
+  const target = new URL(store.endpoint);
+  const busy = BUSY[store.kind];
   let latency = latencyMs;
   let seen: StoreRequest[] = [];
   let since = performance.now();
@@ -91,6 +110,7 @@ export async function startLatencyProxy(upstream: string, latencyMs: number): Pr
     const record: StoreRequest = {
       method: req.method ?? "",
       path: decodeURIComponent(url.pathname),
+      ...(req.headers.authorization === undefined ? {} : { authorization: req.headers.authorization }),
       kind,
       ...(kind === "list" ? { prefix: url.searchParams.get("prefix") ?? "" } : {}),
       at: performance.now() - since,
@@ -115,8 +135,8 @@ export async function startLatencyProxy(upstream: string, latencyMs: number): Pr
             if (spoil.how === "503") {
               answer.resume();
               record.status = 503;
-              res.writeHead(503, { "content-type": "application/xml", "x-ms-error-code": "ServerBusy" });
-              res.end('<?xml version="1.0" encoding="utf-8"?><Error><Code>ServerBusy</Code><Message>busy</Message></Error>');
+              res.writeHead(503, busy.headers);
+              res.end(busy.body);
               return;
             }
             const chunks: Buffer[] = [];

@@ -1,11 +1,11 @@
 /**
- * One maintainer for the whole root: two instances on one Azurite root behind a proxy that counts store requests,
- * the policy on and passing every second. A pass looks at the tables written since the last one, and at rest no
+ * One maintainer for the whole root: two instances on one object-store root (Azurite, or moto's S3 in the S3 run)
+ * behind a proxy that counts store requests, the policy on and passing every second. A pass looks at the tables written since the last one, and at rest no
  * table is looked at; when the maintainer is killed, the other instance takes its lease over and maintains.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { client, rows, until as waitFor } from "./client";
-import { azuriteStorageOptions, newAzuriteRoot, startAzurite, type Azurite } from "./azurite";
+import { sharedStoreServer, type StoreServer } from "./store-server";
 import { startLatencyProxy, type LatencyProxy } from "./latency-proxy";
 import { startServer, type TestServer } from "./server";
 import { openStore } from "@/server/storage/stores";
@@ -15,7 +15,7 @@ import type { ObjectStore } from "@/server/storage/object-store";
 
 const TABLES = 20;
 
-let azurite: Azurite;
+let storeServer: StoreServer;
 let proxy: LatencyProxy;
 let root: string;
 let store: ObjectStore;
@@ -45,13 +45,13 @@ const tablesReached = () =>
   );
 
 beforeAll(async () => {
-  azurite = await startAzurite();
-  proxy = await startLatencyProxy(azurite.endpoint, 0);
-  root = (await newAzuriteRoot(azurite.endpoint)).uri;
-  store = openStore(parseRoot(root), azuriteStorageOptions(azurite.endpoint));
+  storeServer = await sharedStoreServer();
+  proxy = await startLatencyProxy(storeServer, 0);
+  root = (await storeServer.newRoot()).uri;
+  store = openStore(parseRoot(root), storeServer.storageOptions);
   const env = {
     QUIVER_ROOT: root,
-    QUIVER_STORAGE_OPTIONS: JSON.stringify(azuriteStorageOptions(proxy.endpoint)),
+    QUIVER_STORAGE_OPTIONS: JSON.stringify(storeServer.storageOptionsVia(proxy.endpoint)),
     QUIVER_MAINTENANCE: "on",
     QUIVER_MAINTENANCE_INTERVAL_S: "1",
     QUIVER_MAINTAINER_LEASE_MS: "1000",
@@ -66,7 +66,6 @@ beforeEach(({ onTestFailed }) => onTestFailed(() => servers.forEach((s, i) => co
 afterAll(async () => {
   await Promise.all(servers.map((s) => s.stop()));
   await proxy?.stop();
-  await azurite?.stop();
 });
 
 describe("the maintainer", () => {

@@ -1,6 +1,6 @@
 /**
- * The read cache of Lance's write-once files (server/storage/read-cache/) on Azurite, behind a proxy that counts the
- * store requests: a warm read fetches nothing but the check for a newer version, and the cache never answers what
+ * The read cache of Lance's write-once files (server/storage/read-cache/) on Azurite (on moto's S3 in the S3 run),
+ * behind a proxy that counts the store requests: a warm read fetches nothing but the check for a newer version, and the cache never answers what
  * the store no longer holds (another writer, a table made again), nor an entry damaged or cut short, nor fails a read
  * when it cannot keep what it fetched.
  */
@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as lancedb from "@lancedb/lancedb";
-import { azuriteStorageOptions, newAzuriteRoot, startAzurite, type Azurite } from "./azurite";
+import { sharedStoreServer, type StoreServer } from "./store-server";
 import { startLatencyProxy, type LatencyProxy, type StoreRequest } from "./latency-proxy";
 import { startLoadBalancer } from "./load-balancer";
 import { startServer, type TestServer } from "./server";
@@ -18,16 +18,15 @@ import { startServer, type TestServer } from "./server";
 const arrow = createRequire(import.meta.url)("apache-arrow") as typeof import("apache-arrow");
 const DIM = 8;
 
-let azurite: Azurite;
+let store: StoreServer;
 let proxy: LatencyProxy;
 
 beforeAll(async () => {
-  azurite = await startAzurite();
-  proxy = await startLatencyProxy(azurite.endpoint, 0);
+  store = await sharedStoreServer();
+  proxy = await startLatencyProxy(store, 0);
 });
 afterAll(async () => {
   await proxy?.stop();
-  await azurite?.stop();
 });
 
 const rows = (from: number, n: number) =>
@@ -52,9 +51,9 @@ const freshDir = () => mkdtempSync(path.join(os.tmpdir(), "quiver-read-cache-tes
 
 /** A server on a new root behind the counting proxy, with its read cache in `dir`. */
 async function serve(dir: string, env: Record<string, string> = {}, options: Parameters<typeof startServer>[1] = {}) {
-  const root = await newAzuriteRoot(azurite.endpoint);
+  const root = await store.newRoot();
   const server = await startServer(
-    { ...root.env, QUIVER_STORAGE_OPTIONS: JSON.stringify(azuriteStorageOptions(proxy.endpoint)), QUIVER_READ_CACHE_DIR: dir, ...env },
+    { ...root.env, QUIVER_STORAGE_OPTIONS: JSON.stringify(store.storageOptionsVia(proxy.endpoint)), QUIVER_READ_CACHE_DIR: dir, ...env },
     { root: root.uri, ...options },
   );
   const db = await lancedb.connect("db://default", { apiKey: server.adminKey, hostOverride: server.url });
@@ -64,7 +63,7 @@ async function serve(dir: string, env: Record<string, string> = {}, options: Par
 /** Another server on a root made by `serve`, with its read cache in `dir` (as after a restart). */
 async function reopen(uri: string, dir: string) {
   const server = await startServer(
-    { QUIVER_ROOT: uri, QUIVER_STORAGE_OPTIONS: JSON.stringify(azuriteStorageOptions(proxy.endpoint)), QUIVER_READ_CACHE_DIR: dir },
+    { QUIVER_ROOT: uri, QUIVER_STORAGE_OPTIONS: JSON.stringify(store.storageOptionsVia(proxy.endpoint)), QUIVER_READ_CACHE_DIR: dir },
     { root: uri },
   );
   return { server, db: await lancedb.connect("db://default", { apiKey: server.adminKey, hostOverride: server.url }) };
@@ -115,7 +114,7 @@ describe("the read cache", () => {
     try {
       const table = await db.createTable("shared", rows(0, 2000));
       await read(table);
-      const engine = await lancedb.connect(uri, { storageOptions: azuriteStorageOptions(azurite.endpoint) });
+      const engine = await lancedb.connect(uri, { storageOptions: store.storageOptions });
       const direct = await engine.openTable("shared");
       await direct.add(rows(2000, 500));
       await direct.delete("id >= 100 AND id < 105");
@@ -279,8 +278,8 @@ describe("the read cache", () => {
   });
 
   it("adds up across machines behind a balancer that hashes on the table: a second read is warm whichever client sends it", async () => {
-    const root = await newAzuriteRoot(azurite.endpoint);
-    const env = { ...root.env, QUIVER_STORAGE_OPTIONS: JSON.stringify(azuriteStorageOptions(proxy.endpoint)) };
+    const root = await store.newRoot();
+    const env = { ...root.env, QUIVER_STORAGE_OPTIONS: JSON.stringify(store.storageOptionsVia(proxy.endpoint)) };
     // Two machines: two instances of the root, each with a cache of its own.
     const machines = [
       await startServer({ ...env, QUIVER_READ_CACHE_DIR: freshDir() }, { root: root.uri }),
@@ -319,7 +318,7 @@ describe("the read cache", () => {
     // A file where the directory would be: no directory can be made there, whoever the tests run as.
     const notADirectory = path.join(freshDir(), "file");
     writeFileSync(notADirectory, "");
-    const root = await newAzuriteRoot(azurite.endpoint);
+    const root = await store.newRoot();
     await expect(startServer({ ...root.env, QUIVER_READ_CACHE_DIR: path.join(notADirectory, "cache") }, { root: root.uri })).rejects.toThrow(
       /quiver: QUIVER_READ_CACHE_DIR: the read cache directory .* cannot be used: ENOTDIR/,
     );

@@ -1,16 +1,17 @@
 /**
  * Root-level tables on an object store, where the calls that list tables use the root's listing of the last few
  * seconds and start the next one beside them: a listing that began before a table was dropped, and answers after
- * the drop, must not bring the table back as a directory another tool made. A proxy in front of Azurite holds that
- * listing's answer (Azurite answered it when it arrived, with the table's directory) until the drop is done.
+ * the drop, must not bring the table back as a directory another tool made. A proxy in front of the store (Azurite,
+ * or moto's S3 in the S3 run) holds that listing's answer (the store answered it when it arrived, with the table's
+ * directory) until the drop is done.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { azuriteStorageOptions, newAzuriteRoot, startAzurite, type Azurite } from "./azurite";
+import { sharedStoreServer, type StoreServer } from "./store-server";
 import { client, rows } from "./client";
 import { startLatencyProxy, type LatencyProxy, type StoreRequest } from "./latency-proxy";
 import { startServer, type TestServer } from "./server";
 
-let azurite: Azurite;
+let store: StoreServer;
 let proxy: LatencyProxy;
 let root: string;
 let server: TestServer;
@@ -20,17 +21,16 @@ const rootListing = (r: StoreRequest) => r.kind === "list" && r.prefix === `${ro
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 beforeAll(async () => {
-  azurite = await startAzurite();
-  proxy = await startLatencyProxy(azurite.endpoint, 0);
-  root = (await newAzuriteRoot(azurite.endpoint)).uri;
+  store = await sharedStoreServer();
+  proxy = await startLatencyProxy(store, 0);
+  root = (await store.newRoot()).uri;
   // One process, so that the listing held is the one the next call answers from.
-  server = await startServer({ QUIVER_ROOT: root, QUIVER_STORAGE_OPTIONS: JSON.stringify(azuriteStorageOptions(proxy.endpoint)) }, { workers: 1 });
+  server = await startServer({ QUIVER_ROOT: root, QUIVER_STORAGE_OPTIONS: JSON.stringify(store.storageOptionsVia(proxy.endpoint)) }, { workers: 1 });
 });
 
 afterAll(async () => {
   await server?.stop();
   await proxy?.stop();
-  await azurite?.stop();
 });
 
 it("does not list a root-level table again that was dropped while a listing begun before the drop was answering", async () => {

@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { testAzurite } from "./azurite";
+import { testStore, testStoreKind } from "./store-server";
 import { snapshot } from "./hostile";
 import type { ObjectStore } from "@/server/storage/object-store";
 import { childUri, parseRoot, relativeTo } from "@/server/storage/root";
@@ -31,28 +31,28 @@ export const TEST_ADMIN_KEY = "test-admin-key-0123456789";
 /** How long a stopped server may take to finish its open requests and connections before it is killed. */
 const STOP_GRACE_MS = 30_000;
 
-/** True when this run's servers keep their data root on Azurite (`QUIVER_TEST_STORE=azurite`), not a local directory. */
-export const onObjectStore = process.env.QUIVER_TEST_STORE === "azurite";
+/** True when this run's servers keep their data root on an object store (`QUIVER_TEST_STORE`), not a local directory. */
+export const onObjectStore = testStoreKind !== undefined;
 
-/** A fresh data root of this run's kind: a temporary directory, or a new container on the test file's Azurite. */
+/** A fresh data root of this run's kind: a temporary directory, or a new container (bucket) on the test file's store server. */
 async function freshRoot(): Promise<{ root: string; env: Record<string, string> }> {
   if (!onObjectStore) {
     const root = mkdtempSync(path.join(os.tmpdir(), "quiver-test-"));
     return { root, env: { QUIVER_ROOT: root } };
   }
-  const { uri, env } = await testAzurite().newRoot();
+  const { uri, env } = await testStore().newRoot();
   return { root: uri, env };
 }
 
 /** The environment that points a server at an existing root of this run's kind. */
 export function rootEnv(root: string): Record<string, string> {
   if (!onObjectStore) return { QUIVER_ROOT: root };
-  return { QUIVER_ROOT: root, QUIVER_STORAGE_OPTIONS: JSON.stringify(testAzurite().storageOptions) };
+  return { QUIVER_ROOT: root, QUIVER_STORAGE_OPTIONS: JSON.stringify(testStore().storageOptions) };
 }
 
 /** The store of a server's data root, to look at what the server wrote wherever the root is. */
 export function storeOf(server: TestServer): ObjectStore {
-  return openStore(parseRoot(server.root), onObjectStore ? testAzurite().storageOptions : {});
+  return openStore(parseRoot(server.root), onObjectStore ? testStore().storageOptions : {});
 }
 
 /**
@@ -73,8 +73,8 @@ export const BOOKKEEPING = [
 
 /**
  * Every entry under a server's root but the subtrees in `skip` (key prefixes ending in `/`), with what changes when
- * it is written: on a local root each file's content digest (and every directory and link), on Azurite each blob's
- * ETag. By default all but the server's bookkeeping.
+ * it is written: on a local root each file's content digest (and every directory and link), on an object store each
+ * object's ETag and time. By default all but the server's bookkeeping.
  */
 export async function rootSnapshot(server: TestServer, skip: readonly string[] = BOOKKEEPING): Promise<Map<string, string>> {
   const root = parseRoot(server.root);
@@ -84,7 +84,10 @@ export async function rootSnapshot(server: TestServer, skip: readonly string[] =
       skip.map((prefix) => prefix.replace(/\/$/, "")),
     );
   const listed = await storeOf(server).listInfo("");
-  const kept = [...listed].filter(([key]) => !skip.some((prefix) => key.startsWith(prefix))).map(([key, info]) => [key, info.etag] as const);
+  // With the time it was written: S3's ETag is the content's digest, which an object written again alike keeps.
+  const kept = [...listed]
+    .filter(([key]) => !skip.some((prefix) => key.startsWith(prefix)))
+    .map(([key, info]) => [key, `${info.etag} ${info.modified}`] as const);
   return new Map(kept);
 }
 
@@ -109,7 +112,7 @@ export interface BesideRoot {
   relative: string;
   storageOptions: Record<string, string>;
   state: () => Promise<Map<string, string>>;
-  /** Deletes it; a prefix on Azurite goes with the test file's in-memory Azurite. */
+  /** Deletes it; a prefix on an object store goes with the test file's in-memory store server. */
   remove: () => void;
 }
 
@@ -121,7 +124,7 @@ export function besideRoot(server: TestServer, name: string): BesideRoot {
     return { uri, relative: `../${name}`, storageOptions: {}, state: async () => snapshot(uri), remove: () => rmSync(uri, { recursive: true, force: true }) };
   }
   const uri = server.root.replace(/[^/]+$/, name);
-  const storageOptions = testAzurite().storageOptions;
+  const storageOptions = testStore().storageOptions;
   const store = openStore(parseRoot(uri), storageOptions);
   const state = async () => new Map([...(await store.listInfo(""))].map(([key, info]) => [key, info.etag] as const));
   return { uri, relative: `../${name}`, storageOptions, state, remove: () => {} };

@@ -88,7 +88,7 @@ const describe_ = (server: TestServer, name: string) =>
 
 beforeAll(async () => {
   azurite = await startAzurite();
-  proxy = await startLatencyProxy(azurite.endpoint, 0);
+  proxy = await startLatencyProxy(azurite, 0);
   const made = await newAzuriteRoot(azurite.endpoint);
   root = made.uri;
   const env = { QUIVER_ROOT: root, QUIVER_STORAGE_OPTIONS: JSON.stringify(azuriteStorageOptions(proxy.endpoint)) };

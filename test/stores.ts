@@ -6,11 +6,22 @@ import { LocalStore } from "@/server/storage/local-store";
 import type { ObjectStore } from "@/server/storage/object-store";
 import { parseRoot } from "@/server/storage/root";
 import { openStore } from "@/server/storage/stores";
-import { sharedAzurite } from "./azurite";
+import { sharedStoreServer, type StoreServerKind } from "./store-server";
 
 export interface StoreKind {
   name: string;
   make: () => Promise<ObjectStore>;
+}
+
+function onServer(kind: StoreServerKind, name: string): StoreKind {
+  return {
+    name,
+    make: async () => {
+      const server = await sharedStoreServer(kind);
+      const { uri } = await server.newRoot();
+      return openStore(parseRoot(uri), server.storageOptions);
+    },
+  };
 }
 
 export function storeKinds(): StoreKind[] {
@@ -19,13 +30,7 @@ export function storeKinds(): StoreKind[] {
       name: "local",
       make: async () => new LocalStore({ kind: "local", uri: mkdtempSync(path.join(os.tmpdir(), "quiver-store-")) }),
     },
-    {
-      name: "Azure Blob (Azurite)",
-      make: async () => {
-        const server = await sharedAzurite();
-        const { uri } = await server.newRoot();
-        return openStore(parseRoot(uri), server.storageOptions);
-      },
-    },
+    onServer("azurite", "Azure Blob (Azurite)"),
+    onServer("s3", "S3 (moto)"),
   ];
 }

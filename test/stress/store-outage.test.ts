@@ -1,34 +1,76 @@
 /**
  * The object store behind the data root goes away in the middle of writes and comes back: while it is down, calls
  * answer 503 with the Lance error code and Retry-After (never 500), /readyz says unavailable, no acknowledged row is
- * lost and nothing is half written; when it returns, the same server goes on without a restart.
+ * lost and nothing is half written; when it returns, the same server goes on without a restart. The store (Azurite,
+ * or moto's S3 in the S3 run) is reached through a gate on a port of its own, which goes down as a store does: its
+ * connections cut, new ones refused, until it opens again on the same port.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
+import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { client, rows, type Reply } from "../client";
-import { newAzuriteRoot, startAzurite, type Azurite } from "../azurite";
+import { sharedStoreServer, type StoreServer } from "../store-server";
 import { startServer, type TestServer } from "../server";
 import { ErrorCode } from "@/lib/contract/errors";
 
-const location = mkdtempSync(path.join(os.tmpdir(), "quiver-azurite-"));
-let azurite: Azurite;
+let store: StoreServer;
+let gate: Gate;
 let server: TestServer;
 let api: ReturnType<typeof client>;
 
+interface Gate {
+  endpoint: string;
+  close: () => Promise<void>;
+  open: () => Promise<void>;
+}
+
+/** A TCP gate to the store's port: `close` cuts every connection and refuses new ones, `open` listens again. */
+async function startGate(target: StoreServer): Promise<Gate> {
+  const sockets = new Set<net.Socket>();
+  let listener: net.Server | undefined;
+  let port = 0;
+  const open = () =>
+    new Promise<void>((resolve) => {
+      listener = net.createServer((client) => {
+        const upstream = net.connect(target.port, "127.0.0.1");
+        for (const socket of [client, upstream]) {
+          sockets.add(socket);
+          socket.on("close", () => sockets.delete(socket));
+          socket.on("error", () => {});
+        }
+        client.pipe(upstream).pipe(client);
+        client.on("close", () => upstream.destroy());
+        upstream.on("close", () => client.destroy());
+      });
+      listener.listen(port, "127.0.0.1", () => {
+        port = (listener!.address() as net.AddressInfo).port;
+        resolve();
+      });
+    });
+  await open();
+  const path = new URL(target.endpoint).pathname.replace(/\/$/, "");
+  return {
+    endpoint: `http://127.0.0.1:${port}${path}`,
+    open,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        listener!.close(() => resolve());
+      }),
+  };
+}
+
 beforeAll(async () => {
-  azurite = await startAzurite({ location });
-  const { env } = await newAzuriteRoot(azurite.endpoint);
+  store = await sharedStoreServer();
+  gate = await startGate(store);
+  const { env } = await store.newRoot();
   // Few, short retries, so that an outage shows within seconds rather than the engine's default minutes.
-  const options = { ...JSON.parse(env.QUIVER_STORAGE_OPTIONS), client_max_retries: "2", client_retry_timeout: "10", connect_timeout: "2s", timeout: "10s" };
+  const options = { ...store.storageOptionsVia(gate.endpoint), client_max_retries: "2", client_retry_timeout: "10", connect_timeout: "2s", timeout: "10s" };
   server = await startServer({ ...env, QUIVER_STORAGE_OPTIONS: JSON.stringify(options), QUIVER_REQUEST_TIMEOUT_MS: "30000" });
   api = client(server.url, server.auth);
 });
 afterAll(async () => {
   await server?.stop();
-  await azurite?.stop();
-  rmSync(location, { recursive: true, force: true });
+  await gate?.close();
 });
 
 const BATCH = 100;
@@ -56,7 +98,7 @@ describe("the store stopped in the middle of writes, then started again", () => 
       }
     })();
     await new Promise((r) => setTimeout(r, 1_000));
-    await azurite.stop();
+    await gate.close();
 
     expectUnavailable(await api.post("/v1/table/outage/count_rows", {}), "count while down");
     expectUnavailable(await api.get("/v1/namespace/$/table/list"), "list while down");
@@ -66,7 +108,7 @@ describe("the store stopped in the middle of writes, then started again", () => 
 
     // The write under way when the store stopped may outlast a short outage by retrying; later ones must fail.
     for (let i = 0; i < 600 && !answered.includes(503) && next <= 30; i++) await new Promise((r) => setTimeout(r, 100));
-    azurite = await startAzurite({ location, port: azurite.port });
+    await gate.open();
     await writer;
     for (let i = 0; i < 50 && (await fetch(`${server.url}/readyz`)).status !== 200; i++) await new Promise((r) => setTimeout(r, 200));
     expect((await fetch(`${server.url}/readyz`)).status).toBe(200);

@@ -35,7 +35,7 @@ beforeAll(async () => {
   azurite = await startAzurite();
   await createContainer(azurite.endpoint, CONTAINER);
   cache = await DiskCache.open(mkdtempSync(path.join(os.tmpdir(), "quiver-cache-proxy-")), 64 * 2 ** 20, () => {});
-  store = await startLatencyProxy(azurite.endpoint, 0);
+  store = await startLatencyProxy(azurite, 0);
   proxy = await startCacheProxy(
     { kind: "azure", endpoint: new URL(store.endpoint), account: AZURITE_ACCOUNT, key: Buffer.from(AZURITE_KEY, "base64") },
     cache,
