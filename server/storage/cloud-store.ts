@@ -24,6 +24,9 @@ import {
   AZURE_KEY,
   AZURE_SAS,
   azureEndpoint,
+  GCS_ENDPOINT,
+  GCS_KEY,
+  GCS_KEY_PATH,
   pickOption,
 } from "./read-cache/option-names";
 
@@ -65,7 +68,7 @@ export function openDalConfig(root: ObjectRoot, options: Record<string, string>)
       }),
     }),
     gs: () => {
-      const key = pick(options, ["google_service_account_key", "service_account_key"], ["GOOGLE_SERVICE_ACCOUNT_KEY"]);
+      const key = pickOption(options, GCS_KEY);
       return {
         service: "gcs",
         config: defined({
@@ -73,12 +76,8 @@ export function openDalConfig(root: ObjectRoot, options: Record<string, string>)
           bucket: root.bucket,
           // OpenDAL takes the key itself base64-encoded; Lance takes it as JSON text.
           credential: key ? Buffer.from(key).toString("base64") : undefined,
-          credential_path: pick(
-            options,
-            ["google_service_account", "google_service_account_path", "service_account", "service_account_path"],
-            ["GOOGLE_SERVICE_ACCOUNT", "GOOGLE_SERVICE_ACCOUNT_PATH", "GOOGLE_APPLICATION_CREDENTIALS"],
-          ),
-          endpoint: pick(options, ["google_storage_endpoint", "endpoint"]),
+          credential_path: pickOption(options, GCS_KEY_PATH),
+          endpoint: pickOption(options, GCS_ENDPOINT),
         }),
       };
     },

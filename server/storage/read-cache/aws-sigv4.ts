@@ -1,11 +1,12 @@
 /**
- * AWS Signature Version 4 for S3 (docs.aws.amazon.com, "Signature Version 4 signing process"). The engine signs its
- * requests for the read cache's loopback endpoint; the cache checks that signature with the root's own key (cached
- * bytes go only to a request the store would take) and signs the request again for the store's host.
+ * AWS Signature Version 4 for S3, by AWS's own signer (`@smithy/signature-v4`, what the AWS SDK signs with). The engine
+ * signs its requests for the read cache's loopback endpoint; the cache checks that signature with the root's own key
+ * (cached bytes go only to a request the store would take) and signs the request again for the store's host.
  * Erasable TypeScript (see disk-cache.ts).
  */
-import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, timingSafeEqual, type Hash, type Hmac } from "node:crypto";
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from "node:http";
+import { SignatureV4 } from "@smithy/signature-v4";
 
 export interface AwsCredentials {
   accessKeyId: string;
@@ -17,87 +18,117 @@ export interface AwsCredentials {
 /** S3 rejects a request dated further than this from its own clock. */
 const CLOCK_SKEW_MS = 15 * 60_000;
 
-const ALGORITHM = "AWS4-HMAC-SHA256";
+/** SHA-256 (and, given a key, HMAC-SHA256) from Node's crypto, in the form the signer takes. */
+class NodeSha256 {
+  private readonly hash: Hash | Hmac;
+  constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
+    this.hash = secret === undefined ? createHash("sha256") : createHmac("sha256", toBytes(secret));
+  }
+  update(data: string | ArrayBuffer | ArrayBufferView): void {
+    this.hash.update(toBytes(data));
+  }
+  async digest(): Promise<Uint8Array> {
+    return new Uint8Array(this.hash.digest());
+  }
+  reset(): void {
+    throw new Error("a digest is made once");
+  }
+}
+
+function toBytes(data: string | ArrayBuffer | ArrayBufferView): string | Buffer {
+  if (typeof data === "string") return data;
+  if (ArrayBuffer.isView(data)) return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  return Buffer.from(data);
+}
 
 function header(headers: IncomingHttpHeaders | OutgoingHttpHeaders, name: string): string {
   const value = headers[name];
   return (Array.isArray(value) ? value.join(",") : String(value ?? "")).trim();
 }
 
-/** RFC 3986 encoding, as SigV4 wants it: everything but unreserved characters, hex in upper case. */
-const encode = (text: string) => encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-
-/** The query, each name and value encoded once, sorted by name and then value. */
-function canonicalQuery(rawQuery: string): string {
-  if (!rawQuery) return "";
+/** The query as the signer takes it: each name and value decoded once, a name given twice with each of its values. */
+function queryOf(rawQuery: string): Record<string, string | string[]> {
   const decode = (text: string) => decodeURIComponent(text.replace(/\+/g, "%20"));
-  return rawQuery
-    .split("&")
-    .filter(Boolean)
-    .map((pair) => {
-      const at = pair.indexOf("=");
-      const [name, value] = at < 0 ? [pair, ""] : [pair.slice(0, at), pair.slice(at + 1)];
-      return [encode(decode(name)), encode(decode(value))];
-    })
-    .sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0))
-    .map(([name, value]) => `${name}=${value}`)
-    .join("&");
+  const query: Record<string, string | string[]> = {};
+  for (const pair of rawQuery.split("&").filter(Boolean)) {
+    const at = pair.indexOf("=");
+    const [name, value] = at < 0 ? [decode(pair), ""] : [decode(pair.slice(0, at)), decode(pair.slice(at + 1))];
+    const before = query[name];
+    query[name] = before === undefined ? value : [...(Array.isArray(before) ? before : [before]), value];
+  }
+  return query;
 }
 
-const hmac = (key: Buffer | string, text: string) => createHmac("sha256", key).update(text, "utf8").digest();
-const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
+/** `20130524T000000Z` as a date. */
+function parseAmzDate(text: string): Date | undefined {
+  const dated = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(text);
+  return dated ? new Date(Date.UTC(+dated[1], +dated[2] - 1, +dated[3], +dated[4], +dated[5], +dated[6])) : undefined;
+}
 
-/** The signature of a request: `path` as sent (S3 encodes it once), `signed` the lower-case header names, sorted. */
-function signature(
+/** The request signed with `credentials`: `path` as sent (S3 encodes it once), only the headers in `signed` signed. */
+async function sign(
   method: string,
   path: string,
   rawQuery: string,
-  headers: IncomingHttpHeaders | OutgoingHttpHeaders,
-  signed: string[],
-  scope: string,
-  secret: string,
-) {
-  const canonical = [
-    method,
-    path || "/",
-    canonicalQuery(rawQuery),
-    signed.map((name) => `${name}:${header(headers, name).replace(/\s+/g, " ")}\n`).join(""),
-    signed.join(";"),
-    header(headers, "x-amz-content-sha256") || "UNSIGNED-PAYLOAD",
-  ].join("\n");
-  const [date, region, service] = scope.split("/");
-  const key = hmac(hmac(hmac(hmac(`AWS4${secret}`, date), region), service), "aws4_request");
-  return hmac(key, [ALGORITHM, header(headers, "x-amz-date"), scope, sha256(canonical)].join("\n"));
+  headers: Record<string, string>,
+  signed: Set<string>,
+  credentials: AwsCredentials,
+  scope: { date: Date; region: string; service: string },
+): Promise<Record<string, string>> {
+  const signer = new SignatureV4({
+    service: scope.service,
+    region: scope.region,
+    credentials: { accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey, sessionToken: credentials.sessionToken },
+    sha256: NodeSha256,
+    uriEscapePath: false,
+    applyChecksum: false,
+  });
+  const request = { method, protocol: "https:", hostname: headers.host ?? "", path: path || "/", query: queryOf(rawQuery), headers };
+  const unsigned = new Set(Object.keys(headers).filter((name) => !signed.has(name)));
+  const done = await signer.sign(request, { signingDate: scope.date, signableHeaders: signed, unsignableHeaders: unsigned });
+  return done.headers;
 }
 
 /** Whether the request carries a SigV4 signature made with `credentials`' key, dated within S3's allowed skew. */
-export function signedWithAwsKey(
+export async function signedWithAwsKey(
   method: string,
   path: string,
   rawQuery: string,
   headers: IncomingHttpHeaders,
   credentials: AwsCredentials,
   now = Date.now(),
-): boolean {
-  const match = /^AWS4-HMAC-SHA256 Credential=([^/,\s]+)\/([^,\s]+),\s*SignedHeaders=([^,\s]+),\s*Signature=([0-9a-f]+)$/.exec(
-    header(headers, "authorization"),
-  );
+): Promise<boolean> {
+  const match =
+    /^AWS4-HMAC-SHA256 Credential=([^/,\s]+)\/(\d{8})\/([^/,\s]+)\/([^/,\s]+)\/aws4_request,\s*SignedHeaders=([^,\s]+),\s*Signature=([0-9a-f]+)$/.exec(
+      header(headers, "authorization"),
+    );
   if (!match || match[1] !== credentials.accessKeyId) return false;
-  const [, , scope, signedHeaders, presented] = match;
-  const dated = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(header(headers, "x-amz-date"));
-  if (!dated) return false;
-  const at = Date.UTC(+dated[1], +dated[2] - 1, +dated[3], +dated[4], +dated[5], +dated[6]);
-  if (!(Math.abs(now - at) <= CLOCK_SKEW_MS)) return false;
-  const expected = signature(method, path, rawQuery, headers, signedHeaders.split(";"), scope, credentials.secretAccessKey);
-  const given = Buffer.from(presented, "hex");
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  const [, , day, region, service, signedHeaders, presented] = match;
+  const date = parseAmzDate(header(headers, "x-amz-date"));
+  if (!date || !(Math.abs(now - date.getTime()) <= CLOCK_SKEW_MS) || !header(headers, "x-amz-date").startsWith(day)) return false;
+  const names = signedHeaders.split(";");
+  // The signer sets the date (and the root's session token) itself, from what it is given.
+  const given = Object.fromEntries(names.filter((name) => name !== "x-amz-date").map((name) => [name, header(headers, name)]));
+  const remade = await sign(
+    method,
+    path,
+    rawQuery,
+    given,
+    new Set(names),
+    { ...credentials, sessionToken: given["x-amz-security-token"] },
+    { date, region, service },
+  );
+  const expected = /Signature=([0-9a-f]+)$/.exec(remade.authorization ?? "")?.[1] ?? "";
+  const a = Buffer.from(presented, "hex");
+  const b = Buffer.from(expected, "hex");
+  return a.length === b.length && /SignedHeaders=([^,\s]+)/.exec(remade.authorization)?.[1] === signedHeaders && timingSafeEqual(a, b);
 }
 
 /**
  * The headers to send a request to `host` with, signed with `credentials`: the request's own, less its signature and
  * host, with the store's host, a new date and every `x-amz-` header signed (S3 refuses one left unsigned).
  */
-export function signForStore(
+export async function signForStore(
   method: string,
   host: string,
   path: string,
@@ -105,21 +136,17 @@ export function signForStore(
   headers: IncomingHttpHeaders,
   credentials: AwsCredentials,
   now = new Date(),
-): OutgoingHttpHeaders {
-  const out: OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(headers)) if (name !== "authorization" && name !== "host" && value !== undefined) out[name] = value;
+): Promise<OutgoingHttpHeaders> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers))
+    if (!["authorization", "host", "x-amz-date", "x-amz-security-token"].includes(name) && value !== undefined) out[name] = header(headers, name);
   out.host = host;
-  out["x-amz-date"] = now
-    .toISOString()
-    .replace(/[-:]/g, "")
-    .replace(/\.\d{3}/, "");
-  if (!out["x-amz-content-sha256"]) out["x-amz-content-sha256"] = "UNSIGNED-PAYLOAD";
-  if (credentials.sessionToken) out["x-amz-security-token"] = credentials.sessionToken;
-  const signed = Object.keys(out)
-    .filter((name) => name === "host" || name.startsWith("x-amz-"))
-    .sort();
-  const scope = `${String(out["x-amz-date"]).slice(0, 8)}/${credentials.region}/s3/aws4_request`;
-  const made = signature(method, path, rawQuery, out, signed, scope, credentials.secretAccessKey).toString("hex");
-  out.authorization = `${ALGORITHM} Credential=${credentials.accessKeyId}/${scope}, SignedHeaders=${signed.join(";")}, Signature=${made}`;
-  return out;
+  out["x-amz-content-sha256"] ||= "UNSIGNED-PAYLOAD";
+  const signed = new Set([
+    "host",
+    "x-amz-date",
+    ...Object.keys(out).filter((name) => name.startsWith("x-amz-")),
+    ...(credentials.sessionToken ? ["x-amz-security-token"] : []),
+  ]);
+  return sign(method, path, rawQuery, out, signed, credentials, { date: now, region: credentials.region, service: "s3" });
 }

@@ -9,6 +9,7 @@
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
+import { timingSafeEqual } from "node:crypto";
 import type { DiskCache, EntryHeader } from "./disk-cache.ts";
 import { signedWithKey, signedWithSas } from "./azure-shared-key.ts";
 import { signedWithAwsKey, signForStore, type AwsCredentials } from "./aws-sigv4.ts";
@@ -36,7 +37,30 @@ export interface S3Upstream {
   credentials: AwsCredentials;
 }
 
-export type StoreUpstream = AzureUpstream | S3Upstream;
+/**
+ * Google Cloud Storage through its XML API, which the engine speaks (`<base>/<bucket>/<object>`, ListObjectsV2-style
+ * listings): the engine is given no credentials, only an endpoint whose path begins with a secret of this process
+ * (a request without it is refused here), and each request goes to the store with the root's own OAuth token.
+ */
+export interface GcsUpstream {
+  kind: "gcs";
+  /** The store's XML API endpoint: `https://storage.googleapis.com`, or an emulator's. */
+  endpoint: URL;
+  /** The first path segment of every request the engine sends here. */
+  secret: string;
+  /** The root's access token, as Google's auth library keeps it fresh ("" for an emulator that takes none). */
+  accessToken: () => Promise<string>;
+}
+
+export type StoreUpstream = AzureUpstream | S3Upstream | GcsUpstream;
+
+/**
+ * The service account key the engine reaches the cache with on GCS: the cache's endpoint as the store's base URL and
+ * no OAuth, as object_store reads such a key for an emulator; the key fields it requires are placeholders.
+ */
+export function engineKeyForGcs(endpoint: string): string {
+  return JSON.stringify({ gcs_base_url: endpoint, disable_oauth: true, client_email: "quiver-read-cache", private_key: "", private_key_id: "" });
+}
 
 /**
  * Names Lance writes once and never again: data files, index files, deletion files and transaction files, each
@@ -59,6 +83,7 @@ const PER_ANSWER = new Set([
   "x-ms-client-request-id",
   "x-amz-request-id",
   "x-amz-id-2",
+  "x-guploader-uploadid",
   "server",
 ]);
 
@@ -95,13 +120,23 @@ export async function startCacheProxy(upstream: StoreUpstream, cache: DiskCache,
   /** Reads of one range running now: a second reader of it waits for the first and then reads the cache. */
   const filling = new Map<string, Promise<void>>();
 
+  const secretPrefix = upstream.kind === "gcs" ? Buffer.from(`/${upstream.secret}/`) : undefined;
+  /** On GCS, whether the request's path begins with this process's secret. */
+  const carriesSecret = (raw: string) => {
+    const given = Buffer.from(raw.slice(0, secretPrefix!.length));
+    return given.length === secretPrefix!.length && timingSafeEqual(given, secretPrefix!);
+  };
+
+  /** The request's path (on GCS without the secret, as the store knows it) and query. */
   const split = (req: IncomingMessage) => {
-    const raw = req.url ?? "/";
+    const sent = req.url ?? "/";
+    const raw = secretPrefix && carriesSecret(sent) ? sent.slice(secretPrefix.length - 1) : sent;
     const at = raw.indexOf("?");
     return at < 0 ? { path: raw, query: "" } : { path: raw.slice(0, at), query: raw.slice(at + 1) };
   };
 
-  const signedByRoot = (req: IncomingMessage, url: URL): boolean => {
+  const signedByRoot = async (req: IncomingMessage, url: URL): Promise<boolean> => {
+    if (upstream.kind === "gcs") return carriesSecret(req.url ?? "/");
     if (upstream.kind === "s3") {
       const { path, query } = split(req);
       return signedWithAwsKey(req.method ?? "GET", path, query, req.headers, upstream.credentials);
@@ -112,20 +147,29 @@ export async function startCacheProxy(upstream: StoreUpstream, cache: DiskCache,
     );
   };
 
-  const route = (req: IncomingMessage): Routed => {
+  const route = async (req: IncomingMessage): Promise<Routed> => {
     if (upstream.kind === "azure") return { url: `${origin}${req.url}`, headers: { ...req.headers, host: upstream.endpoint.host } };
     const { path, query } = split(req);
+    if (upstream.kind === "gcs") {
+      const { authorization: _none, ...headers } = req.headers;
+      const token = await upstream.accessToken();
+      const storePath = `${upstream.endpoint.pathname.replace(/\/+$/, "")}${path}`;
+      return {
+        url: `${origin}${storePath}${query ? `?${query}` : ""}`,
+        headers: { ...headers, host: upstream.endpoint.host, ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      };
+    }
     const [, bucket = "", rest = ""] = /^\/([^/]*)(.*)$/.exec(path) ?? [];
     const host = upstream.virtualHosted ? `${bucket}.${upstream.endpoint.host}` : upstream.endpoint.host;
     const storePath = upstream.virtualHosted ? rest || "/" : `${upstream.endpoint.pathname.replace(/\/+$/, "")}${path}`;
-    const headers = signForStore(req.method ?? "GET", host, storePath, query, req.headers, upstream.credentials);
+    const headers = await signForStore(req.method ?? "GET", host, storePath, query, req.headers, upstream.credentials);
     return { url: `${upstream.endpoint.protocol}//${host}${storePath}${query ? `?${query}` : ""}`, headers };
   };
 
   /** The request as it came, to the store; its answer as it came, back, and to `keep` when given. */
-  const pass = (req: IncomingMessage, res: ServerResponse, keep?: (status: number, headers: http.IncomingHttpHeaders, body: Buffer) => void) =>
-    new Promise<void>((settled) => {
-      const { url, headers } = route(req);
+  const pass = async (req: IncomingMessage, res: ServerResponse, keep?: (status: number, headers: http.IncomingHttpHeaders, body: Buffer) => void) => {
+    const { url, headers } = await route(req);
+    return new Promise<void>((settled) => {
       const out = client.request(url, { method: req.method, headers, agent }, (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
         const chunks: Buffer[] = [];
@@ -156,6 +200,7 @@ export async function startCacheProxy(upstream: StoreUpstream, cache: DiskCache,
       });
       req.pipe(out);
     });
+  };
 
   const answerFromCache = (res: ServerResponse, header: EntryHeader, body: Buffer, range: [number, number] | undefined) => {
     const headers: Record<string, string | number> = { ...header.headers, "content-length": body.length, date: new Date().toUTCString() };
@@ -164,27 +209,34 @@ export async function startCacheProxy(upstream: StoreUpstream, cache: DiskCache,
     res.end(body);
   };
 
+  const refusal =
+    upstream.kind === "gcs"
+      ? "<Code>AccessDenied</Code><Message>not sent by this server's engine</Message>"
+      : "<Code>SignatureDoesNotMatch</Code><Message>not signed with the root's key</Message>";
   const refuse = (res: ServerResponse) => {
     res.writeHead(403, { "content-type": "application/xml" });
-    res.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>SignatureDoesNotMatch</Code><Message>not signed with the root\'s key</Message></Error>');
+    res.end(`<?xml version="1.0" encoding="UTF-8"?><Error>${refusal}</Error>`);
   };
 
   const serve = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? "/", origin);
+    // The object as the store names it (on GCS without this process's secret, and decoded: the engine sends a GCS
+    // object's name as one encoded segment), what the cache keeps it under.
+    const object = decodeURIComponent(split(req).path);
     const header = (name: string) => {
       const value = req.headers[name];
       return Array.isArray(value) ? value[0] : value;
     };
-    const cacheable = req.method === "GET" && isWriteOnceName(url.pathname) && !CONDITIONAL.some((name) => req.headers[name] !== undefined);
-    // Checked where it decides something: on S3 every request (signed again with the root's key, one the engine did
-    // not sign would reach the store as the root's); on Azure, which checks what it is sent, only a read of the cache.
-    const signed = (upstream.kind === "s3" || cacheable) && signedByRoot(req, url);
-    if (upstream.kind === "s3" && !signed) return refuse(res);
+    const cacheable = req.method === "GET" && isWriteOnceName(object) && !CONDITIONAL.some((name) => req.headers[name] !== undefined);
+    // Checked where it decides something: on S3 and GCS every request (sent on with the root's own credentials, one
+    // the engine did not send would reach the store as the root's); on Azure, which checks what it is sent, only a
+    // read of the cache.
+    const signed = (upstream.kind !== "azure" || cacheable) && (await signedByRoot(req, url));
+    if (upstream.kind !== "azure" && !signed) return refuse(res);
     const rangeHeader = header("x-ms-range") ?? header("range");
     const requested = rangeHeader === undefined ? undefined : boundedRange(rangeHeader);
     // A request the store would refuse is its to refuse: it neither reads nor fills the cache.
     if (!cacheable || (rangeHeader !== undefined && requested === undefined) || !signed) return pass(req, res);
-    const object = url.pathname;
     const wanted = (): [number, number] | undefined => {
       if (requested) return requested;
       const size = cache.sizeOf(object);
@@ -241,8 +293,9 @@ export async function startCacheProxy(upstream: StoreUpstream, cache: DiskCache,
   });
   server.unref();
   const port = (server.address() as AddressInfo).port;
-  // Azurite's account path stays in the engine's endpoint; an S3 endpoint's path is added on the way to the store.
-  const path = upstream.kind === "azure" ? upstream.endpoint.pathname.replace(/\/+$/, "") : "";
+  // Azurite's account path stays in the engine's endpoint; an S3 or GCS endpoint's path is added on the way to the
+  // store, and the engine's GCS endpoint carries the secret.
+  const path = upstream.kind === "azure" ? upstream.endpoint.pathname.replace(/\/+$/, "") : upstream.kind === "gcs" ? `/${upstream.secret}` : "";
   return {
     endpoint: `http://127.0.0.1:${port}${path}`,
     close: () =>

@@ -6,7 +6,8 @@ import "server-only";
 import { register } from "prom-client";
 import { log } from "@/server/log";
 import type { DataRoot } from "@/server/storage/root";
-import { AWS_ENDPOINT, AWS_VIRTUAL_HOSTED, AZURE_ENDPOINT } from "./option-names";
+import { AWS_ENDPOINT, AWS_VIRTUAL_HOSTED, AZURE_ENDPOINT, GCS_APPLICATION_CREDENTIALS, GCS_KEY, GCS_KEY_PATH } from "./option-names";
+import { engineKeyForGcs } from "./cache-proxy";
 import { registerReadCacheMetrics, startReadCache } from "./read-cache";
 
 /**
@@ -31,10 +32,17 @@ export async function startEngineReadCache(): Promise<void> {
 export function engineStorageOptions(root: DataRoot, options: Record<string, string>): Record<string, string> {
   const endpoint = process.env[ENDPOINT];
   if (!endpoint || endpoint === "none") return options;
-  const s3 = root.kind === "object" && root.cloud === "s3";
-  const replaced = s3 ? [...AWS_ENDPOINT.names, ...AWS_VIRTUAL_HOSTED.names] : AZURE_ENDPOINT.names;
+  const cloud = root.kind === "object" ? root.cloud : undefined;
+  const replaced = {
+    s3: [...AWS_ENDPOINT.names, ...AWS_VIRTUAL_HOSTED.names],
+    gs: [...GCS_KEY.names, ...GCS_KEY_PATH.names, ...GCS_APPLICATION_CREDENTIALS.names],
+    az: AZURE_ENDPOINT.names,
+  }[cloud ?? "az"];
   const pointed = Object.fromEntries(Object.entries(options).filter(([name]) => !replaced.includes(name)));
   // S3 through the cache: the bucket as the path's first part, which the cache turns back into the store's form.
-  if (s3) return { ...pointed, aws_endpoint: endpoint, aws_virtual_hosted_style_request: "false", allow_http: "true" };
+  if (cloud === "s3") return { ...pointed, aws_endpoint: endpoint, aws_virtual_hosted_style_request: "false", allow_http: "true" };
+  // GCS through the cache: a key that names the cache as the store and asks for no token (the cache adds the root's),
+  // and the cache as the base URL outright, which a BASE_URL in the environment would otherwise set (Lance reads it).
+  if (cloud === "gs") return { ...pointed, google_service_account_key: engineKeyForGcs(endpoint), google_base_url: endpoint, allow_http: "true" };
   return { ...pointed, azure_storage_endpoint: endpoint, allow_http: "true" };
 }

@@ -19,6 +19,15 @@ export const AWS_SECRET_ACCESS_KEY = { names: ["aws_secret_access_key", "secret_
 export const AWS_SESSION_TOKEN = { names: ["aws_session_token", "aws_token", "session_token", "token"], env: ["AWS_SESSION_TOKEN"] };
 export const AWS_VIRTUAL_HOSTED = { names: ["aws_virtual_hosted_style_request", "virtual_hosted_style_request"], env: ["AWS_VIRTUAL_HOSTED_STYLE_REQUEST"] };
 
+export const GCS_KEY = { names: ["google_service_account_key", "service_account_key"], env: ["GOOGLE_SERVICE_ACCOUNT_KEY"] };
+export const GCS_KEY_PATH = {
+  names: ["google_service_account", "google_service_account_path", "service_account", "service_account_path"],
+  env: ["GOOGLE_SERVICE_ACCOUNT", "GOOGLE_SERVICE_ACCOUNT_PATH", "GOOGLE_APPLICATION_CREDENTIALS"],
+};
+export const GCS_APPLICATION_CREDENTIALS = { names: ["google_application_credentials"], env: ["GOOGLE_APPLICATION_CREDENTIALS"] };
+/** OpenDAL's endpoint option for Quiver's own store; the engine takes its endpoint from a key's `gcs_base_url`. */
+export const GCS_ENDPOINT = { names: ["google_storage_endpoint", "endpoint"] };
+
 /** The first option given among Lance's names for it, then the environment variables. */
 export function pickOption(options: Record<string, string>, option: { names: string[]; env?: string[] }): string | undefined {
   for (const name of option.names) if (options[name]) return options[name];

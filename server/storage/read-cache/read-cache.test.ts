@@ -23,11 +23,31 @@ describe("the read cache's settings", () => {
     expect("settings" in named && named.settings.upstream).toMatchObject({ kind: "s3", endpoint: new URL("http://minio:9000"), virtualHosted: true });
   });
 
+  it("serves a gs:// root with Google's XML API, or the emulator a key names, with a secret of its own each start", async () => {
+    const adc = readCacheSettings(env("gs://lake/prod"));
+    expect("settings" in adc && adc.settings.upstream).toMatchObject({ kind: "gcs", endpoint: new URL("https://storage.googleapis.com") });
+    const again = readCacheSettings(env("gs://lake/prod"));
+    const secret = (made: typeof adc) => ("settings" in made && made.settings.upstream.kind === "gcs" ? made.settings.upstream.secret : "");
+    expect(secret(adc)).toMatch(/^[\w-]{32}$/);
+    expect(secret(again)).not.toBe(secret(adc));
+    const key = JSON.stringify({ gcs_base_url: "http://127.0.0.1:4443", disable_oauth: true, client_email: "e", private_key: "" });
+    const emulator = readCacheSettings(env("gs://lake/prod", { google_service_account_key: key }));
+    expect("settings" in emulator && emulator.settings.upstream).toMatchObject({ kind: "gcs", endpoint: new URL("http://127.0.0.1:4443") });
+    const upstream = "settings" in emulator && emulator.settings.upstream.kind === "gcs" ? emulator.settings.upstream : undefined;
+    expect(await upstream?.accessToken()).toBe("");
+  });
+
   it("says why it is off where it cannot check requests, and refuses to be turned on where it cannot serve", () => {
     expect(readCacheSettings(env("s3://lake/prod"))).toMatchObject({ off: expect.stringMatching(/access key id and secret/), worthSaying: true });
-    expect(readCacheSettings(env("gs://lake/prod"))).toMatchObject({ off: expect.stringMatching(/gs:\/\/ reads go to the store/), worthSaying: true });
+    expect(readCacheSettings(env("gs://lake/prod", {}, { GOOGLE_SERVICE_ACCOUNT: "/etc/key.json" }))).toMatchObject({
+      off: expect.stringMatching(/GOOGLE_SERVICE_ACCOUNT is set: name the key's path as google_service_account/),
+      worthSaying: true,
+    });
+    expect(readCacheSettings(env("gs://lake/prod", { google_service_account: "/nonexistent/key.json" }))).toMatchObject({
+      off: expect.stringMatching(/service account key cannot be read/),
+    });
     expect(readCacheSettings(env("/srv/lake"))).toMatchObject({ worthSaying: false });
-    expect(() => readCacheSettings(env("gs://lake/prod", {}, { QUIVER_READ_CACHE: "on" }))).toThrow(/serves az:\/\/ and s3:\/\/ roots/);
+    expect(() => readCacheSettings(env("hf://lake/prod", {}, { QUIVER_READ_CACHE: "on" }))).toThrow(/serves az:\/\/, s3:\/\/ and gs:\/\/ roots/);
     expect(readCacheSettings(env("s3://lake/prod", s3Keys, { QUIVER_READ_CACHE: "off" }))).toMatchObject({ off: "QUIVER_READ_CACHE is off" });
   });
 });

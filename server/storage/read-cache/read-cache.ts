@@ -3,16 +3,16 @@
  * all its workers (scripts/start.mjs) and hands them its endpoint; a server process started alone starts its own
  * (engine-store.ts). Erasable TypeScript (see disk-cache.ts).
  *
- * Settings: QUIVER_READ_CACHE (on for an az:// or s3:// root, off for a local one, where the OS caches files), and
+ * Settings: QUIVER_READ_CACHE (on for an az://, s3:// or gs:// root, off for a local one, where the OS caches files), and
  * QUIVER_READ_CACHE_DIR and QUIVER_READ_CACHE_SIZE.
  */
-import { createHash } from "node:crypto";
-import { statfsSync } from "node:fs";
+import { createHash, randomBytes } from "node:crypto";
+import { readFileSync, statfsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import promClient from "prom-client";
 import { CacheInUse, DiskCache } from "./disk-cache.ts";
-import { startCacheProxy, type AzureUpstream, type S3Upstream, type StoreUpstream } from "./cache-proxy.ts";
+import { startCacheProxy, type AzureUpstream, type GcsUpstream, type S3Upstream, type StoreUpstream } from "./cache-proxy.ts";
 import {
   AWS_ACCESS_KEY_ID,
   AWS_ENDPOINT,
@@ -24,6 +24,8 @@ import {
   AZURE_KEY,
   AZURE_SAS,
   azureEndpoint,
+  GCS_KEY,
+  GCS_KEY_PATH,
   pickOption,
 } from "./option-names.ts";
 
@@ -70,8 +72,8 @@ export function parseByteSize(raw: string, setting: string): number {
 }
 
 /**
- * The read cache the environment asks for, or why there is none: a root other than Azure's or S3's (where the engine's
- * own reads go on as they are), credentials the cache cannot check requests with, or QUIVER_READ_CACHE=off.
+ * The read cache the environment asks for, or why there is none: a local root (where the engine's own reads go on as
+ * they are), credentials the cache cannot check requests with, or QUIVER_READ_CACHE=off.
  */
 export function readCacheSettings(env: NodeJS.ProcessEnv): { settings: ReadCacheSettings } | { off: string; worthSaying: boolean } {
   const choice = (env.QUIVER_READ_CACHE ?? "").trim().toLowerCase();
@@ -80,13 +82,13 @@ export function readCacheSettings(env: NodeJS.ProcessEnv): { settings: ReadCache
   const root = (env.QUIVER_ROOT ?? "").trim();
   const scheme = /^([a-z0-9]+):\/\//i.exec(root)?.[1]?.toLowerCase();
   if (choice === "off" || choice === "false") return { off: "QUIVER_READ_CACHE is off", worthSaying: false };
-  if (scheme !== "az" && scheme !== "s3") {
+  if (scheme !== "az" && scheme !== "s3" && scheme !== "gs") {
     if (choice === "on" || choice === "true")
       throw new ReadCacheSettingError(
-        `QUIVER_READ_CACHE=on: the read cache serves az:// and s3:// roots (the root is ${scheme ? `${scheme}://` : "a local directory, which the OS caches"}); unset it`,
+        `QUIVER_READ_CACHE=on: the read cache serves az://, s3:// and gs:// roots (the root is ${scheme ? `${scheme}://` : "a local directory, which the OS caches"}); unset it`,
       );
     if (!scheme) return { off: "a local root: the OS caches its files", worthSaying: false };
-    return { off: `the read cache serves az:// and s3:// roots; ${scheme}:// reads go to the store`, worthSaying: true };
+    return { off: `the read cache serves az://, s3:// and gs:// roots; ${scheme}:// reads go to the store`, worthSaying: true };
   }
   let options: Record<string, string> = {};
   try {
@@ -94,7 +96,7 @@ export function readCacheSettings(env: NodeJS.ProcessEnv): { settings: ReadCache
   } catch {
     // the server's own settings report a bad QUIVER_STORAGE_OPTIONS
   }
-  const upstream = scheme === "az" ? azureUpstream(options) : s3Upstream(options);
+  const upstream = scheme === "az" ? azureUpstream(options) : scheme === "s3" ? s3Upstream(options) : gcsUpstream(options, env);
   if ("off" in upstream) return { off: upstream.off, worthSaying: true };
   // as the options spell it: an Azure root keeps the directory earlier versions chose
   const endpoint = upstream.kind === "azure" ? azureEndpoint(options) : upstream.endpoint.href;
@@ -138,6 +140,47 @@ function s3Upstream(options: Record<string, string>): S3Upstream | { off: string
     virtualHosted: pickOption(options, AWS_VIRTUAL_HOSTED)?.toLowerCase() === "true",
     credentials: { accessKeyId, secretAccessKey, sessionToken: pickOption(options, AWS_SESSION_TOKEN), region },
   };
+}
+
+/** Google's XML API, where the engine reads and writes objects. */
+const GCS_XML_API = "https://storage.googleapis.com";
+/** The environment variables in which a key's path would reach the engine beside the key the cache gives it. */
+const GCS_PATH_IN_ENV = ["GOOGLE_SERVICE_ACCOUNT", "GOOGLE_SERVICE_ACCOUNT_PATH", "SERVICE_ACCOUNT", "SERVICE_ACCOUNT_PATH"];
+
+/**
+ * GCS: the root's service account key (in the options, or a key file they name) or Google's application default
+ * credentials (GOOGLE_APPLICATION_CREDENTIALS, or the metadata server of a VM or pod) give the token every request
+ * goes on with. A key naming `gcs_base_url` (an emulator's) sends them there, with no token where it disables OAuth.
+ */
+function gcsUpstream(options: Record<string, string>, env: NodeJS.ProcessEnv): GcsUpstream | { off: string } {
+  const inEnv = GCS_PATH_IN_ENV.find((name) => env[name]);
+  // The engine would be given this key's path beside the cache's own key (Lance reads those variables) and refuse both.
+  if (inEnv) return { off: `${inEnv} is set: name the key's path as google_service_account in QUIVER_STORAGE_OPTIONS instead` };
+  const keyText = pickOption(options, GCS_KEY);
+  const keyFile = pickOption(options, { names: GCS_KEY_PATH.names });
+  let key: { gcs_base_url?: string; disable_oauth?: boolean } | undefined;
+  try {
+    key = keyText ? JSON.parse(keyText) : keyFile ? JSON.parse(readFileSync(keyFile, "utf8")) : undefined;
+  } catch (err) {
+    return { off: `the service account key cannot be read (${(err as Error).message.split("\n")[0]})` };
+  }
+  const withoutToken = key?.disable_oauth === true;
+  let auth: Promise<{ getAccessToken: () => Promise<string | null | undefined> }> | undefined;
+  const accessToken = async () => {
+    if (withoutToken) return "";
+    auth ??= import("google-auth-library").then(
+      ({ GoogleAuth }) =>
+        new GoogleAuth({
+          scopes: ["https://www.googleapis.com/auth/devstorage.read_write"],
+          ...(keyText ? { credentials: JSON.parse(keyText) } : keyFile ? { keyFile } : {}),
+        }),
+    );
+    // The library keeps the token and fetches a new one shortly before it expires.
+    const token = await (await auth).getAccessToken();
+    if (!token) throw new Error("Google's auth library gave no access token for the root's credentials");
+    return token;
+  };
+  return { kind: "gcs", endpoint: new URL(key?.gcs_base_url ?? GCS_XML_API), secret: randomBytes(24).toString("base64url"), accessToken };
 }
 
 export interface RunningReadCache {
