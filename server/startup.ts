@@ -40,6 +40,8 @@ async function start() {
   const { rootStore } = await import("./storage/stores");
   const { credentialVendor } = await import("./storage/credentials");
   const vendor = credentialVendor();
+  // A missing bucket, refused credentials or a store that cannot be reached stop the start here, in one line.
+  await rootStore().prepare();
   const { storeAnswers } = await import("./storage/readiness");
   const answer = await storeAnswers(rootStore(), STARTUP_STORE_TIMEOUT_MS);
   if (!answer.ready) throw new Error(`the data root ${config.root.uri} cannot be reached: ${answer.reason} (check QUIVER_ROOT and QUIVER_STORAGE_OPTIONS)`);

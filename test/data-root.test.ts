@@ -5,7 +5,9 @@
 import { spawn } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort } from "./oidc";
-import { newAzuriteRoot, startAzurite, type Azurite } from "./azurite";
+import { azuriteStorageOptions, newAzuriteRoot, startAzurite, type Azurite } from "./azurite";
+import { startMoto } from "./moto";
+import type { StoreServer } from "./store-server";
 import { startServer, type TestServer } from "./server";
 
 async function startFailing(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
@@ -42,7 +44,7 @@ describe("a root the server cannot use", () => {
           azure_storage_endpoint: "http://127.0.0.1:9/devstoreaccount1",
         }),
       },
-      /^quiver: cannot start: the data root az:\/\/quiver\/data cannot be reached: .*\(check QUIVER_ROOT and QUIVER_STORAGE_OPTIONS\)$/m,
+      /^quiver: QUIVER_ROOT az:\/\/quiver\/data: the store cannot be reached \(.+\); check its endpoint in QUIVER_STORAGE_OPTIONS$/m,
     ],
     [
       { QUIVER_ROOT: "/tmp/x", QUIVER_LOG_LEVEL: "loud" },
@@ -59,6 +61,44 @@ describe("a root the server cannot use", () => {
     expect(code).toBe(1);
     expect(output).toMatch(line);
     expect(output).not.toMatch(/^\s+at /m);
+  });
+});
+
+describe("a store that answers, but not for this root", () => {
+  const stores: StoreServer[] = [];
+  afterAll(() => Promise.all(stores.map((s) => s.stop())));
+
+  it("refuses a missing bucket, and credentials the store does not take, with one line naming the setting", async () => {
+    const s3 = await startMoto();
+    const checking = await startMoto({ checksKeys: true });
+    const azurite = await startAzurite();
+    stores.push(s3, checking, azurite);
+    const cases: Array<[Record<string, string>, RegExp]> = [
+      [
+        { QUIVER_ROOT: "s3://no-such-bucket/prod", QUIVER_STORAGE_OPTIONS: JSON.stringify(s3.storageOptions) },
+        /^quiver: QUIVER_ROOT s3:\/\/no-such-bucket\/prod: the bucket 'no-such-bucket' does not exist \(the store answered 404 NoSuchBucket: The specified bucket does not exist\)$/m,
+      ],
+      [
+        { QUIVER_ROOT: "s3://lake/prod", QUIVER_STORAGE_OPTIONS: JSON.stringify({ ...checking.storageOptions, aws_access_key_id: "AKIANOTAKEYOFMOTOS" }) },
+        /^quiver: QUIVER_STORAGE_OPTIONS: the store refused these credentials for s3:\/\/lake\/prod \(the store answered 403 InvalidAccessKeyId: The AWS Access Key Id you provided does not exist in our records\.\)$/m,
+      ],
+      [
+        {
+          QUIVER_ROOT: "az://lake/prod",
+          QUIVER_STORAGE_OPTIONS: JSON.stringify({ ...azuriteStorageOptions(azurite.endpoint), azure_storage_account_key: "bm90IHRoZSBrZXk=" }),
+        },
+        new RegExp(
+          `^quiver: QUIVER_STORAGE_OPTIONS: the store refused these credentials for az://lake/prod \\(the store answered 403 AuthorizationFailure`,
+          "m",
+        ),
+      ],
+    ];
+    for (const [env, line] of cases) {
+      const { code, output } = await startFailing(env);
+      expect(code, output).toBe(1);
+      expect(output).toMatch(line);
+      expect(output).not.toMatch(/^\s+at /m);
+    }
   });
 });
 

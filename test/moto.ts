@@ -38,9 +38,13 @@ export async function newMotoRoot(endpoint: string, prefix = "quiver"): Promise<
   return { uri, env: { QUIVER_ROOT: uri, QUIVER_STORAGE_OPTIONS: JSON.stringify(motoStorageOptions(endpoint)) } };
 }
 
-/** Starts moto's S3 server on a free port. */
-export async function startMoto(): Promise<StoreServer> {
-  const child = spawn("python3", ["test/moto-s3.py", "127.0.0.1", "0"], { stdio: ["ignore", "pipe", "pipe"] });
+/**
+ * Starts moto's S3 server on a free port; with `checksKeys`, one that refuses every key it did not issue itself (it
+ * then refuses even its own keys' listings by prefix: only for tests of refused credentials).
+ */
+export async function startMoto(options: { checksKeys?: boolean } = {}): Promise<StoreServer> {
+  const env = { ...process.env, ...(options.checksKeys ? { INITIAL_NO_AUTH_ACTION_COUNT: "0" } : {}) };
+  const child = spawn("python3", ["test/moto-s3.py", "127.0.0.1", "0"], { stdio: ["ignore", "pipe", "pipe"], env });
   let log = "";
   child.stderr.on("data", (d) => (log += d));
   const exited = new Promise((resolve) => child.once("exit", resolve));

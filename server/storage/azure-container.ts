@@ -30,6 +30,12 @@ export async function ensureAzureContainer(endpoint: string, account: string, ke
     headers: { ...headers, authorization: sharedKeyAuthorization(account, key, "PUT", url, headers) },
     signal: AbortSignal.timeout(15_000),
   });
-  if (res.status !== 201 && res.status !== 409)
-    throw new Error(`creating container '${container}' answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
+  if (res.status !== 201 && res.status !== 409) {
+    const message = /<Message>([^<\n]*)/.exec(await res.text())?.[1];
+    throw Object.assign(new Error(`creating container '${container}' answered ${res.status}${message ? `: ${message}` : ""}`), {
+      status: res.status,
+      code: res.headers.get("x-ms-error-code") ?? undefined,
+      storeMessage: message,
+    });
+  }
 }

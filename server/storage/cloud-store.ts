@@ -59,7 +59,8 @@ export function openDalConfig(root: ObjectRoot, options: Record<string, string>)
       config: defined({
         ...base,
         bucket: root.bucket,
-        region: pickOption(options, AWS_REGION),
+        // As the engine (object_store) does without one: a bucket elsewhere then answers 301, said at start.
+        region: pickOption(options, AWS_REGION) ?? "us-east-1",
         endpoint: pickOption(options, AWS_ENDPOINT),
         access_key_id: pickOption(options, AWS_ACCESS_KEY_ID),
         secret_access_key: pickOption(options, AWS_SECRET_ACCESS_KEY),
@@ -119,9 +120,42 @@ function bounded(operator: Operator, timeoutMs: number): Operator {
   });
 }
 
+/** What the store answered a call OpenDAL reports failed: the HTTP status, and the service's own code and message. */
+export function storeAnswer(err: unknown): { status?: number; code?: string; message?: string } {
+  // Our own requests (making an Azure container) say it as fields.
+  const own = err as { status?: unknown; code?: string; storeMessage?: string };
+  if (typeof own?.status === "number") return { status: own.status, code: own.code, message: own.storeMessage };
+  const text = err instanceof Error ? err.message : String(err);
+  const status = /\bstatus: (\d{3})\b/.exec(text)?.[1];
+  const service = /Error \{ code: "([^"]*)", message: "([^"]*)"/.exec(text);
+  return { ...(status ? { status: Number(status) } : {}), ...(service ? { code: service[1], message: service[2] } : {}) };
+}
+
+/** Why the root cannot be used, in one line naming the setting, from the store's answer to the start's first listing. */
+function refusedAtStart(root: ObjectRoot, err: unknown): ConfigError {
+  const { status, code, message } = storeAnswer(err);
+  const answered = `the store answered ${[status, code].filter(Boolean).join(" ")}${message ? `: ${message}` : ""}`;
+  const container = root.cloud === "az" ? "container" : "bucket";
+  if (status === 404) return new ConfigError(`QUIVER_ROOT ${root.uri}: the ${container} '${root.bucket}' does not exist (${answered})`);
+  if (status === 401 || status === 403) return new ConfigError(`QUIVER_STORAGE_OPTIONS: the store refused these credentials for ${root.uri} (${answered})`);
+  if (status === 301)
+    return new ConfigError(`QUIVER_ROOT ${root.uri}: the bucket is in another region; set aws_region in QUIVER_STORAGE_OPTIONS (${answered})`);
+  if (status) return new ConfigError(`QUIVER_ROOT ${root.uri}: ${answered}`);
+  // fetch's own failure says why in its cause (ECONNREFUSED, ENOTFOUND); OpenDAL's says it before its context.
+  const cause = (err as { cause?: unknown })?.cause;
+  const said = cause instanceof Error ? cause.message : err instanceof Error ? err.message : String(err);
+  const reason = said
+    .split("\n")[0]
+    .replace(/, context: .*/, "")
+    .slice(0, 200);
+  return new ConfigError(`QUIVER_ROOT ${root.uri}: the store cannot be reached (${reason}); check its endpoint in QUIVER_STORAGE_OPTIONS`);
+}
+
 export class ObjectStoreClient implements ObjectStore {
   readonly listingHasInfo = true;
   private readonly operator: Operator;
+  /** The operator with its retries and without the time bound's translation: the start reads the store's own answer. */
+  private readonly unbounded: Operator;
 
   constructor(
     readonly root: ObjectRoot,
@@ -138,14 +172,37 @@ export class ObjectStoreClient implements ObjectStore {
     if (!operator.capability().writeWithIfNotExists) {
       throw new ConfigError(`QUIVER_ROOT ${root.uri}: this store cannot write an object only where none exists, which instances sharing a root need`);
     }
-    this.operator = bounded(operator.layer(retry.build()), CALL_TIMEOUT_MS);
+    this.unbounded = operator.layer(retry.build());
+    this.operator = bounded(this.unbounded, CALL_TIMEOUT_MS);
   }
 
-  /** Makes the root's container when it is missing and the account key to make it is configured (Azure only). */
-  async prepare(): Promise<void> {
+  /**
+   * Makes the root's container when it is missing and the account key to make it is configured (Azure only), then
+   * lists the root once: a missing bucket, refused credentials or an unreachable store stop the start with one line.
+   */
+  prepare(): Promise<void> {
+    this.prepared ??= this.prepareNow();
+    this.prepared.catch(() => (this.prepared = undefined));
+    return this.prepared;
+  }
+
+  private prepared?: Promise<void>;
+
+  private async prepareNow(): Promise<void> {
     const { config } = openDalConfig(this.root, this.storageOptions);
     if (this.root.cloud === "az" && config.account_name && config.account_key && config.endpoint) {
-      await ensureAzureContainer(config.endpoint, config.account_name, config.account_key, this.root.bucket);
+      await ensureAzureContainer(config.endpoint, config.account_name, config.account_key, this.root.bucket).catch((err: unknown) => {
+        throw refusedAtStart(this.root, err);
+      });
+    }
+    try {
+      await withDeadline(
+        this.unbounded.lister("", { limit: 1 }).then((lister) => lister.next()),
+        CALL_TIMEOUT_MS,
+        `Unexpected (timeout) no answer within ${CALL_TIMEOUT_MS} ms`,
+      );
+    } catch (err) {
+      throw refusedAtStart(this.root, err);
     }
   }
 
