@@ -10,7 +10,7 @@ import path from "node:path";
  * than the API a third time: the store's contract through the server, the catalog committer, the write ledger with
  * instances killed and the store answering 503 or cutting answers, both LanceDB clients with vended credentials,
  * tables made, dropped, registered and versioned, SQL, and the files that stand a proxy of their own in front of the
- * store (the read cache, the root's listing, a commit under a drop, one maintainer). Path safety is about a local
+ * store (the read cache, the root's listing, a commit under a drop, one maintainer, the store failing a write's requests). Path safety is about a local
  * directory (links, `..`, files beside the root) and stays in the local run.
  */
 const ON_AZURITE = [
@@ -37,6 +37,7 @@ const ON_S3 = [
   "test/root-listing.test.ts",
   "test/commit-under-drop.test.ts",
   "test/maintainer.test.ts",
+  "test/store-faults.test.ts",
 ];
 
 export default defineConfig({
