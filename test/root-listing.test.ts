@@ -17,7 +17,7 @@ let root: string;
 let server: TestServer;
 
 /** The listing of the root's own directories (its tables' directories among them). */
-const rootListing = (r: StoreRequest) => r.kind === "list" && r.prefix === `${root.replace(/^az:\/\/[^/]+\//, "")}/`;
+const rootListing = (r: StoreRequest) => r.kind === "list" && r.prefix === `${root.replace(/^(az|s3):\/\/[^/]+\//, "")}/`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 beforeAll(async () => {
