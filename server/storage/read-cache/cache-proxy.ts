@@ -97,6 +97,15 @@ export function isWriteOnceName(path: string): boolean {
   return WRITE_ONCE.test(path) && !path.includes("/.quiver/");
 }
 
+/** A path's percent-encoding undone; one that is not valid encoding stays as sent (and names no write-once file). */
+function decodedPath(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
+}
+
 /** `bytes=a-b` as `[a, b + 1)`; any other form (open, suffix, several ranges) is not served from the cache. */
 function boundedRange(value: string | undefined): [number, number] | undefined {
   const match = /^bytes=(\d+)-(\d+)$/.exec(value?.trim() ?? "");
@@ -222,7 +231,7 @@ export async function startCacheProxy(upstream: StoreUpstream, cache: DiskCache,
     const url = new URL(req.url ?? "/", origin);
     // The object as the store names it (on GCS without this process's secret, and decoded: the engine sends a GCS
     // object's name as one encoded segment), what the cache keeps it under.
-    const object = decodeURIComponent(split(req).path);
+    const object = decodedPath(split(req).path);
     const header = (name: string) => {
       const value = req.headers[name];
       return Array.isArray(value) ? value[0] : value;
