@@ -9,7 +9,7 @@ import path from "node:path";
  * before and after each refused request through the objects' ETags. On S3, the suites that exercise the store rather
  * than the API a third time: the store's contract through the server, the catalog committer, the write ledger with
  * instances killed and the store answering 503 or cutting answers, both LanceDB clients with vended credentials,
- * tables made, dropped, registered and versioned, SQL, and the files that stand a proxy of their own in front of the
+ * tables registered and versioned, SQL, and the files that stand a proxy of their own in front of the
  * store (the read cache, the root's listing, a commit under a drop, one maintainer, the store failing a write's requests). Path safety is about a local
  * directory (links, `..`, files beside the root) and stays in the local run.
  */
@@ -29,7 +29,6 @@ const ON_S3 = [
   "test/client-remote.test.ts",
   "test/client-rest-namespace.test.ts",
   "test/client-managed-versioning.test.ts",
-  "test/api-tables.test.ts",
   "test/api-register.test.ts",
   "test/api-history.test.ts",
   "test/sql-on-stores.test.ts",

@@ -1,14 +1,11 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, it } from "vitest";
 import { storeKinds } from "@/test/stores";
 import type { ObjectStore } from "./object-store";
 import { Candidacy, Lease } from "./lease";
 
 const tableLeasePrefix = (location: string) => `.quiver/maintenance/${location}/lease/`;
-const slotMs = () => Number(process.env.QUIVER_MAINTENANCE_LEASE_MS) || 60_000;
-
-afterEach(() => {
-  delete process.env.QUIVER_MAINTENANCE_LEASE_MS;
-});
+/** A table's maintenance lease's slot, as the server has it by default. */
+const SLOT_MS = 60_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -21,44 +18,45 @@ const slow = (store: ObjectStore, ms: number): ObjectStore =>
     },
   });
 
-describe.each(storeKinds())("a table's maintenance lease on the $name store", ({ make }) => {
-  it("is held by one job at a time, says who holds it, and is free again once released", async () => {
+// Each test waits out slots on a store of its own: they run at once, and so the stores' runs do.
+describe.concurrent.each(storeKinds())("a table's maintenance lease on the $name store", ({ make }) => {
+  it("is held by one job at a time, says who holds it, and is free again once released", async ({ expect }) => {
     const store = await make();
-    const first = await Lease.acquire(store, tableLeasePrefix("t.lance"), "job-a", slotMs());
+    const first = await Lease.acquire(store, tableLeasePrefix("t.lance"), "job-a", SLOT_MS);
     expect(first).not.toBeNull();
-    expect(await Lease.acquire(store, tableLeasePrefix("t.lance"), "job-b", slotMs())).toBeNull();
-    expect(await Lease.holderOf(store, tableLeasePrefix("t.lance"), slotMs())).toBe("job-a");
+    expect(await Lease.acquire(store, tableLeasePrefix("t.lance"), "job-b", SLOT_MS)).toBeNull();
+    expect(await Lease.holderOf(store, tableLeasePrefix("t.lance"), SLOT_MS)).toBe("job-a");
     // Another table's maintenance is its own.
-    const other = await Lease.acquire(store, tableLeasePrefix("u.lance"), "job-c", slotMs());
+    const other = await Lease.acquire(store, tableLeasePrefix("u.lance"), "job-c", SLOT_MS);
     expect(other).not.toBeNull();
     await first!.release();
-    expect(await Lease.holderOf(store, tableLeasePrefix("t.lance"), slotMs())).toBeNull();
-    const second = await Lease.acquire(store, tableLeasePrefix("t.lance"), "job-b", slotMs());
+    expect(await Lease.holderOf(store, tableLeasePrefix("t.lance"), SLOT_MS)).toBeNull();
+    const second = await Lease.acquire(store, tableLeasePrefix("t.lance"), "job-b", SLOT_MS);
     expect(second).not.toBeNull();
-    expect(await Lease.holderOf(store, tableLeasePrefix("t.lance"), slotMs())).toBe("job-b");
+    expect(await Lease.holderOf(store, tableLeasePrefix("t.lance"), SLOT_MS)).toBe("job-b");
     await second!.release();
     await other!.release();
   });
 
-  it("stays with its holder from slot to slot while it works, and runs out when the holder stops claiming", async () => {
-    process.env.QUIVER_MAINTENANCE_LEASE_MS = "800";
+  it("stays with its holder from slot to slot while it works, and runs out when the holder stops claiming", async ({ expect }) => {
+    const slot = 800;
     const store = await make();
-    const lease = await Lease.acquire(store, tableLeasePrefix("slots.lance"), "job-a", slotMs());
+    const lease = await Lease.acquire(store, tableLeasePrefix("slots.lance"), "job-a", slot);
     expect(lease).not.toBeNull();
     for (let i = 0; i < 6; i++) {
       await sleep(400);
-      expect(await Lease.acquire(store, tableLeasePrefix("slots.lance"), "job-b", slotMs())).toBeNull();
-      expect(await Lease.holderOf(store, tableLeasePrefix("slots.lance"), slotMs())).toBe("job-a");
+      expect(await Lease.acquire(store, tableLeasePrefix("slots.lance"), "job-b", slot)).toBeNull();
+      expect(await Lease.holderOf(store, tableLeasePrefix("slots.lance"), slot)).toBe("job-a");
     }
     // A holder that died: it claims nothing more, and its slots run out.
     (lease as unknown as { timer: NodeJS.Timeout }).timer.close();
     await sleep(2000);
-    const next = await Lease.acquire(store, tableLeasePrefix("slots.lance"), "job-b", slotMs());
+    const next = await Lease.acquire(store, tableLeasePrefix("slots.lance"), "job-b", slot);
     expect(next).not.toBeNull();
     await next!.release();
   });
 
-  it("keeps its lease when claiming the next slot fails just before that slot begins", async () => {
+  it("keeps its lease when claiming the next slot fails just before that slot begins", async ({ expect }) => {
     const slot = 800;
     const store = await make();
     const prefix = tableLeasePrefix("flaky.lance");
@@ -85,7 +83,7 @@ describe.each(storeKinds())("a table's maintenance lease on the $name store", ({
     await lease!.release();
   });
 
-  it("leaves a holder of many slots its last ones only, not an object per slot gone by", async () => {
+  it("leaves a holder of many slots its last ones only, not an object per slot gone by", async ({ expect }) => {
     const store = await make();
     const prefix = tableLeasePrefix("long.lance");
     const lease = await Lease.acquire(store, prefix, "job-a", 400);
@@ -98,7 +96,7 @@ describe.each(storeKinds())("a table's maintenance lease on the $name store", ({
     expect(await store.list(prefix)).toEqual([]);
   });
 
-  it("is won by one candidate whose asks answer slower than it asks, which then holds it", async () => {
+  it("is won by one candidate whose asks answer slower than it asks, which then holds it", async ({ expect }) => {
     const store = await make();
     const prefix = ".quiver/maintainer/lease/";
     const said: boolean[] = [];
