@@ -11,8 +11,6 @@ import "server-only";
 import cluster from "node:cluster";
 import { captureNodeRequests } from "./http/body-source";
 
-const STARTUP_STORE_TIMEOUT_MS = 20_000;
-
 export async function startServer(): Promise<void> {
   // First, before anything awaits: the capture must wrap the http server before it takes its first request.
   captureNodeRequests();
@@ -36,15 +34,11 @@ async function start() {
   await startTracing();
   // Loaded now, not at the first API request: under workers the primary may ask this process for its metrics first.
   await import("./metrics");
-  const { config } = await import("./config");
-  const { rootStore } = await import("./storage/stores");
+  const { prepareStore, rootStore } = await import("./storage/stores");
   const { credentialVendor } = await import("./storage/credentials");
   const vendor = credentialVendor();
   // A missing bucket, refused credentials or a store that cannot be reached stop the start here, in one line.
-  await rootStore().prepare();
-  const { storeAnswers } = await import("./storage/readiness");
-  const answer = await storeAnswers(rootStore(), STARTUP_STORE_TIMEOUT_MS);
-  if (!answer.ready) throw new Error(`the data root ${config.root.uri} cannot be reached: ${answer.reason} (check QUIVER_ROOT and QUIVER_STORAGE_OPTIONS)`);
+  await prepareStore(rootStore());
   await vendor.check();
   const { startEngineReadCache } = await import("./storage/read-cache/engine-store");
   await startEngineReadCache();

@@ -13,6 +13,7 @@ import type { ArrowBody } from "./arrow-ipc";
 import { datasetLocator, isPlainLocation } from "./dataset-locator";
 import { KeyedFreshRead } from "@/server/storage/fresh-read";
 import { OutsideRootError, type ObjectStore } from "@/server/storage/object-store";
+import { prepareStore } from "@/server/storage/stores";
 import { childUri, type DataRoot } from "@/server/storage/root";
 import { FIRST_VERSION_KEYS, latestManifestIn, type LatestManifest } from "./version-manifest";
 
@@ -58,7 +59,7 @@ export class Datasets {
 
   /** Creates the directory namespace's `__manifest` dataset when it does not exist yet. */
   async init(): Promise<void> {
-    await this.store.prepare();
+    await prepareStore(this.store);
     if ((await this.store.list(`${MANIFEST_DIR}/_versions/`, 1)).length === 0) {
       // The engine creates `__manifest` (with its indexes) on its first namespace write.
       const conn = await this.namespaces();

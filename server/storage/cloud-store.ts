@@ -180,15 +180,7 @@ export class ObjectStoreClient implements ObjectStore {
    * Makes the root's container when it is missing and the account key to make it is configured (Azure only), then
    * lists the root once: a missing bucket, refused credentials or an unreachable store stop the start with one line.
    */
-  prepare(): Promise<void> {
-    this.prepared ??= this.prepareNow();
-    this.prepared.catch(() => (this.prepared = undefined));
-    return this.prepared;
-  }
-
-  private prepared?: Promise<void>;
-
-  private async prepareNow(): Promise<void> {
+  async prepare(): Promise<void> {
     const { config } = openDalConfig(this.root, this.storageOptions);
     if (this.root.cloud === "az" && config.account_name && config.account_key && config.endpoint) {
       await ensureAzureContainer(config.endpoint, config.account_name, config.account_key, this.root.bucket).catch((err: unknown) => {

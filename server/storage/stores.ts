@@ -11,6 +11,23 @@ export function openStore(root: DataRoot, storageOptions: Record<string, string>
   return countedStore(root.kind === "local" ? new LocalStore(root) : new ObjectStoreClient(root, storageOptions));
 }
 
+const prepared = new Map<string, Promise<void>>();
+
+/**
+ * Readies a root's store once per process, however many stores are opened on it (the server's start and the default
+ * database's both open the root's): its container, its first listing, a local root's trash.
+ */
+export function prepareStore(store: ObjectStore): Promise<void> {
+  const uri = store.root.uri;
+  let ready = prepared.get(uri);
+  if (!ready) {
+    ready = store.prepare();
+    prepared.set(uri, ready);
+    ready.catch(() => prepared.delete(uri));
+  }
+  return ready;
+}
+
 let store: ObjectStore | undefined;
 
 export function rootStore(): ObjectStore {
