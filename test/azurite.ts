@@ -63,7 +63,6 @@ export async function startAzurite(): Promise<Azurite> {
   }
   return {
     kind: "azurite",
-    name: "Azure Blob (Azurite)",
     port,
     endpoint,
     storageOptions: azuriteStorageOptions(endpoint),

@@ -15,7 +15,7 @@ const REGION = "us-east-1";
 /** The role whose sessions a server on moto vends (moto assumes any role). */
 const VENDING_ROLE = "arn:aws:iam::123456789012:role/lance-writer";
 
-export function motoStorageOptions(endpoint: string): Record<string, string> {
+function motoStorageOptions(endpoint: string): Record<string, string> {
   return {
     aws_access_key_id: ACCESS_KEY_ID,
     aws_secret_access_key: SECRET_ACCESS_KEY,
@@ -26,12 +26,12 @@ export function motoStorageOptions(endpoint: string): Record<string, string> {
 }
 
 /** Makes a bucket (moto answers 200 when it exists already). */
-export async function createBucket(endpoint: string, bucket: string): Promise<void> {
+async function createBucket(endpoint: string, bucket: string): Promise<void> {
   const res = await fetch(`${endpoint}/${bucket}`, { method: "PUT", signal: AbortSignal.timeout(15_000) });
   if (!res.ok) throw new Error(`creating bucket '${bucket}' answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
 }
 
-export async function newMotoRoot(endpoint: string, prefix = "quiver"): Promise<{ uri: string; env: Record<string, string> }> {
+async function newMotoRoot(endpoint: string, prefix = "quiver"): Promise<{ uri: string; env: Record<string, string> }> {
   const bucket = `t${randomBytes(6).toString("hex")}`;
   await createBucket(endpoint, bucket);
   const uri = `s3://${bucket}/${prefix}`;
@@ -67,7 +67,6 @@ export async function startMoto(options: { checksKeys?: boolean } = {}): Promise
   const endpoint = `http://127.0.0.1:${port}`;
   return {
     kind: "s3",
-    name: "S3 (moto)",
     port,
     endpoint,
     storageOptions: motoStorageOptions(endpoint),

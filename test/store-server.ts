@@ -7,10 +7,11 @@
 
 export type StoreServerKind = "azurite" | "s3";
 
+/** How the tests (and docs/object-storage.md's table of conditions) name each store. */
+export const STORE_NAMES: Record<StoreServerKind, string> = { azurite: "Azure Blob (Azurite)", s3: "S3 (moto)" };
+
 export interface StoreServer {
   kind: StoreServerKind;
-  /** How the tests name it: "Azure Blob (Azurite)", "S3 (moto)". */
-  name: string;
   port: number;
   /** Where clients reach it: Azurite's with its account path, moto's without a path. */
   endpoint: string;

@@ -6,16 +6,16 @@ import { LocalStore } from "@/server/storage/local-store";
 import type { ObjectStore } from "@/server/storage/object-store";
 import { parseRoot } from "@/server/storage/root";
 import { openStore } from "@/server/storage/stores";
-import { sharedStoreServer, type StoreServerKind } from "./store-server";
+import { sharedStoreServer, STORE_NAMES, type StoreServerKind } from "./store-server";
 
 export interface StoreKind {
   name: string;
   make: () => Promise<ObjectStore>;
 }
 
-function onServer(kind: StoreServerKind, name: string): StoreKind {
+function onServer(kind: StoreServerKind): StoreKind {
   return {
-    name,
+    name: STORE_NAMES[kind],
     make: async () => {
       const server = await sharedStoreServer(kind);
       const { uri } = await server.newRoot();
@@ -30,7 +30,7 @@ export function storeKinds(): StoreKind[] {
       name: "local",
       make: async () => new LocalStore({ kind: "local", uri: mkdtempSync(path.join(os.tmpdir(), "quiver-store-")) }),
     },
-    onServer("azurite", "Azure Blob (Azurite)"),
-    onServer("s3", "S3 (moto)"),
+    onServer("azurite"),
+    onServer("s3"),
   ];
 }
