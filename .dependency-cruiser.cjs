@@ -122,7 +122,7 @@ module.exports = {
       module: {
         path: "^server/",
         pathNot:
-          "((\\.test|_pb)\\.ts|^server/storage/read-cache/(disk-cache|cache-proxy|azure-shared-key|aws-sigv4|read-cache|option-names)\\.ts|^server/operations/history\\.ts|^server/maps/layout-(worker|math)\\.ts)$",
+          "((\\.test|_pb)\\.ts|^server/storage/read-cache/(disk-cache|cache-proxy|staged-manifests|azure-shared-key|aws-sigv4|read-cache|option-names)\\.ts|^server/operations/history\\.ts|^server/maps/layout-(worker|math)\\.ts)$",
       },
       to: { path: `${NODE_MODULES}server-only/` },
     },

@@ -8,7 +8,7 @@ import path from "node:path";
  * On Azurite: every API and client suite, which hold for any data root, and the fuzz suite, which compares the root
  * before and after each refused request through the objects' ETags. On S3, the suites that exercise the store rather
  * than the API a third time: the store's contract through the server, the catalog committer, the write ledger with
- * instances killed and the store answering 503 or cutting answers, both LanceDB clients with vended credentials,
+ * instances killed or paused and the store answering 503 or cutting answers, both LanceDB clients with vended credentials,
  * tables registered and versioned, SQL, and the files that stand a proxy of their own in front of the
  * store (the read cache, the root's listing, a commit under a drop, one maintainer, the store failing a write's requests). Path safety is about a local
  * directory (links, `..`, files beside the root) and stays in the local run.
@@ -20,6 +20,7 @@ const ON_AZURITE = [
   "test/object-store-root.test.ts",
   "test/catalog-committer.test.ts",
   "test/sql-on-stores.test.ts",
+  "test/paused-writes.test.ts",
 ];
 const ON_S3 = [
   "test/object-store-root.test.ts",
@@ -37,6 +38,7 @@ const ON_S3 = [
   "test/commit-under-drop.test.ts",
   "test/maintainer.test.ts",
   "test/store-faults.test.ts",
+  "test/paused-writes.test.ts",
 ];
 
 export default defineConfig({

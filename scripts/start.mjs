@@ -66,6 +66,8 @@ const readCacheHistory = new MetricHistory(primaryMetrics, quiverMetric).start()
 const questions = {
   "quiver:metrics": () => Promise.all([aggregator.clusterMetrics(), primaryMetrics.metrics()]).then(([workers, primary]) => `${workers}\n${primary}`),
   "quiver:history": (message) => readCacheHistory.since(Number(message.since) || 0),
+  // A manifest a worker's engine staged through the cache, for the worker's commit that publishes it.
+  "quiver:staged-manifest": async (message) => readCache?.takeStaged(String(message.name))?.toString("base64") ?? null,
 };
 cluster.on("message", (worker, message) => {
   const question = questions[message?.type];

@@ -8,7 +8,11 @@
  * point stops the request that reaches it for good, as if its instance had stopped there while the others went on:
  * `hold-before-answer:<table>` holds a write that has committed before anything records it or answers;
  * `hold-after-claim:<table>` a write whose claim is in the write ledger before its commit begins (its lease renewed). A failure
- * point makes a step fail as a broken store would: `fail-maintenance:<table>` each maintenance job of that table.
+ * point makes a step fail as a broken store would: `fail-maintenance:<table>` each maintenance job of that table. A
+ * pause point stops the whole process (SIGSTOP, as a paused VM or a throttled container would be) until something
+ * sends it SIGCONT: `pause-after-claim:<table>` once a write's claim is in the ledger, before its commit begins;
+ * `pause-before-publish:<table>` in the middle of a commit, once the engine staged its manifest and before Quiver's
+ * guard looks at the versions and publishes it.
  * Unset, as in any deployment, a point costs one look at an empty map.
  */
 import "server-only";
@@ -39,6 +43,11 @@ export function failpoint(name: string, target: string) {
 /** Never settles when the point `name:target` fires: the request waits here until its process is killed. */
 export function holdpoint(name: string, target: string): Promise<void> {
   return fires(name, target) ? new Promise<void>(() => {}) : Promise.resolve();
+}
+
+/** Stops the process here (until it is sent SIGCONT) when the point `name:target` fires. */
+export function pausepoint(name: string, target: string) {
+  if (fires(name, target)) process.kill(process.pid, "SIGSTOP");
 }
 
 /** Throws `failure()` when the point `name:target` fires. */

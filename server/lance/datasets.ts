@@ -11,6 +11,7 @@ import { connectNative, engineCall, type NativeConnection, type NativeTable } fr
 import { QuiverError, fromArrowWriteError, invalidInput } from "@/server/errors";
 import type { ArrowBody } from "./arrow-ipc";
 import { datasetLocator, isPlainLocation } from "./dataset-locator";
+import { withCommitGuard, type CommitGuard } from "./engine-versions";
 import { KeyedFreshRead } from "@/server/storage/fresh-read";
 import { OutsideRootError, type ObjectStore } from "@/server/storage/object-store";
 import { prepareStore } from "@/server/storage/stores";
@@ -46,6 +47,7 @@ export class Datasets {
   private readonly versionHandles = new LRUCache<string, Promise<NativeTable>>({ max: VERSION_HANDLES });
   private latestConnection?: Promise<NativeConnection>;
   private lazyConnection?: Promise<NativeConnection>;
+  private commitConnection?: Promise<NativeConnection>;
   private namespaceConnection?: Promise<NativeConnection>;
   private readonly latestManifests = new KeyedFreshRead<LatestManifest | null>();
 
@@ -54,7 +56,7 @@ export class Datasets {
     private readonly store: ObjectStore,
     private readonly storageOptions: Record<string, string>,
   ) {
-    this.rootId = datasetLocator.register(root, storageOptions);
+    this.rootId = datasetLocator.register(root, store, storageOptions);
   }
 
   /** Creates the directory namespace's `__manifest` dataset when it does not exist yet. */
@@ -85,6 +87,20 @@ export class Datasets {
   private lazy(): Promise<NativeConnection> {
     this.lazyConnection ??= datasetLocator.connect({});
     return this.lazyConnection;
+  }
+
+  /**
+   * As lazy, and every commit through its handles is published by Quiver (engine-versions.ts), with what the guard of
+   * the write under way carries (`guarded`).
+   */
+  private commits(): Promise<NativeConnection> {
+    this.commitConnection ??= datasetLocator.connect({ commits: true });
+    return this.commitConnection;
+  }
+
+  /** Runs a commit through the location's commit handle under `guard`: what it carries, and what it must pass. */
+  guarded<T>(location: string, guard: CommitGuard, work: () => Promise<T>): Promise<T> {
+    return withCommitGuard(this.root, location, guard, work);
   }
 
   /** The URI of a location, as clients and Lance's own tools open it. */
@@ -168,7 +184,9 @@ export class Datasets {
     if (!held) {
       held = (async () => {
         const opened = stamp ?? (await this.directoryStamp(location));
-        const table = await engineCall("open table", async () => (await this.lazy()).openTable(location, [this.rootId]));
+        // The catalog's own commits are the engine's: no request's write lands in them.
+        const connection = location === MANIFEST_DIR ? this.lazy() : this.commits();
+        const table = await engineCall("open table", async () => (await connection).openTable(location, [this.rootId]));
         return { table, stamp: opened };
       })();
       this.commitHandles.set(location, held);

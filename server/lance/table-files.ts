@@ -108,6 +108,20 @@ export class TableFiles {
     return operation;
   }
 
+  /**
+   * The first version above `since` (and below `below`) in a directory whose transaction names the write request
+   * `key` (VersionSummary.requests): every version Quiver publishes under a commit guard names the requests it
+   * applies, so this is the one version the request made, or none. Manifests never change, so each is read once.
+   */
+  async versionNaming(directory: string, key: string, since: number, below = Infinity, listed?: Map<number, ManifestSource>): Promise<number | null> {
+    const sources = listed ?? (await this.versions(directory)).sources;
+    const candidates = [...sources.keys()].filter((v) => v > since && v < below).sort((a, b) => a - b);
+    for (const version of candidates) {
+      if ((await this.manifest(version, sources.get(version)!)).summary.requests.includes(key)) return version;
+    }
+    return null;
+  }
+
   /** What every version of every branch says (a branch's manifests lie in `tree/<branch>/_versions/`). */
   async branchManifests(): Promise<VersionSummary[]> {
     const listed = await this.store.listInfo(`${this.location}/tree/`);

@@ -9,6 +9,7 @@ import { LRUCache } from "lru-cache";
 import type { ObjectInfo, ObjectStore } from "@/server/storage/object-store";
 import { IndexSectionSchema, ManifestSchema, type DataFragment, type Manifest } from "./proto/lance_format_pb";
 import type { SchemaField } from "./version-operations";
+import { transactionProperties } from "./transaction-properties";
 import { countLookup } from "@/server/metrics";
 
 export interface VersionSummary {
@@ -26,7 +27,12 @@ export interface VersionSummary {
   stableRowIds: boolean;
   /** Lance's table metadata: key-value pairs about the table, apart from its configuration and its schema's metadata. */
   tableMetadata: Record<string, string>;
+  /** The keys of the write requests the version applied, as Quiver published it (transaction property `quiver.requests`). */
+  requests: string[];
 }
+
+/** The transaction property in which a version Quiver published names the write requests it applied, space-separated. */
+export const REQUESTS_PROPERTY = "quiver.requests";
 
 const FLAG_STABLE_ROW_IDS = 2n;
 
@@ -67,6 +73,15 @@ export function inlineTransaction(buf: Buffer): Buffer | null {
   }
 }
 
+function requestsNamed(buf: Buffer): string[] {
+  try {
+    return (transactionProperties(buf)[REQUESTS_PROPERTY] ?? "").split(" ").filter(Boolean);
+  } catch {
+    // A transaction Quiver cannot read names no request of Quiver's.
+    return [];
+  }
+}
+
 export function parseManifest(buf: Buffer): VersionSummary {
   const manifest = readManifest(buf);
   let physicalRows = 0;
@@ -96,6 +111,7 @@ export function parseManifest(buf: Buffer): VersionSummary {
     smallFragments: manifest.fragments.filter((f) => Number(f.physicalRows) - Number(f.deletionFile?.numDeletedRows ?? 0) < COMPACTION_TARGET_ROWS).length,
     stableRowIds: (manifest.readerFeatureFlags & FLAG_STABLE_ROW_IDS) !== 0n,
     tableMetadata: { ...manifest.tableMetadata },
+    requests: requestsNamed(buf),
     metadata: {
       total_rows: String(physicalRows - deletedRows),
       total_fragments: String(fragments),

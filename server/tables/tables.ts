@@ -20,8 +20,8 @@ import type { ArrowBody } from "@/server/lance/arrow-ipc";
 import type { Datasets } from "@/server/lance/datasets";
 import { engineCall, withFileAsTable, type NativeTable } from "@/server/lance/native";
 import { TableFiles, type ManifestSource } from "@/server/lance/table-files";
-import { failpoint, holdpoint } from "@/server/failpoints";
-import type { LatestManifest } from "@/server/lance/version-manifest";
+import { failpoint, holdpoint, pausepoint } from "@/server/failpoints";
+import { REQUESTS_PROPERTY, type LatestManifest } from "@/server/lance/version-manifest";
 import { countLookup } from "@/server/metrics";
 import type { ObjectStore } from "@/server/storage/object-store";
 import { AppendGroups, type Appending } from "./append-groups";
@@ -151,6 +151,7 @@ export class Tables {
       (members, file) =>
         this.unlessDropped(entry, async (stamp) => (members.some((m) => m.refused === undefined) ? commit(file(), stamp) : 0), {
           claim: () => this.claimGroup(entry, branch, members),
+          guarded: true,
         }),
     );
   }
@@ -172,7 +173,7 @@ export class Tables {
         const ticket = m.ticket!;
         // A member of a group whose joined commit the engine refused commits again alone, under a claim of its own.
         if (ticket.claimed) await this.ledger.release(ticket);
-        await this.ledger.claim(ticket, { ...base, operations: ["Append"], rows: { min: m.body.rows, max: total }, commit });
+        await this.ledger.claim(ticket, { ...base, operations: ["Append"], rows: { min: m.body.rows, max: total }, commit, named: true });
       }),
     );
     claims.forEach((claim, i) => {
@@ -275,8 +276,11 @@ export class Tables {
    * them here does not. Drops and moves queue here too, so a write that waited behind one finds the table gone
    * instead of writing files into a directory that no longer belongs to it.
    */
-  commitTo<T>(entry: TableEntry, commit: (stamp: string) => Promise<T>, options: { directorySeen?: boolean } = {}): Promise<T> {
-    return this.turnOf(entry, () => this.unlessDropped(entry, commit, options));
+  commitTo<T>(entry: TableEntry, commit: (stamp: string) => Promise<T>, options: { directorySeen?: boolean; guarded?: boolean } = {}): Promise<T> {
+    const { directorySeen, guarded = false } = options;
+    return this.turnOf(entry, () =>
+      this.unlessDropped(entry, commit, { directorySeen, guarded, claim: () => this.claimCurrent(entry, guarded ? { named: true } : {}) }),
+    );
   }
 
   /** Runs `work` in the table's write turn: this process's, and that of the other workers of its machine. */
@@ -291,12 +295,17 @@ export class Tables {
    * there, and if it is not, what the write left goes too, and the write is answered as not found. `write` gets the
    * stamp of the table's directory as it is now (Datasets.directoryStamp), or "" with `directorySeen`: a caller that
    * has just read a file inside the directory and writes without the engine (a manifest written whole) needs neither
-   * the stamp nor the look at the directory it costs.
+   * the stamp nor the look at the directory it costs. A `guarded` write commits through the commit handle, under the
+   * guard of the requests it claimed (guardCommit).
    */
   async unlessDropped<T>(
     entry: TableEntry,
     write: (stamp: string) => Promise<T>,
-    { directorySeen = false, claim = () => this.claimCurrent(entry) }: { directorySeen?: boolean; claim?: () => Promise<WriteTicket[]> } = {},
+    {
+      directorySeen = false,
+      guarded = false,
+      claim = () => this.claimCurrent(entry),
+    }: { directorySeen?: boolean; guarded?: boolean; claim?: () => Promise<WriteTicket[]> } = {},
   ): Promise<T> {
     // The requests' claims in the ledger are written beside the look at the directory, a round trip the write makes anyway.
     const [stamp, claimed] = await Promise.all([directorySeen ? "" : this.datasets.directoryStamp(entry.location), claim()]);
@@ -304,9 +313,10 @@ export class Tables {
     claimed.forEach((ticket) => (ticket.commitStarted = true));
     if (claimed.length) {
       failpoint("kill-after-claim", entry.objectId);
+      pausepoint("pause-after-claim", entry.objectId);
       await holdpoint("hold-after-claim", entry.objectId);
     }
-    const result = await this.writeOrGone(entry, () => write(stamp));
+    const result = await this.writeOrGone(entry, () => (guarded ? this.guardCommit(entry, claimed, () => write(stamp)) : write(stamp)));
     failpoint("kill-after-commit", entry.objectId);
     claimed.forEach((ticket) => (ticket.landed = true));
     this.written.note(entry.location);
@@ -359,6 +369,43 @@ export class Tables {
   }
 
   /** Runs a write; when it fails because the table was dropped or moved under it, the failure says so. */
+  /**
+   * Runs a commit through the commit handle with the claimed requests' guard: the version it makes names them, and
+   * it is made only where no version since a request's first claim already names that request (another attempt of
+   * it made it, on any instance, say while this one was paused). The versions below the one a commit makes all
+   * exist and never change, so of two attempts the later to commit always finds the earlier's version: a request
+   * lands once, whoever retries and whatever stalls. A lone request found applied commits nothing and settles as
+   * its earlier attempt (EarlierAttempt).
+   */
+  private async guardCommit<T>(entry: TableEntry, tickets: WriteTicket[], work: () => Promise<T>): Promise<T> {
+    if (tickets.length === 0) return work();
+    const guard = {
+      properties: { [REQUESTS_PROPERTY]: tickets.map((t) => t.request.key).join(" ") },
+      admit: async (files: TableFiles, directory: string, version: number) => {
+        pausepoint("pause-before-publish", entry.objectId);
+        let listed: Map<number, ManifestSource> | undefined;
+        for (const ticket of tickets) {
+          const since = ticket.claimed?.record.since ?? ticket.claimed?.record.shape.after ?? 0;
+          if (version - 1 <= since) continue;
+          listed ??= (await files.versions(directory)).sources;
+          const applied = await files.versionNaming(directory, ticket.request.key, since, version, listed);
+          if (applied !== null) {
+            ticket.appliedAt = applied;
+            throw new Error(`request ${ticket.request.requestId} was applied by another attempt, at version ${applied}`);
+          }
+        }
+      },
+    };
+    try {
+      return await this.datasets.guarded(entry.location, guard, work);
+    } catch (err) {
+      const [ticket, ...others] = tickets;
+      if (others.length || ticket.appliedAt === null) throw err;
+      await this.ledger.release(ticket);
+      throw new EarlierAttempt([{ key: ticket.request.key }], false);
+    }
+  }
+
   private async writeOrGone<T>(entry: TableEntry, write: () => Promise<T>): Promise<T> {
     try {
       return await write();

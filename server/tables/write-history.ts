@@ -111,6 +111,13 @@ export async function decideFromHistory(history: History, claim: ClaimRecord, la
   if (shape.undecidable) return { undecidable: shape.undecidable };
   const files = history.filesAt(shape.location);
   const { sources } = await files.versions(shape.directory);
+  if (shape.named) {
+    // Its commit names it in the version it makes: the version is read, not inferred.
+    const since = claim.since ?? shape.after;
+    const version = await files.versionNaming(shape.directory, claim.key, since, Infinity, sources);
+    if (version === null) return { landed: null, why: `no version above ${since} names the request` };
+    return { landed: { version, counts: await countsOf(files, sources, version, claim) }, why: `version ${version} names the request` };
+  }
   /** The commit is this version: its record now names it, so that no later decision takes the version for another's. */
   const landed = async (version: number, why: string): Promise<Verdict> => {
     const made = await files.manifest(version, sources.get(version)!);

@@ -49,11 +49,23 @@ export interface CommitShape {
   commit: string;
   /** Set when the history cannot tell this commit from others (a batch across tables). */
   undecidable?: string;
+  /**
+   * Set when the commit is guarded (Tables.guardCommit): the version it makes names the request, and it is made only
+   * where no version since the request's first claim does. Its outcome is then read from the versions alone.
+   */
+  named?: true;
 }
 
 export interface ClaimRecord {
   attempt: string;
   n: number;
+  /** The request's key (a claim of an earlier release does not say it: its path does). */
+  key: string;
+  /**
+   * The lowest version any attempt of the request may have built on (this claim's and every earlier one's `after`):
+   * a version that names the request lies above it. Older claims do not say it.
+   */
+  since?: number;
   /** The request id (or Idempotency-Key) the client sent, to find its records by what the client saw. */
   requestId: string;
   instance: string;
@@ -210,6 +222,10 @@ export class WriteTicket {
   ownMarker: string | null = null;
   /** The latest version the write saw before its commit, where it looked: what it commits lies above it. */
   seen: number | null = null;
+  /** The lowest version an earlier attempt of the request may have built on, as its claim said: the next claim's `since`. */
+  since: number | null = null;
+  /** Set when the commit's guard found the request applied by another attempt, at this version: nothing was committed. */
+  appliedAt: number | null = null;
   /** An insert's rows: an earlier attempt of the same request is told by them among the versions alike (write-history.ts). */
   body: ArrowBody | null = null;
   /** Set once the commit began: a failure from then on may have left it landed. */
@@ -297,6 +313,8 @@ export class WriteLedger {
     const record: ClaimRecord = {
       attempt: randomUUID(),
       n,
+      key,
+      since: Math.min(shape.after, ticket.since ?? shape.after),
       requestId: ticket.request.requestId,
       instance: INSTANCE,
       time: new Date().toISOString(),
@@ -496,6 +514,7 @@ export class WriteLedger {
     const claim: ClaimRecord = {
       attempt,
       n,
+      key,
       requestId,
       instance: INSTANCE,
       time: new Date().toISOString(),
@@ -519,7 +538,8 @@ export class WriteLedger {
   }
 
   private async readClaim(key: string, n: number): Promise<ClaimRecord | null> {
-    return parse<ClaimRecord>(await this.store.get(`${PREFIX}${key}/${n}.claim`));
+    const claim = parse<ClaimRecord>(await this.store.get(`${PREFIX}${key}/${n}.claim`));
+    return claim && { ...claim, key };
   }
 
   /** The request's newest attempt and its records, in one listing (and a read of each record it shows). */
@@ -531,7 +551,8 @@ export class WriteLedger {
     const n = Math.max(...attempts);
     const has = (kind: string) => names.includes(`${n}.${kind}`);
     const read = <T>(kind: string) => (has(kind) ? this.store.get(`${PREFIX}${key}/${n}.${kind}`).then((b) => parse<T>(b)) : Promise.resolve(null));
-    const [claim, answer, decision] = await Promise.all([read<ClaimRecord>("claim"), read<AnswerRecord>("answer"), read<DecisionRecord>("decision")]);
+    const [claimed, answer, decision] = await Promise.all([read<ClaimRecord>("claim"), read<AnswerRecord>("answer"), read<DecisionRecord>("decision")]);
+    const claim = claimed && { ...claimed, key };
     const lease = new RegExp(`^${n}\\.lease-(\\d+)$`);
     const leases = names.map((name) => Number(lease.exec(name)?.[1])).filter((k) => Number.isInteger(k));
     const lastLease = leases.length ? `${PREFIX}${key}/${n}.lease-${Math.max(...leases)}` : null;
@@ -570,7 +591,14 @@ export class WriteLedger {
       const { n, claim, answer, decision } = state;
       if (Date.parse(claim.time) < now() - config.idempotencyWindowMs) return { kind: "free", next: n + 1 };
       if (fingerprint !== null && claim.fingerprint !== fingerprint) return { kind: "different-request" };
+      // The next attempt's commit must look for the request's version from as low as any attempt built on.
+      if (asking && asking.request.key === key) asking.since = Math.min(asking.since ?? Infinity, claim.since ?? claim.shape.after);
       if (answer?.outcome === "committed") return { kind: "committed", status: answer.status ?? 200, body: answer.body, marker: claim.marker };
+      if (claim.shape.named) {
+        // A guarded commit names the request in its version: found there, it landed, whatever was decided before.
+        const verdict = await this.decide(claim, 0, null);
+        if ("landed" in verdict && verdict.landed) return { kind: "decided", decided: verdict.landed, marker: claim.marker };
+      }
       if (decision) return settledBy(decision, claim);
       const local = this.running.get(key);
       if (local) {

@@ -78,7 +78,8 @@ export async function insertRecords(tables: Tables, id: Id, body: ArrowBody, mod
     const handle = await tables.turnHandle(entry, stamp, seen);
     return (await engineCall("insert", () => handle.add(file, mode), fromArrowWriteError)).version;
   };
-  const version = mode === "append" ? await tables.append(entry, "main", body, commit) : await tables.commitTo(entry, (stamp) => commit(body.file, stamp));
+  const version =
+    mode === "append" ? await tables.append(entry, "main", body, commit) : await tables.commitTo(entry, (stamp) => commit(body.file, stamp), { guarded: true });
   return { version, num_inserted_rows: body.rows };
 }
 
@@ -92,7 +93,8 @@ async function insertIntoBranch(tables: Tables, id: Id, body: ArrowBody, mode: "
     const target = await tables.branchAppendHandle(entry, branch);
     return (await engineCall("insert", () => target.add(file, mode), fromArrowWriteError)).version;
   };
-  const version = mode === "append" ? await tables.append(entry, branch, body, commit) : await tables.commitTo(entry, () => commit(body.file));
+  const version =
+    mode === "append" ? await tables.append(entry, branch, body, commit) : await tables.commitTo(entry, () => commit(body.file), { guarded: true });
   return { version, num_inserted_rows: body.rows };
 }
 
@@ -149,10 +151,15 @@ export async function mergeInsert(tables: Tables, id: Id, body: ArrowBody, optio
     if (options.timeoutMs !== undefined) builder.setTimeout(options.timeoutMs);
     return builder.execute(body.file);
   };
-  const result = await tables.commitTo(entry, async (stamp) => {
-    const target = options.branch ? table : await tables.turnHandle(entry, stamp, seen);
-    return engineCall("merge_insert", () => merge(target), fromArrowWriteError);
-  });
+  // On main, through the commit handle, under its requests' guard; a branch's merge goes through its own handle.
+  const result = await tables.commitTo(
+    entry,
+    async (stamp) => {
+      const target = options.branch ? table : await tables.turnHandle(entry, stamp, seen);
+      return engineCall("merge_insert", () => merge(target), fromArrowWriteError);
+    },
+    { guarded: !options.branch },
+  );
   return {
     version: result.version,
     num_inserted_rows: result.numInsertedRows,

@@ -105,4 +105,35 @@ describe("the read cache's store endpoint", () => {
     expect((await send("GET", "t.lance/data/cut.lance")).body).toEqual(blob);
     expect(cache.stats.hits - hits).toBe(1);
   });
+
+  it("keeps a manifest the engine staged in memory: written, read and removed without a request to the store, and taken once", async () => {
+    const name = "t.lance/_versions/18446744073709551613.manifest-0f8c2a4e-1b2c-4d5e-8f90-a1b2c3d4e5f6";
+    const manifest = blob.subarray(0, 500);
+    store.reset();
+    const written = await put(name, manifest);
+    expect(written.status).toBe(201);
+    expect(written.headers.get("etag")).toBeTruthy();
+    const read = await send("GET", name);
+    expect([read.status, read.body.equals(manifest)]).toEqual([200, true]);
+    const ranged = await send("GET", name, { range: "bytes=10-19" });
+    expect([ranged.status, ranged.body.equals(manifest.subarray(10, 20))]).toEqual([206, true]);
+    expect(store.requests()).toEqual([]);
+    expect(proxy.staged.take("18446744073709551613.manifest-0f8c2a4e-1b2c-4d5e-8f90-a1b2c3d4e5f6")?.equals(manifest)).toBe(true);
+    expect(proxy.staged.take("18446744073709551613.manifest-0f8c2a4e-1b2c-4d5e-8f90-a1b2c3d4e5f6")).toBeNull();
+    // Taken, it is the store's again: there, it never was.
+    expect((await send("GET", name)).status).toBe(404);
+    // Removed before anyone took it, it is gone without a request to the store either.
+    expect((await put(name, manifest)).status).toBe(201);
+    store.reset();
+    expect((await send("DELETE", name)).status).toBe(202);
+    expect(store.requests()).toEqual([]);
+    expect(proxy.staged.take("18446744073709551613.manifest-0f8c2a4e-1b2c-4d5e-8f90-a1b2c3d4e5f6")).toBeNull();
+  });
+
+  it("keeps no staged manifest a request not signed with the root's key wrote: the store refuses it", async () => {
+    const name = "t.lance/_versions/5.manifest-0f8c2a4e-1b2c-4d5e-8f90-a1b2c3d4e5f7";
+    const unsigned = await send("PUT", name, { "x-ms-blob-type": "BlockBlob" }, blob.subarray(0, 10), null);
+    expect(unsigned.status).toBe(403);
+    expect(proxy.staged.take("5.manifest-0f8c2a4e-1b2c-4d5e-8f90-a1b2c3d4e5f7")).toBeNull();
+  });
 });

@@ -13,6 +13,7 @@ import { timingSafeEqual } from "node:crypto";
 import type { DiskCache, EntryHeader } from "./disk-cache.ts";
 import { signedWithKey, signedWithSas } from "./azure-shared-key.ts";
 import { signedWithAwsKey, signForStore, type AwsCredentials } from "./aws-sigv4.ts";
+import { StagedManifests, stagedManifestName } from "./staged-manifests.ts";
 
 /** Azure Blob Storage, with the credentials the engine signs its requests with: requests pass to it as they came. */
 export interface AzureUpstream {
@@ -90,6 +91,8 @@ const PER_ANSWER = new Set([
 export interface CacheProxy {
   /** The endpoint to give the engine in place of the store's. */
   endpoint: string;
+  /** The manifests the engine staged for Quiver to publish, which never reached the store. */
+  staged: StagedManifests;
   close: () => Promise<void>;
 }
 
@@ -128,6 +131,7 @@ export async function startCacheProxy(upstream: StoreUpstream, cache: DiskCache,
   const origin = upstream.endpoint.origin;
   /** Reads of one range running now: a second reader of it waits for the first and then reads the cache. */
   const filling = new Map<string, Promise<void>>();
+  const staged = new StagedManifests();
 
   const secretPrefix = upstream.kind === "gcs" ? Buffer.from(`/${upstream.secret}/`) : undefined;
   /** On GCS, whether the request's path begins with this process's secret. */
@@ -227,6 +231,43 @@ export async function startCacheProxy(upstream: StoreUpstream, cache: DiskCache,
     res.end(`<?xml version="1.0" encoding="UTF-8"?><Error>${refusal}</Error>`);
   };
 
+  /**
+   * A staged manifest's write kept in memory, and its reads and removal answered from there, as the store would
+   * answer them; false when the request is the store's to answer (one that does not fit, or a name not kept here).
+   */
+  const answerStaged = async (req: IncomingMessage, res: ServerResponse, name: string): Promise<boolean> => {
+    const lastModified = new Date().toUTCString();
+    if (req.method === "PUT") {
+      const length = Number(req.headers["content-length"]);
+      if (!Number.isInteger(length) || !staged.fits(length)) return false;
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const body = Buffer.concat(chunks);
+      const etag = body.length === length ? staged.keep(name, body) : null;
+      if (!etag) {
+        res.writeHead(400, { "content-type": "application/xml" }).end();
+        return true;
+      }
+      res.writeHead(upstream.kind === "azure" ? 201 : 200, { etag, "last-modified": lastModified, "content-length": 0 }).end();
+      return true;
+    }
+    const found = staged.get(name);
+    if (!found) return false;
+    if (req.method === "DELETE") {
+      staged.drop(name);
+      res.writeHead(upstream.kind === "azure" ? 202 : 204, { "content-length": 0 }).end();
+      return true;
+    }
+    if (req.method !== "GET" && req.method !== "HEAD") return false;
+    const range = boundedRange(req.headers["x-ms-range"]?.toString() ?? req.headers.range);
+    const body = range ? found.body.subarray(range[0], Math.min(range[1], found.body.length)) : found.body;
+    const headers: Record<string, string | number> = { etag: found.etag, "last-modified": lastModified, "content-length": body.length };
+    if (range) headers["content-range"] = `bytes ${range[0]}-${range[0] + body.length - 1}/${found.body.length}`;
+    res.writeHead(range ? 206 : 200, headers);
+    res.end(req.method === "HEAD" ? undefined : body);
+    return true;
+  };
+
   const serve = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? "/", origin);
     // The object as the store names it (on GCS without this process's secret, and decoded: the engine sends a GCS
@@ -242,6 +283,8 @@ export async function startCacheProxy(upstream: StoreUpstream, cache: DiskCache,
     // read of the cache.
     const signed = (upstream.kind !== "azure" || cacheable) && (await signedByRoot(req, url));
     if (upstream.kind !== "azure" && !signed) return refuse(res);
+    const stagedName = stagedManifestName(object);
+    if (stagedName && (upstream.kind !== "azure" || (await signedByRoot(req, url))) && (await answerStaged(req, res, stagedName))) return;
     const rangeHeader = header("x-ms-range") ?? header("range");
     const requested = rangeHeader === undefined ? undefined : boundedRange(rangeHeader);
     // A request the store would refuse is its to refuse: it neither reads nor fills the cache.
@@ -307,6 +350,7 @@ export async function startCacheProxy(upstream: StoreUpstream, cache: DiskCache,
   const path = upstream.kind === "azure" ? upstream.endpoint.pathname.replace(/\/+$/, "") : upstream.kind === "gcs" ? `/${upstream.secret}` : "";
   return {
     endpoint: `http://127.0.0.1:${port}${path}`,
+    staged,
     close: () =>
       new Promise<void>((resolve) => {
         agent.destroy();

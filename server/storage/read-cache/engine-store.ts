@@ -26,6 +26,21 @@ export async function startEngineReadCache(): Promise<void> {
   );
   process.env[ENDPOINT] = running?.endpoint ?? "none";
   if (running) registerReadCacheMetrics(register, running.cache);
+  // On the global object: every copy of this module Next loads takes staged manifests from the one cache.
+  if (running) (globalThis as InProcessCache).quiverTakeStaged = running.takeStaged;
+}
+
+type InProcessCache = typeof globalThis & { quiverTakeStaged?: (name: string) => Buffer | null };
+
+/**
+ * Where a manifest the engine staged through the read cache is taken from: this process's cache ("here"), the
+ * primary's of `npm start` ("primary", asked over IPC), or none: the staged file is then in the store.
+ */
+export function stagedManifestsAt(): { at: "here"; take: (name: string) => Buffer | null } | { at: "primary" | "none" } {
+  const take = (globalThis as InProcessCache).quiverTakeStaged;
+  if (take) return { at: "here", take };
+  const endpoint = process.env[ENDPOINT];
+  return { at: endpoint && endpoint !== "none" ? "primary" : "none" };
 }
 
 /** The storage options the engine opens datasets with: the store's, pointed at the read cache when there is one. */

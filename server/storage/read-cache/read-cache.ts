@@ -187,6 +187,8 @@ export interface RunningReadCache {
   /** The store endpoint the engine is given in place of the store's own. */
   endpoint: string;
   cache: DiskCache;
+  /** A manifest the engine staged through this cache, taken by the commit that publishes it (null: not kept here). */
+  takeStaged: (name: string) => Buffer | null;
   close: () => Promise<void>;
 }
 
@@ -223,6 +225,7 @@ export async function startReadCache(
   return {
     endpoint: proxy.endpoint,
     cache,
+    takeStaged: (name: string) => proxy.staged.take(name),
     close: async () => {
       process.off("exit", stop);
       await proxy.close();

@@ -1,0 +1,161 @@
+/**
+ * The version operations the engine's commit connection asks the dataset locator for. That connection is told that
+ * every table's versions are managed (Lance's managed versioning), so the engine stages each commit's manifest beside
+ * the table's versions and asks here to publish it: Quiver then makes the version itself, in the one create-only
+ * write of its manifest, with what the commit carries (the requests it applies) in the version's transaction
+ * properties, and only after the commit's guard has let it through. A commit that loses the version to another
+ * writer is answered as a conflict, which the engine rebases and commits again (as it does against the store
+ * directly); one its guard refuses is not published at all, and the engine, finding no version there, fails the
+ * write with its outcome unknown, which the caller, knowing why, answers for.
+ */
+import "server-only";
+import { log } from "@/server/log";
+import { ErrorCode, type ErrorCodeValue } from "@/lib/contract/errors";
+import type { ObjectStore } from "@/server/storage/object-store";
+import { childUri, type DataRoot } from "@/server/storage/root";
+import { TableFiles, type ManifestSource } from "./table-files";
+import { withTransactionProperties } from "./transaction-properties";
+import { stagedManifestsAt } from "@/server/storage/read-cache/engine-store";
+import { askPrimary } from "@/server/peers/primary-call";
+
+/**
+ * A manifest the engine staged, where the read cache kept it (never reaching the store: see staged-manifests.ts), or
+ * null when the store has it.
+ */
+async function stagedInCache(key: string): Promise<Buffer | null> {
+  const name = key.slice(key.lastIndexOf("/") + 1);
+  const at = stagedManifestsAt();
+  if (at.at === "here") return at.take(name);
+  if (at.at === "none") return null;
+  const kept = await askPrimary<string | null>("quiver:staged-manifest", { name }, 10_000);
+  return kept === null ? null : Buffer.from(kept, "base64");
+}
+
+/** What a commit made through the commit connection to one location carries, and what it must pass to be made. */
+export interface CommitGuard {
+  /** Added to the version's transaction properties. */
+  properties: Record<string, string>;
+  /** Throws to refuse the commit of `version` in `directory` (nothing is published then). */
+  admit(files: TableFiles, directory: string, version: number): Promise<void>;
+}
+
+/** The guards of the commits under way in this process, by root and location (one write turn per location at a time). */
+const guards = new Map<string, CommitGuard>();
+const guardKey = (root: DataRoot, location: string) => `${root.uri}\0${location}`;
+
+/** Runs `work` (a commit through the commit connection) with `guard` on the commits it makes to the location. */
+export async function withCommitGuard<T>(root: DataRoot, location: string, guard: CommitGuard, work: () => Promise<T>): Promise<T> {
+  const key = guardKey(root, location);
+  if (guards.has(key)) throw new Error(`a commit to '${location}' is already guarded in this process`);
+  guards.set(key, guard);
+  try {
+    return await work();
+  } finally {
+    guards.delete(key);
+  }
+}
+
+/** An answer to the engine: a status and its JSON body. */
+export interface LocatorAnswer {
+  status: number;
+  body: unknown;
+}
+
+const refusal = (status: number, code: ErrorCodeValue, error: string): LocatorAnswer => ({ status, body: { error, code } });
+
+interface VersionRequest {
+  version?: number;
+  branch?: string | null;
+  manifest_path?: string;
+  naming_scheme?: string;
+  descending?: boolean;
+  limit?: number;
+}
+
+/** The version operations of one table location for the engine's commit connection. */
+export class EngineVersions {
+  private readonly files: TableFiles;
+
+  constructor(
+    private readonly root: DataRoot,
+    store: ObjectStore,
+    private readonly location: string,
+  ) {
+    // The engine's own commits move its handles; nothing else here needs telling.
+    this.files = new TableFiles(store, root, location, () => {});
+  }
+
+  async answer(operation: "list" | "describe" | "create", request: VersionRequest): Promise<LocatorAnswer> {
+    const directory = this.files.directoryOf(request.branch ?? undefined);
+    if (operation === "create") return this.publish(directory, request);
+    const { sources } = await this.files.versions(directory);
+    if (operation === "describe") {
+      const version = request.version ?? Math.max(0, ...sources.keys());
+      const source = sources.get(version);
+      if (!source) return refusal(404, ErrorCode.TableVersionNotFound, `version ${version} of '${this.location}' does not exist`);
+      return { status: 200, body: { version: await this.record(version, source) } };
+    }
+    const numbers = [...sources.keys()].sort((a, b) => (request.descending === false ? a - b : b - a)).slice(0, request.limit ?? sources.size);
+    return { status: 200, body: { versions: await Promise.all(numbers.map((v) => this.record(v, sources.get(v)!))) } };
+  }
+
+  private async record(version: number, source: ManifestSource) {
+    const { file, summary } = await this.files.manifest(version, source);
+    return {
+      version,
+      manifest_path: this.files.storePath(file.path),
+      manifest_size: file.size,
+      e_tag: file.eTag,
+      timestamp_millis: summary.timestampMillis,
+      metadata: {},
+    };
+  }
+
+  /** Publishes the staged manifest as its version, with the guard's properties, where no manifest of it exists. */
+  private async publish(directory: string, request: VersionRequest): Promise<LocatorAnswer> {
+    const { version, manifest_path: manifestPath } = request;
+    if (typeof version !== "number" || typeof manifestPath !== "string") return refusal(400, ErrorCode.InvalidInput, "version and manifest_path are required");
+    const staged = this.files.keyInside(directory, manifestPath);
+    if (staged === null) return refusal(400, ErrorCode.InvalidInput, `'${manifestPath}' is not a staged manifest of '${this.location}'`);
+    const cached = this.root.kind === "object" ? await stagedInCache(staged) : null;
+    const content = cached ?? (await this.files.read(staged));
+    if (!content) return refusal(400, ErrorCode.InvalidInput, `the staged manifest '${manifestPath}' does not exist`);
+    const guard = guards.get(guardKey(this.root, this.location));
+    try {
+      await guard?.admit(this.files, directory, version);
+    } catch (err) {
+      return refusal(409, ErrorCode.ConcurrentModification, err instanceof Error ? err.message : String(err));
+    }
+    const manifest = guard && Object.keys(guard.properties).length ? withTransactionProperties(content, guard.properties) : content;
+    const v2 = request.naming_scheme !== "V1";
+    const { written, key } = await this.files.commitManifest(directory, version, v2, manifest);
+    // The store may have written it on a first try whose answer was lost: then the manifest there is this one.
+    const info = written ?? ((await this.files.read(key))?.equals(manifest) ? await this.files.head(key) : null);
+    if (!info) return refusal(409, ErrorCode.ConcurrentModification, `version ${version} of '${this.location}' already exists`);
+    this.files.knownManifest(key, info.etag, manifest);
+    // Neither is needed for the answer: a staged file left behind costs space, and a hint behind the latest costs a
+    // reader a look past it (the engine writes one only on a local root).
+    if (!cached)
+      void this.files
+        .remove(staged)
+        .catch((err: unknown) => log.warn({ err, location: this.location }, "removing a committed version's staged manifest failed"));
+    if (this.root.kind === "local") {
+      void this.files
+        .hintLatest(directory, version)
+        .catch((err: unknown) => log.warn({ err, location: this.location }, "moving the latest version's hint failed"));
+    }
+    return {
+      status: 200,
+      body: {
+        version: {
+          version,
+          manifest_path: this.files.storePath(childUri(this.root, key)),
+          manifest_size: manifest.length,
+          e_tag: info.etag,
+          timestamp_millis: Date.now(),
+          metadata: {},
+        },
+      },
+    };
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * A write whose instance froze (SIGSTOP: a paused VM, a stalled event loop, a throttled container) for longer than
+ * its lease, while its client's retry was answered by another instance, and then woke: the write is applied once.
+ * The paused instance stops itself at the moment named (QUIVER_FAILPOINTS pause points), so the moment is the same
+ * on every run: once its claim is in the ledger, or in the middle of its commit (the engine has staged the manifest,
+ * Quiver has not yet published it). The retry is answered by the other instance at a new version; the woken write
+ * then finds its request in that version and publishes nothing.
+ */
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { client, rows, until } from "./client";
+import { startServer, type TestServer } from "./server";
+
+const LEASE_MS = 1000;
+const AFTER_CLAIM = "paused_after_claim";
+const MID_COMMIT = "paused_mid_commit";
+
+let paused: TestServer;
+let other: TestServer;
+
+beforeAll(async () => {
+  other = await startServer({ QUIVER_WRITE_LEASE: `${LEASE_MS}ms` });
+  paused = await startServer(
+    { QUIVER_WRITE_LEASE: `${LEASE_MS}ms`, QUIVER_FAILPOINTS: [`pause-after-claim:${AFTER_CLAIM}@1`, `pause-before-publish:${MID_COMMIT}@1`].join(",") },
+    { root: other.root },
+  );
+});
+afterAll(async () => {
+  if (paused) process.kill(paused.pid, "SIGCONT");
+  await Promise.all([paused?.stop(), other?.stop()]);
+});
+
+/** Whether a process is stopped (its state in /proc is T). */
+const isStopped = (pid: number) => readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.startsWith("T") ?? false;
+
+async function pausedThenRetried(table: string) {
+  const api = client(other.url, other.auth);
+  expect((await api.arrow(`/v1/table/${table}/create`, rows(0, 10))).status).toBe(200);
+  const headers = { "x-request-id": `${table}-batch` };
+  const first = client(paused.url, paused.auth).arrow(`/v1/table/${table}/insert`, rows(10, 110), headers);
+  await until(
+    "the instance pauses",
+    async () => isStopped(paused.pid),
+    (stopped) => stopped,
+    30_000,
+    10,
+  );
+  // Frozen for longer than its lease: to the other instance, its write's instance is gone.
+  await new Promise((r) => setTimeout(r, 2 * LEASE_MS));
+  const retry = await api.arrow(`/v1/table/${table}/insert`, rows(10, 110), headers);
+  expect(retry.status, JSON.stringify(retry.body)).toBe(200);
+  expect(retry.body).toMatchObject({ version: 2, num_inserted_rows: 100 });
+  process.kill(paused.pid, "SIGCONT");
+  const woken = await first;
+  const versions = (await api.post<{ versions: Array<{ version: number }> }>(`/v1/table/${table}/version/list`, {})).body.versions.map((v) => v.version);
+  const counted = (await api.post<number>(`/v1/table/${table}/count_rows`, {})).body;
+  return { woken, versions, counted };
+}
+
+describe("an instance paused for longer than its lease while its client's retry is answered elsewhere", () => {
+  it("once its claim was in the ledger: when it wakes, its write lands nowhere and it answers the retry's version", async () => {
+    const { woken, versions, counted } = await pausedThenRetried(AFTER_CLAIM);
+    expect(counted).toBe(110);
+    expect(versions).toEqual([1, 2]);
+    expect(woken.status, JSON.stringify(woken.body)).toBe(200);
+    expect(woken.body).toMatchObject({ version: 2, num_inserted_rows: 100 });
+  });
+
+  it("in the middle of its commit (its manifest staged, not yet published): when it wakes, it publishes nothing", async () => {
+    const { woken, versions, counted } = await pausedThenRetried(MID_COMMIT);
+    expect(counted).toBe(110);
+    expect(versions).toEqual([1, 2]);
+    expect(woken.status, JSON.stringify(woken.body)).toBe(200);
+    expect(woken.body).toMatchObject({ version: 2, num_inserted_rows: 100 });
+    // Both instances go on writing the table.
+    expect((await client(paused.url, paused.auth).arrow(`/v1/table/${MID_COMMIT}/insert`, rows(200, 205))).body.version).toBe(3);
+  });
+});
