@@ -14,6 +14,7 @@ import { startServer, type TestServer } from "./server";
 const LEASE_MS = 1000;
 const AFTER_CLAIM = "paused_after_claim";
 const MID_COMMIT = "paused_mid_commit";
+const UPDATE = "paused_update";
 
 let paused: TestServer;
 let other: TestServer;
@@ -21,7 +22,10 @@ let other: TestServer;
 beforeAll(async () => {
   other = await startServer({ QUIVER_WRITE_LEASE: `${LEASE_MS}ms` });
   paused = await startServer(
-    { QUIVER_WRITE_LEASE: `${LEASE_MS}ms`, QUIVER_FAILPOINTS: [`pause-after-claim:${AFTER_CLAIM}@1`, `pause-before-publish:${MID_COMMIT}@1`].join(",") },
+    {
+      QUIVER_WRITE_LEASE: `${LEASE_MS}ms`,
+      QUIVER_FAILPOINTS: [`pause-after-claim:${AFTER_CLAIM}@1`, `pause-before-publish:${MID_COMMIT}@1`, `pause-before-publish:${UPDATE}@1`].join(","),
+    },
     { root: other.root },
   );
 });
@@ -74,5 +78,34 @@ describe("an instance paused for longer than its lease while its client's retry 
     expect(woken.body).toMatchObject({ version: 2, num_inserted_rows: 100 });
     // Both instances go on writing the table.
     expect((await client(paused.url, paused.auth).arrow(`/v1/table/${MID_COMMIT}/insert`, rows(200, 205))).body.version).toBe(3);
+  });
+
+  it("an update in the middle of its commit: when it wakes, the rows are changed once", async () => {
+    const api = client(other.url, other.auth);
+    expect((await api.arrow(`/v1/table/${UPDATE}/create`, rows(0, 10))).status).toBe(200);
+    const update = { predicate: "id < 10", updates: [["x", "x + 1"]] };
+    const headers = { "x-request-id": `${UPDATE}-once` };
+    const first = client(paused.url, paused.auth).post(`/v1/table/${UPDATE}/update`, update, headers);
+    await until(
+      "the instance pauses",
+      async () => isStopped(paused.pid),
+      (stopped) => stopped,
+      30_000,
+      10,
+    );
+    await new Promise((r) => setTimeout(r, 2 * LEASE_MS));
+    const retry = await api.post(`/v1/table/${UPDATE}/update`, update, headers);
+    expect(retry.status, JSON.stringify(retry.body)).toBe(200);
+    expect(retry.body).toMatchObject({ version: 2, updated_rows: 10 });
+    process.kill(paused.pid, "SIGCONT");
+    const woken = await first;
+    expect(woken.status, JSON.stringify(woken.body)).toBe(200);
+    expect(woken.body).toMatchObject({ version: 2 });
+    const versions = (await api.post<{ versions: Array<{ version: number }> }>(`/v1/table/${UPDATE}/version/list`, {})).body.versions.map((v) => v.version);
+    expect(versions).toEqual([1, 2]);
+    const xs = await api.post<import("apache-arrow").Table>(`/v1/table/${UPDATE}/query`, { columns: ["id", "x"], limit: 100 });
+    const byId = new Map([...xs.body.getChild("id")!.toArray()].map((id, i) => [Number(id), Number(xs.body.getChild("x")!.get(i))]));
+    // rows() gives row i the value 1.5 i: one update adds 1, once.
+    expect([...byId].sort(([a], [b]) => a - b).map(([, x]) => x)).toEqual(Array.from({ length: 10 }, (_, i) => i * 1.5 + 1));
   });
 });

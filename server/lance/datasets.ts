@@ -11,7 +11,8 @@ import { connectNative, engineCall, type NativeConnection, type NativeTable } fr
 import { QuiverError, fromArrowWriteError, invalidInput } from "@/server/errors";
 import type { ArrowBody } from "./arrow-ipc";
 import { datasetLocator, isPlainLocation } from "./dataset-locator";
-import { withCommitGuard, type CommitGuard } from "./engine-versions";
+import { guardedManifest, withCommitGuard, type CommitGuard } from "./engine-versions";
+import type { TableFiles } from "./table-files";
 import { KeyedFreshRead } from "@/server/storage/fresh-read";
 import { OutsideRootError, type ObjectStore } from "@/server/storage/object-store";
 import { prepareStore } from "@/server/storage/stores";
@@ -101,6 +102,11 @@ export class Datasets {
   /** Runs a commit through the location's commit handle under `guard`: what it carries, and what it must pass. */
   guarded<T>(location: string, guard: CommitGuard, work: () => Promise<T>): Promise<T> {
     return withCommitGuard(this.root, location, guard, work);
+  }
+
+  /** A manifest Quiver writes itself, as the commit guarded at its location publishes it (engine-versions.ts). */
+  guardedManifest(files: TableFiles, directory: string, version: number, content: Buffer): Promise<Buffer> {
+    return guardedManifest(this.root, files, directory, version, content);
   }
 
   /** The URI of a location, as clients and Lance's own tools open it. */

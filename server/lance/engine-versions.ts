@@ -55,6 +55,17 @@ export async function withCommitGuard<T>(root: DataRoot, location: string, guard
   }
 }
 
+/**
+ * The manifest of `version` as the commit under way at the location publishes it: let through by its guard (which
+ * throws to refuse it) and with the guard's properties; as it is when no commit is guarded there.
+ */
+export async function guardedManifest(root: DataRoot, files: TableFiles, directory: string, version: number, content: Buffer): Promise<Buffer> {
+  const guard = guards.get(guardKey(root, files.location));
+  if (!guard) return content;
+  await guard.admit(files, directory, version);
+  return Object.keys(guard.properties).length ? withTransactionProperties(content, guard.properties) : content;
+}
+
 /** An answer to the engine: a status and its JSON body. */
 export interface LocatorAnswer {
   status: number;
@@ -120,13 +131,12 @@ export class EngineVersions {
     const cached = this.root.kind === "object" ? await stagedInCache(staged) : null;
     const content = cached ?? (await this.files.read(staged));
     if (!content) return refusal(400, ErrorCode.InvalidInput, `the staged manifest '${manifestPath}' does not exist`);
-    const guard = guards.get(guardKey(this.root, this.location));
+    let manifest: Buffer;
     try {
-      await guard?.admit(this.files, directory, version);
+      manifest = await guardedManifest(this.root, this.files, directory, version, content);
     } catch (err) {
       return refusal(409, ErrorCode.ConcurrentModification, err instanceof Error ? err.message : String(err));
     }
-    const manifest = guard && Object.keys(guard.properties).length ? withTransactionProperties(content, guard.properties) : content;
     const v2 = request.naming_scheme !== "V1";
     const { written, key } = await this.files.commitManifest(directory, version, v2, manifest);
     // The store may have written it on a first try whose answer was lost: then the manifest there is this one.

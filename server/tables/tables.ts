@@ -461,6 +461,26 @@ export class Tables {
     });
   }
 
+  /**
+   * A manifest this service writes itself (not the engine), from within a guarded commit: let through by the
+   * requests' guard and naming them, as the engine's commits through the commit handle are.
+   */
+  guardedManifest(files: TableFiles, directory: string, version: number, content: Buffer): Promise<Buffer> {
+    return this.datasets.guardedManifest(files, directory, version, content);
+  }
+
+  /**
+   * Commits `commit` in the table's turn through the commit handle, under its requests' guard (guardCommit): on main
+   * the handle caught up to `seen` (the version the write's checks read), on a branch the branch checked out of it.
+   */
+  guardedCommit<T>(entry: TableEntry, branch: string | undefined, seen: number, commit: (table: NativeTable) => Promise<T>): Promise<T> {
+    return this.commitTo(
+      entry,
+      async (stamp) => commit(branch && branch !== "main" ? await this.branchAppendHandle(entry, branch) : await this.turnHandle(entry, stamp, seen)),
+      { guarded: true },
+    );
+  }
+
   /** A branch's handle to append through, from within `commitTo`, so that the version the engine reports is the append's own. */
   async branchAppendHandle(entry: TableEntry, branch: string): Promise<NativeTable> {
     const table = await this.datasets.commitHandle(entry.location);

@@ -151,15 +151,7 @@ export async function mergeInsert(tables: Tables, id: Id, body: ArrowBody, optio
     if (options.timeoutMs !== undefined) builder.setTimeout(options.timeoutMs);
     return builder.execute(body.file);
   };
-  // On main, through the commit handle, under its requests' guard; a branch's merge goes through its own handle.
-  const result = await tables.commitTo(
-    entry,
-    async (stamp) => {
-      const target = options.branch ? table : await tables.turnHandle(entry, stamp, seen);
-      return engineCall("merge_insert", () => merge(target), fromArrowWriteError);
-    },
-    { guarded: !options.branch },
-  );
+  const result = await tables.guardedCommit(entry, options.branch, seen, (target) => engineCall("merge_insert", () => merge(target), fromArrowWriteError));
   return {
     version: result.version,
     num_inserted_rows: result.numInsertedRows,
@@ -198,7 +190,7 @@ export async function alterColumns(tables: Tables, id: Id, alterations: Alterati
     }
     return { path: formatFieldPath(segments), rename: a.rename, nullable: a.nullable, dataType };
   });
-  return tables.commitTo(entry, () => engineCall("alter columns", () => table.alterColumns(native)));
+  return tables.guardedCommit(entry, branch, await versionNow(table), (target) => engineCall("alter columns", () => target.alterColumns(native)));
 }
 
 export interface FieldMetadataUpdate {
@@ -215,7 +207,9 @@ export async function updateFieldMetadata(tables: Tables, id: Id, updates: Field
   const schema = await tables.schemaOf(table);
   const paths = updates.map((u, i) => existingColumn(schema.fields, u.path, `updates[${i}]`, entry.objectId));
   const native = updates.map((u, i) => ({ path: formatFieldPath(paths[i]), metadata: u.metadata, replace: u.replace ?? false }));
-  const result = await tables.commitTo(entry, () => engineCall("update field metadata", () => table.updateFieldMetadata(native)));
+  const result = await tables.guardedCommit(entry, branch, await versionNow(table), (target) =>
+    engineCall("update field metadata", () => target.updateFieldMetadata(native)),
+  );
   return { version: result.version, fields: metadataOf(await tables.schemaOf(table), updates, paths) };
 }
 
@@ -268,33 +262,49 @@ export async function updateSchemaMetadata(tables: Tables, id: Id, changes: Reco
     if (!manifest) throw changing();
     return { metadata: parsed(() => schemaMetadataOf(manifest).metadata), version: null };
   }
-  return tables.commitTo(entry, async () => {
+  // Written by this service, not the engine: its manifest names the request and passes its guard all the same.
+  const write = async () => {
     for (let attempt = 0; attempt < SCHEMA_METADATA_ATTEMPTS; attempt++) {
       const manifest = await latest();
       if (!manifest) continue;
       const next = parsed(() => schemaMetadataCommit(manifest, changes));
       if (next.transactionFile) await files.create(`${directory}/_transactions/${next.transactionFile}`, next.transaction);
-      const commit = await files.commitManifest(directory, next.version, true, next.manifest);
+      const published = await tables.guardedManifest(files, directory, next.version, next.manifest);
+      const commit = await files.commitManifest(directory, next.version, true, published);
       // A manifest there that is this one was written by a first try whose answer the store client lost.
-      if (commit.written || (await files.read(commit.key))?.equals(next.manifest)) {
+      if (commit.written || (await files.read(commit.key))?.equals(published)) {
         await files.hintLatest(directory, next.version);
         return { metadata: next.metadata, version: next.version };
       }
     }
     throw changing();
-  });
+  };
+  return tables.commitTo(entry, write, { guarded: true });
 }
 
 export async function restoreVersion(tables: Tables, id: Id, version: number, branch?: string) {
-  const { entry, table } = await tables.dataAt(id, "be restored", { version, branch });
-  await tables.commitTo(entry, () => engineCall("restore", () => table.restore()));
-  return { version: await table.version() };
+  // The version is checked first, on a handle of its own; the restore commits through the commit handle.
+  const { entry } = await tables.dataAt(id, "be restored", { version, branch });
+  const restored = await tables.guardedCommit(entry, branch, 0, async (target) => {
+    try {
+      await engineCall("restore", () => target.checkout(version));
+      await engineCall("restore", () => target.restore());
+    } catch (err) {
+      // The commit handle goes back to the latest version, for the commits after this one.
+      await target.checkoutLatest().catch(() => undefined);
+      throw err;
+    }
+    return engineCall("read the version", () => target.version());
+  });
+  return { version: restored };
 }
 
 export async function addColumns(tables: Tables, id: Id, columns: Array<{ name: string; expression: string }>, branch?: string) {
   if (columns.length === 0) throw invalidInput("new_columns must list at least one column");
   const { entry, table } = await tables.dataHandle(id, "have columns added", branch);
-  return tables.commitTo(entry, () => engineCall("add columns", () => table.addColumns(columns.map((c) => ({ name: c.name, valueSql: c.expression })))));
+  return tables.guardedCommit(entry, branch, await versionNow(table), (target) =>
+    engineCall("add columns", () => target.addColumns(columns.map((c) => ({ name: c.name, valueSql: c.expression })))),
+  );
 }
 
 export async function dropColumns(tables: Tables, id: Id, columns: string[], branch?: string) {
@@ -302,18 +312,20 @@ export async function dropColumns(tables: Tables, id: Id, columns: string[], bra
   const { entry, table } = await tables.dataHandle(id, "have columns dropped", branch);
   const schema = await tables.schemaOf(table);
   for (const c of columns) existingColumn(schema.fields, c, "columns", entry.objectId);
-  return tables.commitTo(entry, () => engineCall("drop columns", () => table.dropColumns(columns)));
+  return tables.guardedCommit(entry, branch, await versionNow(table), (target) => engineCall("drop columns", () => target.dropColumns(columns)));
 }
 
 export async function updateRows(tables: Tables, id: Id, predicate: string | undefined, updates: Array<[string, string]>, branch?: string) {
   if (updates.length === 0) throw invalidInput("updates must list at least one [column, expression] pair");
   const { entry, table } = await tables.dataHandle(id, "be updated", branch);
-  const result = await tables.commitTo(entry, () => engineCall("update", () => table.update(predicate ?? null, updates)));
+  const result = await tables.guardedCommit(entry, branch, await versionNow(table), (target) =>
+    engineCall("update", () => target.update(predicate ?? null, updates)),
+  );
   return { version: result.version, updated_rows: result.rowsUpdated, rows_updated: result.rowsUpdated, properties: entry.properties };
 }
 
 export async function deleteRows(tables: Tables, id: Id, predicate: string, branch?: string) {
   const { entry, table } = await tables.dataHandle(id, "have rows deleted", branch);
-  const result = await tables.commitTo(entry, () => engineCall("delete", () => table.delete(predicate)));
+  const result = await tables.guardedCommit(entry, branch, await versionNow(table), (target) => engineCall("delete", () => target.delete(predicate)));
   return { version: result.version, num_deleted_rows: result.numDeletedRows };
 }
