@@ -70,10 +70,17 @@ export async function databaseFor(name: string = DEFAULT_DATABASE): Promise<Data
   let database = databases.get(name);
   if (!database) {
     checkDatabaseName(name);
-    if (!(await exists(name))) throw new QuiverError("NamespaceNotFound", `database '${name}' does not exist`);
-    database = openDatabase(rootOf(name), config.storageOptions);
+    // Kept before the first await: requests that arrive together at a fresh process open the database once, so that
+    // its tables have one write turn each (two would let two commits of one table run at once in the process).
+    database = (async () => {
+      if (!(await exists(name))) throw new QuiverError("NamespaceNotFound", `database '${name}' does not exist`);
+      return openDatabase(rootOf(name), config.storageOptions);
+    })();
     databases.set(name, database);
-    database.catch(() => databases.delete(name));
+    const opening = database;
+    opening.catch(() => {
+      if (databases.get(name) === opening) databases.delete(name);
+    });
   }
   return database;
 }
