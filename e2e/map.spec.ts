@@ -199,7 +199,12 @@ test("a clicked point's neighbours beside the index's with its recall, an index 
   let sum = 0;
   for (let j = 0; j < 20; j++) sum += await recallAt(String(ids.get(Math.floor(((j + 0.5) * ids.length) / 20))));
   await page.getByRole("button", { name: "Check the index at 20 points" }).click();
-  await expect(page.getByRole("region", { name: "Index check" })).toContainText(`mean recall ${Math.round((sum / 20) * 100)}% over 20 points`);
+  // An approximate index's search may break a tie between equal distances either way, so the console's own search
+  // of the 20 points may differ from the one here by a neighbour in 200: half a percent.
+  const check = page.getByRole("region", { name: "Index check" });
+  await expect(check).toContainText(/mean recall \d+% over 20 points/);
+  const shown = Number(/mean recall (\d+)%/.exec((await check.textContent()) ?? "")?.[1]);
+  expect(Math.abs(shown - (sum / 20) * 100)).toBeLessThanOrEqual(1);
 
   // Searches light their hits and the grid lists them: a filter's every match, words, a vector's nearest rows.
   const search = page.getByRole("form", { name: "Search the map" });
