@@ -37,11 +37,8 @@ afterAll(async () => {
 /** Whether a process is stopped (its state in /proc is T). */
 const isStopped = (pid: number) => readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.startsWith("T") ?? false;
 
-async function pausedThenRetried(table: string) {
-  const api = client(other.url, other.auth);
-  expect((await api.arrow(`/v1/table/${table}/create`, rows(0, 10))).status).toBe(200);
-  const headers = { "x-request-id": `${table}-batch` };
-  const first = client(paused.url, paused.auth).arrow(`/v1/table/${table}/insert`, rows(10, 110), headers);
+/** Waits until the instance has paused itself, then for longer than its lease: to the other, its write's instance is gone. */
+async function pausedPastItsLease() {
   await until(
     "the instance pauses",
     async () => isStopped(paused.pid),
@@ -49,8 +46,16 @@ async function pausedThenRetried(table: string) {
     30_000,
     10,
   );
-  // Frozen for longer than its lease: to the other instance, its write's instance is gone.
   await new Promise((r) => setTimeout(r, 2 * LEASE_MS));
+}
+
+/** An insert paused at its pause point, retried through the other instance, then woken: what each part then shows. */
+async function pausedThenRetried(table: string) {
+  const api = client(other.url, other.auth);
+  expect((await api.arrow(`/v1/table/${table}/create`, rows(0, 10))).status).toBe(200);
+  const headers = { "x-request-id": `${table}-batch` };
+  const first = client(paused.url, paused.auth).arrow(`/v1/table/${table}/insert`, rows(10, 110), headers);
+  await pausedPastItsLease();
   const retry = await api.arrow(`/v1/table/${table}/insert`, rows(10, 110), headers);
   expect(retry.status, JSON.stringify(retry.body)).toBe(200);
   expect(retry.body).toMatchObject({ version: 2, num_inserted_rows: 100 });
@@ -62,20 +67,20 @@ async function pausedThenRetried(table: string) {
 }
 
 describe("an instance paused for longer than its lease while its client's retry is answered elsewhere", () => {
-  it("once its claim was in the ledger: when it wakes, its write lands nowhere and it answers the retry's version", async () => {
-    const { woken, versions, counted } = await pausedThenRetried(AFTER_CLAIM);
+  /** The batch once, in the retry's version, which the woken instance answers too. */
+  const expectOnce = ({ woken, versions, counted }: Awaited<ReturnType<typeof pausedThenRetried>>) => {
     expect(counted).toBe(110);
     expect(versions).toEqual([1, 2]);
     expect(woken.status, JSON.stringify(woken.body)).toBe(200);
     expect(woken.body).toMatchObject({ version: 2, num_inserted_rows: 100 });
+  };
+
+  it("once its claim was in the ledger: when it wakes, its write lands nowhere and it answers the retry's version", async () => {
+    expectOnce(await pausedThenRetried(AFTER_CLAIM));
   });
 
   it("in the middle of its commit (its manifest staged, not yet published): when it wakes, it publishes nothing", async () => {
-    const { woken, versions, counted } = await pausedThenRetried(MID_COMMIT);
-    expect(counted).toBe(110);
-    expect(versions).toEqual([1, 2]);
-    expect(woken.status, JSON.stringify(woken.body)).toBe(200);
-    expect(woken.body).toMatchObject({ version: 2, num_inserted_rows: 100 });
+    expectOnce(await pausedThenRetried(MID_COMMIT));
     // Both instances go on writing the table.
     expect((await client(paused.url, paused.auth).arrow(`/v1/table/${MID_COMMIT}/insert`, rows(200, 205))).body.version).toBe(3);
   });
@@ -86,14 +91,7 @@ describe("an instance paused for longer than its lease while its client's retry 
     const update = { predicate: "id < 10", updates: [["x", "x + 1"]] };
     const headers = { "x-request-id": `${UPDATE}-once` };
     const first = client(paused.url, paused.auth).post(`/v1/table/${UPDATE}/update`, update, headers);
-    await until(
-      "the instance pauses",
-      async () => isStopped(paused.pid),
-      (stopped) => stopped,
-      30_000,
-      10,
-    );
-    await new Promise((r) => setTimeout(r, 2 * LEASE_MS));
+    await pausedPastItsLease();
     const retry = await api.post(`/v1/table/${UPDATE}/update`, update, headers);
     expect(retry.status, JSON.stringify(retry.body)).toBe(200);
     expect(retry.body).toMatchObject({ version: 2, updated_rows: 10 });
