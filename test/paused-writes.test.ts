@@ -9,7 +9,7 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { client, rows, until } from "./client";
-import { startServer, type TestServer } from "./server";
+import { startServer, storeOf, type TestServer } from "./server";
 
 const LEASE_MS = 1000;
 const AFTER_CLAIM = "paused_after_claim";
@@ -105,5 +105,9 @@ describe("an instance paused for longer than its lease while its client's retry 
     const byId = new Map([...xs.body.getChild("id")!.toArray()].map((id, i) => [Number(id), Number(xs.body.getChild("x")!.get(i))]));
     // rows() gives row i the value 1.5 i: one update adds 1, once.
     expect([...byId].sort(([a], [b]) => a - b).map(([, x]) => x)).toEqual(Array.from({ length: 10 }, (_, i) => i * 1.5 + 1));
+    // The woken update ran once: its guard, finding its request in version 2, ended the commit there, and the engine
+    // did not rebase it and run it again (writing another data file) after a backoff as long as the pause.
+    const dataFiles = await storeOf(other).list(`${UPDATE}.lance/data/`);
+    expect(dataFiles.length, dataFiles.join(" ")).toBe(3); // the create's, the retry's, the woken attempt's
   });
 });

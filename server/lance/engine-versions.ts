@@ -39,15 +39,20 @@ export interface CommitGuard {
   admit(files: TableFiles, directory: string, version: number): Promise<void>;
 }
 
-/** The guards of the commits under way in this process, by root and location (one write turn per location at a time). */
-const guards = new Map<string, CommitGuard>();
+/**
+ * The guards of the commits under way in this process, by root and location (one write turn per location at a time),
+ * with why the guard refused the commit, once it has: the commit is then over, and the engine is answered nothing
+ * more about the location (EngineVersions.answer), so that it fails the write at once instead of rebasing it and,
+ * for an update or a delete, running it again after a backoff as long as the wait it has already had.
+ */
+const guards = new Map<string, { guard: CommitGuard; refused: string | null }>();
 const guardKey = (root: DataRoot, location: string) => `${root.uri}\0${location}`;
 
 /** Runs `work` (a commit through the commit connection) with `guard` on the commits it makes to the location. */
 export async function withCommitGuard<T>(root: DataRoot, location: string, guard: CommitGuard, work: () => Promise<T>): Promise<T> {
   const key = guardKey(root, location);
   if (guards.has(key)) throw new Error(`a commit to '${location}' is already guarded in this process`);
-  guards.set(key, guard);
+  guards.set(key, { guard, refused: null });
   try {
     return await work();
   } finally {
@@ -55,15 +60,26 @@ export async function withCommitGuard<T>(root: DataRoot, location: string, guard
   }
 }
 
+/** Asks the guard at the location, if any, to admit `version`; a refusal ends the commit (see `guards`) and is thrown. */
+async function admitted(root: DataRoot, files: TableFiles, directory: string, version: number) {
+  const held = guards.get(guardKey(root, files.location));
+  if (!held) return null;
+  try {
+    await held.guard.admit(files, directory, version);
+  } catch (err) {
+    held.refused = err instanceof Error ? err.message : String(err);
+    throw err;
+  }
+  return held.guard;
+}
+
 /**
  * The manifest of `version` as the commit under way at the location publishes it: let through by its guard (which
  * throws to refuse it) and with the guard's properties; as it is when no commit is guarded there.
  */
 export async function guardedManifest(root: DataRoot, files: TableFiles, directory: string, version: number, content: Buffer): Promise<Buffer> {
-  const guard = guards.get(guardKey(root, files.location));
-  if (!guard) return content;
-  await guard.admit(files, directory, version);
-  return Object.keys(guard.properties).length ? withTransactionProperties(content, guard.properties) : content;
+  const guard = await admitted(root, files, directory, version);
+  return guard && Object.keys(guard.properties).length ? withTransactionProperties(content, guard.properties) : content;
 }
 
 /** An answer to the engine: a status and its JSON body. */
@@ -97,6 +113,8 @@ export class EngineVersions {
   }
 
   async answer(operation: "list" | "describe" | "create", request: VersionRequest): Promise<LocatorAnswer> {
+    const refused = guards.get(guardKey(this.root, this.location))?.refused;
+    if (refused) return refusal(409, ErrorCode.ConcurrentModification, `the commit under way was refused: ${refused}`);
     const directory = this.files.directoryOf(request.branch ?? undefined);
     if (operation === "create") return this.publish(directory, request);
     const { sources } = await this.files.versions(directory);
@@ -141,7 +159,15 @@ export class EngineVersions {
     const { written, key } = await this.files.commitManifest(directory, version, v2, manifest);
     // The store may have written it on a first try whose answer was lost: then the manifest there is this one.
     const info = written ?? ((await this.files.read(key))?.equals(manifest) ? await this.files.head(key) : null);
-    if (!info) return refusal(409, ErrorCode.ConcurrentModification, `version ${version} of '${this.location}' already exists`);
+    if (!info) {
+      // Another writer made the version. If that was another attempt of this commit's requests, the guard, asked as
+      // of the next version, refuses: the engine is then not to rebase the commit onto it.
+      const taken = `version ${version} of '${this.location}' already exists`;
+      return admitted(this.root, this.files, directory, version + 1).then(
+        () => refusal(409, ErrorCode.ConcurrentModification, taken),
+        (err: unknown) => refusal(409, ErrorCode.ConcurrentModification, `${taken}; ${err instanceof Error ? err.message : String(err)}`),
+      );
+    }
     this.files.knownManifest(key, info.etag, manifest);
     // Neither is needed for the answer: a staged file left behind costs space, and a hint behind the latest costs a
     // reader a look past it (the engine writes one only on a local root).
