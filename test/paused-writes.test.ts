@@ -15,6 +15,7 @@ const LEASE_MS = 1000;
 const AFTER_CLAIM = "paused_after_claim";
 const MID_COMMIT = "paused_mid_commit";
 const UPDATE = "paused_update";
+const FIRST = "paused_first_write";
 
 let paused: TestServer;
 let other: TestServer;
@@ -24,7 +25,12 @@ beforeAll(async () => {
   paused = await startServer(
     {
       QUIVER_WRITE_LEASE: `${LEASE_MS}ms`,
-      QUIVER_FAILPOINTS: [`pause-after-claim:${AFTER_CLAIM}@1`, `pause-before-publish:${MID_COMMIT}@1`, `pause-before-publish:${UPDATE}@1`].join(","),
+      QUIVER_FAILPOINTS: [
+        `pause-after-claim:${AFTER_CLAIM}@1`,
+        `pause-before-publish:${MID_COMMIT}@1`,
+        `pause-before-publish:${UPDATE}@1`,
+        `pause-before-publish:${FIRST}@1`,
+      ].join(","),
     },
     { root: other.root },
   );
@@ -49,16 +55,20 @@ async function pausedPastItsLease() {
   await new Promise((r) => setTimeout(r, 2 * LEASE_MS));
 }
 
-/** An insert paused at its pause point, retried through the other instance, then woken: what each part then shows. */
-async function pausedThenRetried(table: string) {
+/**
+ * An insert paused at its pause point, retried through the other instance, then woken: what each part then shows. The
+ * table has 10 rows at version 1, or, `declared` only, none: the insert then makes its first version.
+ */
+async function pausedThenRetried(table: string, declared = false) {
   const api = client(other.url, other.auth);
-  expect((await api.arrow(`/v1/table/${table}/create`, rows(0, 10))).status).toBe(200);
+  const made = declared ? await api.post(`/v1/table/${table}/declare`, {}) : await api.arrow(`/v1/table/${table}/create`, rows(0, 10));
+  expect(made.status).toBe(200);
   const headers = { "x-request-id": `${table}-batch` };
   const first = client(paused.url, paused.auth).arrow(`/v1/table/${table}/insert`, rows(10, 110), headers);
   await pausedPastItsLease();
   const retry = await api.arrow(`/v1/table/${table}/insert`, rows(10, 110), headers);
   expect(retry.status, JSON.stringify(retry.body)).toBe(200);
-  expect(retry.body).toMatchObject({ version: 2, num_inserted_rows: 100 });
+  expect(retry.body).toMatchObject({ version: declared ? 1 : 2, num_inserted_rows: 100 });
   process.kill(paused.pid, "SIGCONT");
   const woken = await first;
   const versions = (await api.post<{ versions: Array<{ version: number }> }>(`/v1/table/${table}/version/list`, {})).body.versions.map((v) => v.version);
@@ -83,6 +93,15 @@ describe("an instance paused for longer than its lease while its client's retry 
     expectOnce(await pausedThenRetried(MID_COMMIT));
     // Both instances go on writing the table.
     expect((await client(paused.url, paused.auth).arrow(`/v1/table/${MID_COMMIT}/insert`, rows(200, 205))).body.version).toBe(3);
+  });
+
+  it("a declared table's first write in the middle of its commit: when it wakes, it neither overwrites nor appends", async () => {
+    const { woken, versions, counted } = await pausedThenRetried(FIRST, true);
+    // Without the guards (the look for its request, and only version 1 its to make) it made a version 2 when it woke.
+    expect(versions).toEqual([1]);
+    expect(counted).toBe(100);
+    expect(woken.status, JSON.stringify(woken.body)).toBe(200);
+    expect(woken.body).toMatchObject({ version: 1, num_inserted_rows: 100 });
   });
 
   it("an update in the middle of its commit: when it wakes, the rows are changed once", async () => {

@@ -247,11 +247,24 @@ export class Datasets {
       return table;
     }
     await this.inside(location, () => this.store.exists(`${location}/`));
+    // Through the commit connection, under the guard of the requests the write applies (if any, around this) and
+    // its own: the engine would take another writer's version 1 for a conflict and rebase onto it, overwriting it.
+    let lost = false;
+    const firstOnly: CommitGuard = {
+      properties: {},
+      admit: async (_files, _directory, version) => {
+        if (version === 1) return;
+        lost = true;
+        throw new Error(`another writer made the first version of '${location}'`);
+      },
+    };
     try {
       const storageOptions = options.stableRowIds ? { ...this.storageOptions, new_table_enable_stable_row_ids: "true" } : this.storageOptions;
-      await (await this.latest()).createTable(location, body.file, "create", [this.rootId], storageOptions);
+      const connection = await this.commits();
+      await withCommitGuard(this.root, location, firstOnly, () => connection.createTable(location, body.file, "create", [this.rootId], storageOptions), true);
     } catch (err) {
       await this.removeEmptyDirectories(location);
+      if (lost) throw new QuiverError("TableAlreadyExists", `table '${location}' already exists: another writer made its first version`);
       throw fromArrowWriteError(err, "create table");
     }
     this.forget(location);

@@ -48,16 +48,40 @@ export interface CommitGuard {
 const guards = new Map<string, { guard: CommitGuard; refused: string | null }>();
 const guardKey = (root: DataRoot, location: string) => `${root.uri}\0${location}`;
 
-/** Runs `work` (a commit through the commit connection) with `guard` on the commits it makes to the location. */
-export async function withCommitGuard<T>(root: DataRoot, location: string, guard: CommitGuard, work: () => Promise<T>): Promise<T> {
+/**
+ * Runs `work` (a commit through the commit connection) with `guard` on the commits it makes to the location. `within`
+ * another guarded commit there (a first write's own guard inside its requests' guard), a version passes both guards,
+ * the outer first, and carries both's properties.
+ */
+export async function withCommitGuard<T>(root: DataRoot, location: string, guard: CommitGuard, work: () => Promise<T>, within = false): Promise<T> {
   const key = guardKey(root, location);
-  if (guards.has(key)) throw new Error(`a commit to '${location}' is already guarded in this process`);
-  guards.set(key, { guard, refused: null });
+  const outer = guards.get(key);
+  if (outer && !within) throw new Error(`a commit to '${location}' is already guarded in this process`);
+  const held = { guard: outer ? bothOf(outer.guard, guard) : guard, refused: null as string | null };
+  guards.set(key, held);
   try {
     return await work();
   } finally {
-    guards.delete(key);
+    if (outer) {
+      outer.refused ??= held.refused;
+      guards.set(key, outer);
+    } else guards.delete(key);
   }
+}
+
+/**
+ * A guard that admits what both admit. Each is asked even when the other refuses: the requests' guard notes there
+ * which request it found applied, which decides how the write is answered.
+ */
+function bothOf(first: CommitGuard, second: CommitGuard): CommitGuard {
+  return {
+    properties: { ...first.properties, ...second.properties },
+    admit: async (files, directory, version) => {
+      const answers = await Promise.allSettled([first.admit(files, directory, version), second.admit(files, directory, version)]);
+      const refusal = answers.find((a): a is PromiseRejectedResult => a.status === "rejected");
+      if (refusal) throw refusal.reason;
+    },
+  };
 }
 
 /** Asks the guard at the location, if any, to admit `version`; a refusal ends the commit (see `guards`) and is thrown. */

@@ -126,15 +126,19 @@ export class Tables {
   async writeFirstVersion(entry: TableEntry, body: ArrowBody): Promise<number | null> {
     const beingCreated = () => new QuiverError("ConcurrentModification", `Table '${entry.objectId}' is being created by another request; retry`);
     if (!(await this.catalog.awaitsFirstWrite(entry, beingCreated))) return null;
-    return this.commitTo(entry, async () => {
-      if (!(await this.catalog.awaitsFirstWrite(entry, beingCreated))) return null;
-      try {
+    // Under its requests' guard: another attempt of them may have made the first version meanwhile.
+    const created = this.commitTo(
+      entry,
+      async () => {
+        if (!(await this.catalog.awaitsFirstWrite(entry, beingCreated))) return null;
         const table = await this.datasets.create(entry.location, body, "create", { stableRowIds: wantsStableRowIds(entry.properties, config.stableRowIds) });
-        return await table.version();
-      } catch (err) {
-        if (err instanceof QuiverError && err.codeName === "TableAlreadyExists") return null;
-        throw err;
-      }
+        return table.version();
+      },
+      { guarded: true },
+    );
+    return created.catch((err: unknown) => {
+      if (err instanceof QuiverError && err.codeName === "TableAlreadyExists") return null;
+      throw err;
     });
   }
 
