@@ -248,7 +248,7 @@ export class Datasets {
     }
     await this.inside(location, () => this.store.exists(`${location}/`));
     // Through the commit connection, under the guard of the requests the write applies (if any, around this) and
-    // its own: the engine would take another writer's version 1 for a conflict and rebase onto it, overwriting it.
+    // its own: the engine would take another writer's version 1 for a conflict and commit this as version 2 over it.
     let lost = false;
     const firstOnly: CommitGuard = {
       properties: {},
