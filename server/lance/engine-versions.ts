@@ -123,6 +123,9 @@ interface VersionRequest {
   limit?: number;
 }
 
+/** A version listed, then gone before its manifest was read. */
+class VersionGone extends Error {}
+
 /** The version operations of one table location for the engine's commit connection. */
 export class EngineVersions {
   private readonly files: TableFiles;
@@ -137,6 +140,15 @@ export class EngineVersions {
   }
 
   async answer(operation: "list" | "describe" | "create", request: VersionRequest): Promise<LocatorAnswer> {
+    try {
+      return await this.answered(operation, request);
+    } catch (err) {
+      if (err instanceof VersionGone) return refusal(404, ErrorCode.TableVersionNotFound, err.message);
+      throw err;
+    }
+  }
+
+  private async answered(operation: "list" | "describe" | "create", request: VersionRequest): Promise<LocatorAnswer> {
     const refused = guards.get(guardKey(this.root, this.location))?.refused;
     if (refused) return refusal(409, ErrorCode.ConcurrentModification, `the commit under way was refused: ${refused}`);
     const directory = this.files.directoryOf(request.branch ?? undefined);
@@ -146,14 +158,18 @@ export class EngineVersions {
       const version = request.version ?? Math.max(0, ...sources.keys());
       const source = sources.get(version);
       if (!source) return refusal(404, ErrorCode.TableVersionNotFound, `version ${version} of '${this.location}' does not exist`);
-      return { status: 200, body: { version: await this.record(version, source) } };
+      return { status: 200, body: { version: await this.record(directory, version, source) } };
     }
     const numbers = [...sources.keys()].sort((a, b) => (request.descending === false ? a - b : b - a)).slice(0, request.limit ?? sources.size);
-    return { status: 200, body: { versions: await Promise.all(numbers.map((v) => this.record(v, sources.get(v)!))) } };
+    return { status: 200, body: { versions: await Promise.all(numbers.map((v) => this.record(directory, v, sources.get(v)!))) } };
   }
 
-  private async record(version: number, source: ManifestSource) {
-    const { file, summary } = await this.files.manifest(version, source);
+  private async record(directory: string, version: number, source: ManifestSource) {
+    const { file, summary } = await this.files.manifest(version, source).catch(async (err: unknown) => {
+      // Listed, then gone before it was read (a drop, or versions deleted meanwhile): no such version now.
+      if ((await this.files.versions(directory)).sources.has(version)) throw err;
+      throw new VersionGone(`version ${version} of '${this.location}' does not exist`);
+    });
     return {
       version,
       manifest_path: this.files.storePath(file.path),
