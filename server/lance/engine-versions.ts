@@ -143,7 +143,9 @@ export class EngineVersions {
     try {
       return await this.answered(operation, request);
     } catch (err) {
-      if (err instanceof VersionGone) return refusal(404, ErrorCode.TableVersionNotFound, err.message);
+      // The latest version gone while it was read: the table was dropped meanwhile.
+      if (err instanceof VersionGone)
+        return refusal(404, request.version === undefined ? ErrorCode.TableNotFound : ErrorCode.TableVersionNotFound, err.message);
       throw err;
     }
   }
@@ -157,6 +159,7 @@ export class EngineVersions {
     if (operation === "describe") {
       const version = request.version ?? Math.max(0, ...sources.keys());
       const source = sources.get(version);
+      if (!source && request.version === undefined) return refusal(404, ErrorCode.TableNotFound, `'${this.location}' has no version`);
       if (!source) return refusal(404, ErrorCode.TableVersionNotFound, `version ${version} of '${this.location}' does not exist`);
       return { status: 200, body: { version: await this.record(directory, version, source) } };
     }
