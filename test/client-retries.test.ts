@@ -18,7 +18,7 @@ import { keyOf, onObjectStore, startServer, storeOf, type TestServer } from "./s
 const LEASE_MS = 1000;
 const LEASE = { QUIVER_WRITE_LEASE: `${LEASE_MS}ms` };
 /** The tables whose commits kill the dying instance on a local root. */
-const VICTIMS = ["killed_insert", "killed_update", "killed_client", "killed_version", "killed_then_again", "killed_keyed"];
+const VICTIMS = ["killed_insert", "killed_update", "killed_index", "killed_client", "killed_version", "killed_then_again", "killed_keyed"];
 const BACK_TO_BACK = "back_to_back";
 const APART = "killed_apart";
 const ALIKE = "killed_alike";
@@ -177,6 +177,31 @@ describe("an instance killed after its commit landed and before it answered", ()
     expect(retry.body).toMatchObject({ version: 2, updated_rows: 4 });
     expect((await api.post("/v1/table/killed_update/count_rows", { predicate: "x >= 1000" })).body).toBe(4);
     expect((await api.post("/v1/table/killed_update/count_rows", { predicate: "x >= 2000" })).body).toBe(0);
+  });
+
+  it("an index build's retry answers the first's version, and the index is built once", async () => {
+    const api = client(other.url, other.auth);
+    expect((await api.arrow("/v1/table/killed_index/create", rows(0, 10))).status).toBe(200);
+    const build = { column: "id", index_type: "BTREE", name: "id_idx" };
+    const toDying = client(dying.url, dying.auth);
+    const first = await killedAfterCommit("killed_index", () =>
+      toDying.post("/v1/table/killed_index/create_index", build, { "x-request-id": "killed-index-1" }),
+    );
+    expect(first).toBeInstanceOf(Error);
+    const retry = await api.post("/v1/table/killed_index/create_index", build, { "x-request-id": "killed-index-1" });
+    expect(retry.status, JSON.stringify(retry.body)).toBe(200);
+    // Built again (the index replaced), it would have made version 3.
+    expect(await latestVersion("killed_index")).toBe(2);
+    const listed = await api.post<{ indexes: Array<{ index_name: string }> }>("/v1/table/killed_index/index/list", {});
+    expect(listed.body.indexes.map((i) => i.index_name)).toEqual(["id_idx"]);
+    // Its drop, killed the same way: the retry is answered as dropped, not refused for a missing index.
+    await startDying(Number(new URL(dying.url).port));
+    const drop = () => client(dying.url, dying.auth).post("/v1/table/killed_index/index/id_idx/drop", {}, { "x-request-id": "killed-index-2" });
+    expect(await killedAfterCommit("killed_index", drop)).toBeInstanceOf(Error);
+    const dropRetry = await api.post("/v1/table/killed_index/index/id_idx/drop", {}, { "x-request-id": "killed-index-2" });
+    expect(dropRetry.status, JSON.stringify(dropRetry.body)).toBe(200);
+    expect(await latestVersion("killed_index")).toBe(3);
+    expect((await api.post<{ indexes: unknown[] }>("/v1/table/killed_index/index/list", {})).body.indexes).toEqual([]);
   });
 
   it("LanceDB's client, retrying the insert after the load balancer's 502 under a new request id, is answered with the first's version; the rows are there once", async () => {

@@ -5,12 +5,16 @@ import { pageOf } from "@/server/catalog/paging";
 import { createIndex, dropIndex, indexStats, listIndices } from "@/server/tables/indices";
 import { indexOperations as ops } from "@/lib/contract/operations/indexes";
 
+/** An index build or drop applied once per request id: its answer has no fields, so one decided from its commit is the same. */
+const once = { scope: "table", decided: async () => json({}) } as const;
+
 /** CreateTableIndex and CreateTableScalarIndex: one request shape, the second refusing vector index types. */
 function createIndexRoute(operation: typeof ops.CreateTableIndex, scalarOnly: boolean) {
   return route({
     ...operation,
     access: { need: "editor", on: "table" },
     heavy: true,
+    once,
     handler: async ({ id, body: b, tables, committed }) => {
       if (b.distance_type && b.metric_type && b.distance_type.toLowerCase() !== b.metric_type.toLowerCase()) {
         throw invalidInput(`distance_type '${b.distance_type}' and metric_type '${b.metric_type}' disagree`);
@@ -81,6 +85,7 @@ export const indexRoutes = [
   route({
     ...ops.DropTableIndex,
     access: { need: "editor", on: "table" },
+    once,
     handler: async ({ id, params, query, tables, committed }) => {
       const { version } = await dropIndex(tables, id, params.index_name, query.branch || undefined);
       committed({ table: id, version, branch: query.branch || undefined });
