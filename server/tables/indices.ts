@@ -2,7 +2,7 @@
 import "server-only";
 import type { Field } from "apache-arrow";
 import { QuiverError, invalidInput } from "@/server/errors";
-import { engineCall, type NativeTable } from "@/server/lance/native";
+import { engineCall } from "@/server/lance/native";
 import type { Id, ReadAt } from "@/server/catalog/catalog";
 import { compare } from "@/server/catalog/catalog-table";
 import { indexConfig, indexTypeName, type IndexOptions } from "@/server/lance/index-config";
@@ -10,8 +10,7 @@ import { fieldToJson } from "@/lib/arrow-schema";
 import { columnKind } from "@/lib/index-types";
 import { existingColumn, resolveField } from "./fields";
 import type { Tables } from "./tables";
-
-const versionOf = (table: NativeTable) => engineCall("read the version", () => table.version());
+import { versionNow } from "./writes";
 
 export async function tableStats(tables: Tables, id: Id, branch?: string) {
   const { table } = await tables.dataHandle(id, "report statistics", branch);
@@ -65,9 +64,9 @@ export async function dropIndex(tables: Tables, id: Id, name: string, branch?: s
   const { entry, table } = await tables.dataHandle(id, "have indices", branch);
   const known = await engineCall("list indices", () => table.listIndices());
   if (!known.some((i) => i.name === name)) throw new QuiverError("TableIndexNotFound", `table '${entry.objectId}' has no index named '${name}'`);
-  return tables.guardedCommit(entry, branch, await versionOf(table), async (target) => {
+  return tables.guardedCommit(entry, branch, await versionNow(table), async (target) => {
     await engineCall("drop index", () => target.dropIndex(name));
-    return { version: await versionOf(target) };
+    return { version: await versionNow(target) };
   });
 }
 
@@ -85,11 +84,11 @@ export async function createIndex(
   if (typeName.startsWith("IVF_") && columnKind(json) !== "vector")
     throw invalidInput(`a ${typeName} index needs a vector column (a fixed-size list of floats or of uint8); column '${options.column}' is ${json.type.type}`);
   // Through the commit handle, under the request's guard: the version the build makes names the request.
-  return tables.guardedCommit(entry, options.branch, await versionOf(table), async (target) => {
+  return tables.guardedCommit(entry, options.branch, await versionNow(table), async (target) => {
     await engineCall("create index", () => target.createIndex(config, options.column, options.replace ?? true, null, options.name ?? null)).catch((err) => {
       if (err instanceof QuiverError && err.codeName === "TableAlreadyExists") throw new QuiverError("TableIndexAlreadyExists", err.message);
       throw err;
     });
-    return { version: await versionOf(target) };
+    return { version: await versionNow(target) };
   });
 }

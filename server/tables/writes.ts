@@ -62,7 +62,7 @@ async function checkedAtLatest<T>(tables: Tables, entry: TableEntry, table: Nati
 }
 
 /** The version a write that commits nothing answers: the table's, as the handle or the write's look found it. */
-const versionNow = async (table: NativeTable, seen = 0) => Math.max(seen, await engineCall("read the version", () => table.version()));
+export const versionNow = async (table: NativeTable, seen = 0) => Math.max(seen, await engineCall("read the version", () => table.version()));
 
 export async function insertRecords(tables: Tables, id: Id, body: ArrowBody, mode: "append" | "overwrite", branch?: string) {
   if (branch) return insertIntoBranch(tables, id, body, mode, branch);
