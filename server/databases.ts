@@ -60,8 +60,8 @@ export async function openDatabase(root: DataRoot, storageOptions: Record<string
   await datasets.init();
   const turns = new KeyedLock();
   const catalog = new Catalog(datasets, store, turns);
-  // The ledger decides a stopped write's outcome from the table's history, which it reads through the tables.
-  const ledger = new WriteLedger(store, (claim, lastSign, body) => decideFromHistory(tables, claim, lastSign, body));
+  // The ledger reads a stopped write's outcome from the table's records, which it reads through the tables.
+  const ledger = new WriteLedger(store, (claim) => decideFromHistory(tables, claim));
   const tables: Tables = new Tables(catalog, datasets, store, turns, ledger);
   return { catalog, tables };
 }

@@ -18,7 +18,16 @@ import { keyOf, onObjectStore, startServer, storeOf, type TestServer } from "./s
 const LEASE_MS = 1000;
 const LEASE = { QUIVER_WRITE_LEASE: `${LEASE_MS}ms` };
 /** The tables whose commits kill the dying instance on a local root. */
-const VICTIMS = ["killed_insert", "killed_update", "killed_index", "killed_client", "killed_version", "killed_then_again", "killed_keyed"];
+const VICTIMS = [
+  "killed_insert",
+  "killed_earlier_build",
+  "killed_update",
+  "killed_index",
+  "killed_client",
+  "killed_version",
+  "killed_then_again",
+  "killed_keyed",
+];
 const BACK_TO_BACK = "back_to_back";
 const APART = "killed_apart";
 const ALIKE = "killed_alike";
@@ -134,6 +143,31 @@ describe("an instance killed after its commit landed and before it answered", ()
     // Asked again, it answers the same from the record the retry left.
     expect((await api.arrow("/v1/table/killed_insert/insert", rows(10, 15), { "x-request-id": "killed-insert-1" })).body.version).toBe(2);
     expect(await count("killed_insert")).toBe(15);
+  });
+
+  it("a claim an earlier build left (its commit names no request): the retry is answered that it cannot be told, and commits nothing", async () => {
+    const api = client(other.url, other.auth);
+    expect((await api.arrow("/v1/table/killed_earlier_build/create", rows(0, 10))).status).toBe(200);
+    const toDying = client(dying.url, dying.auth);
+    const first = await killedAfterCommit("killed_earlier_build", () =>
+      toDying.arrow("/v1/table/killed_earlier_build/insert", rows(10, 15), { "x-request-id": "earlier-build-1" }),
+    );
+    expect(first).toBeInstanceOf(Error);
+    proxy?.reset();
+    // The claim as a build before guarded commits wrote it: no `named`, no `since`; nothing but the history to go by.
+    const store = storeOf(other);
+    const claims = (await store.list(".quiver/requests/")).filter((k) => k.endsWith(".claim") && !k.includes("/same-body/"));
+    const claimKey = (await Promise.all(claims.map(async (k) => ({ k, claim: JSON.parse((await store.get(k))!.toString()) })))).find(
+      (c) => c.claim.requestId === "earlier-build-1",
+    )!;
+    const { since: _since, ...earlier } = claimKey.claim;
+    delete earlier.shape.named;
+    await store.put(claimKey.k, JSON.stringify(earlier));
+    const retry = await api.arrow("/v1/table/killed_earlier_build/insert", rows(10, 15), { "x-request-id": "earlier-build-1" });
+    expect(retry.status, JSON.stringify(retry.body)).toBe(409);
+    expect(retry.body.error).toMatch(/earlier build of Quiver/);
+    expect(await count("killed_earlier_build")).toBe(15);
+    expect(await latestVersion("killed_earlier_build")).toBe(2);
   });
 
   it("a version a client staged (CreateTableVersion): the retry with the same request id answers the version the first published", async () => {

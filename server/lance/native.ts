@@ -4,7 +4,6 @@
  * apache-arrow classes with the engine's CommonJS copy.
  */
 import "server-only";
-import { randomUUID } from "node:crypto";
 import { traced } from "@/server/tracing";
 import * as lancedb from "@lancedb/lancedb";
 import { fromEngineError } from "@/server/errors";
@@ -171,24 +170,6 @@ export interface NativeConnection {
 export async function connectNative(uri: string, options: lancedb.ConnectionOptions): Promise<NativeConnection> {
   const connection = await lancedb.connect(uri, options);
   return (connection as unknown as { inner: NativeConnection }).inner;
-}
-
-let memory: Promise<NativeConnection> | undefined;
-
-/**
- * Runs `read` on an Arrow IPC file as a table in the engine's memory, which reads it as it reads any table (its
- * buffers decompressed: LanceDB's client compresses what it sends, which apache-arrow 18 cannot read); the table
- * goes once `read` is done.
- */
-export async function withFileAsTable<T>(file: Buffer, read: (table: NativeTable) => Promise<T>): Promise<T> {
-  const connection = await (memory ??= connectNative("memory://", {}));
-  const name = `file-${randomUUID()}`;
-  const table = await engineCall("read an Arrow file", () => connection.createTable(name, file, "create"));
-  try {
-    return await read(table);
-  } finally {
-    await connection.dropTable(name).catch(() => undefined);
-  }
 }
 
 /** Runs one call into the engine, its failure turned into a QuiverError that names `what` was being done. */

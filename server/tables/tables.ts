@@ -18,7 +18,7 @@ import type { KeyedLock } from "@/server/catalog/keyed-lock";
 import { heldBack } from "@/server/catalog/batch-holds";
 import type { ArrowBody } from "@/server/lance/arrow-ipc";
 import type { Datasets } from "@/server/lance/datasets";
-import { engineCall, withFileAsTable, type NativeTable } from "@/server/lance/native";
+import { engineCall, type NativeTable } from "@/server/lance/native";
 import { TableFiles, type ManifestSource } from "@/server/lance/table-files";
 import { failpoint, holdpoint, pausepoint } from "@/server/failpoints";
 import { REQUESTS_PROPERTY, type LatestManifest } from "@/server/lance/version-manifest";
@@ -27,7 +27,6 @@ import type { ObjectStore } from "@/server/storage/object-store";
 import { AppendGroups, type Appending } from "./append-groups";
 import { inMachineTurn } from "@/server/peers/machine-turns";
 import { WrittenTables } from "./written-tables";
-import { addSignatures } from "./row-signatures";
 import { EarlierAttempt, currentWrite, lanceOperationsOf, type CommitShape, type WriteLedger, type WriteTicket } from "./write-ledger";
 
 interface TableVersionDescription {
@@ -554,18 +553,6 @@ export class Tables {
     return new TableFiles(this.records, this.datasets.root, location, () => this.datasets.forget(location));
   }
 
-  /** The signatures of the rows of a version of a table's main branch in fragments from `first` on, over `columns`. */
-  async rowSignaturesAt(location: string, version: number, first: number, columns: string[]): Promise<Set<string>> {
-    const handle = await this.datasets.openDetached(location);
-    await engineCall("open the version", () => handle.checkout(version));
-    return signaturesOf(handle, columns, `_rowaddr >= ${BigInt(first) << 32n}`);
-  }
-
-  /** The signatures of a body's rows as the engine reads them (its buffers may be compressed, as LanceDB's client sends them). */
-  bodySignatures(file: Buffer, columns: string[]): Promise<Set<string>> {
-    return withFileAsTable(file, (table) => signaturesOf(table, columns));
-  }
-
   async requireData(entry: TableEntry, what: string) {
     if (await this.isDeclaredOnly(entry)) {
       throw new QuiverError("TableNotFound", `Table '${entry.objectId}' is declared but has no data yet, so it cannot ${what}`);
@@ -639,17 +626,4 @@ export class Tables {
     this.schemas.set(table, { ipc, schema });
     return schema;
   }
-}
-
-/** The signatures (row-signatures.ts) of a table's rows, or of those `where` picks, over `columns`. */
-async function signaturesOf(table: NativeTable, columns: string[], where?: string): Promise<Set<string>> {
-  const query = table.query();
-  if (where) query.onlyIf(where);
-  query.selectColumns(columns);
-  const signatures = new Set<string>();
-  await engineCall("read rows", async () => {
-    const batches = await query.execute();
-    for (let batch = await batches.next(); batch; batch = await batches.next()) addSignatures(tableFromIPC(batch), columns, signatures);
-  });
-  return signatures;
 }

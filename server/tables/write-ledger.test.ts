@@ -1,6 +1,6 @@
 /**
  * The write ledger's records on a real local store: claims, answers, decisions of a stopped attempt, same-body
- * markers and the sweep. The history a decision reads is the integration tests' (test/client-retries.test.ts); here
+ * markers and the sweep. The records a decision reads is the integration tests' (test/client-retries.test.ts); here
  * it is a function that counts its calls.
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -14,8 +14,6 @@ let dir: string;
 let store: ObjectStore;
 let ledger: typeof import("./write-ledger");
 let decisions: Array<{ attempt: string }> = [];
-/** The time of the attempt's last sign of life each decision was made from. */
-let lastSigns: number[] = [];
 let verdict: Verdict = { landed: null, why: "nothing like it" };
 let subject: WriteLedger;
 
@@ -54,9 +52,8 @@ beforeAll(async () => {
   const { parseRoot } = await import("@/server/storage/root");
   store = openStore(parseRoot(dir), {});
   ledger = await import("./write-ledger");
-  subject = new ledger.WriteLedger(store, async (claim, lastSign) => {
+  subject = new ledger.WriteLedger(store, async (claim) => {
     decisions.push({ attempt: claim.attempt });
-    lastSigns.push(lastSign);
     return verdict;
   });
 });
@@ -89,10 +86,9 @@ describe("the write ledger", () => {
     expect(await settling).toMatchObject({ kind: "committed", body: { version: 7 } });
   });
 
-  it("decides once, from the history, an attempt whose instance went quiet after its last renewal, and keeps the decision", async () => {
+  it("decides once, from the table's records, an attempt whose instance went quiet after its last renewal, and keeps the decision", async () => {
     await stopped("k4", "a-stopped");
     decisions = [];
-    lastSigns = [];
     verdict = { landed: { version: 3, counts: { inserted: 5, updated: 0, deleted: 0 } }, why: "version 3 looks like it" };
     const settling = subject.settle("k4", "f");
     // The attempt's instance renews its lease once more while the repeat waits: the wait starts again from it.
@@ -100,14 +96,13 @@ describe("the write ledger", () => {
     const renewedAt = Date.parse(JSON.parse((await store.get(".quiver/requests/k4/1.lease-1"))!.toString()).time);
     expect(await settling).toEqual({ kind: "decided", decided: { version: 3, counts: { inserted: 5, updated: 0, deleted: 0 } } });
     expect(decisions).toEqual([{ attempt: "a-stopped" }]);
-    expect(lastSigns).toEqual([renewedAt]);
     const decision = JSON.parse((await store.get(".quiver/requests/k4/1.decision"))!.toString());
     expect(Date.parse(decision.time) - renewedAt).toBeGreaterThanOrEqual(300);
     expect(await subject.settle("k4", "f")).toMatchObject({ kind: "decided" });
     expect(decisions).toHaveLength(1);
   });
 
-  it("frees the key of a stopped attempt the history says did not land, for an attempt of the next number", async () => {
+  it("frees the key of a stopped attempt the table's records say did not land, for an attempt of the next number", async () => {
     await stopped("k5", "b-stopped");
     verdict = { landed: null, why: "nothing like it" };
     expect(await subject.settle("k5", "f")).toEqual({ kind: "free", next: 2 });

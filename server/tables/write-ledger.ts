@@ -5,11 +5,11 @@
  *
  * Each attempt at a request leaves small records under `.quiver/requests/<key>/`, every one written only where none
  * exists: `<n>.claim`, written in the table's write turn beside the look the commit makes anyway, before the commit
- * starts (what the commit will look like in the table's history, so that its outcome can be decided from there);
+ * starts (where the commit goes and how it is known there, so that its outcome can be read from the table's records);
  * `<n>.lease-<k>`, written while a long commit runs; and `<n>.answer`, written beside the audit entry before the
  * answer leaves (the answer itself, for a commit: a repeat is answered with it). An attempt whose instance died
  * between its commit and its answer leaves a claim alone: once no record has come for a lease's time, whoever
- * asks decides from the table's history whether the commit landed (write-history.ts) and writes `<n>.decision`.
+ * asks reads from the table's records whether the commit landed (write-history.ts) and writes `<n>.decision`.
  *
  * LanceDB's 0.39 client retries an insert or a merge-insert that answered 429, 500, 502 or 503 with a new request
  * id; a load balancer answers 502 when the instance it sent the write to died, possibly after that write committed.
@@ -26,12 +26,11 @@ import { INSTANCE } from "@/server/instance";
 import { log } from "@/server/log";
 import { traced } from "@/server/tracing";
 import type { ObjectStore } from "@/server/storage/object-store";
-import type { ArrowBody } from "@/server/lance/arrow-ipc";
 
 const PREFIX = ".quiver/requests/";
 const SAME_BODY = `${PREFIX}same-body/`;
 
-/** What a commit will look like in its table's history, so that a dead attempt's outcome can be read from there. */
+/** Where a commit goes and how its table's records know it, so that a dead attempt's outcome can be read from there. */
 export interface CommitShape {
   /** The table's location; the directory whose `_versions/` the commit adds to (the table's, or a branch's), and the branch. */
   location: string;
@@ -70,16 +69,6 @@ export interface ClaimRecord {
   requestId: string;
   instance: string;
   time: string;
-  /**
-   * Set by claims whose commit waits for the clock to leave the claim's millisecond (every claim since this field):
-   * a manifest made in that millisecond or before is then another commit's. Older claims allowed a few.
-   */
-  committedAfterTime?: true;
-  /**
-   * The lease its instance keeps while the commit runs (renewed at a third of it, each renewal saying when): a version
-   * made more than this after the attempt's last sign of life is not its commit. Older claims do not say it.
-   */
-  leaseMs?: number;
   /** The attempt's marker among writes of the same body, where it left one. */
   marker?: string;
   fingerprint: string;
@@ -112,8 +101,8 @@ interface DecisionRecord {
   time: string;
 }
 
-/** What the table's history says of a dead attempt's commit. */
-export type Verdict = { landed: Decided | null; why: string } | { wait: string } | { undecidable: string };
+/** What the table's records say of a dead attempt's commit. */
+export type Verdict = { landed: Decided | null; why: string } | { undecidable: string };
 
 /** One write request as the ledger knows it. */
 export interface WriteRequest {
@@ -226,8 +215,6 @@ export class WriteTicket {
   since: number | null = null;
   /** Set when the commit's guard found the request applied by another attempt, at this version: nothing was committed. */
   appliedAt: number | null = null;
-  /** An insert's rows: an earlier attempt of the same request is told by them among the versions alike (write-history.ts). */
-  body: ArrowBody | null = null;
   /** Set once the commit began: a failure from then on may have left it landed. */
   commitStarted = false;
   /** Set once the commit returned: the write landed whatever happens after. */
@@ -272,8 +259,6 @@ interface RequestState {
   claim: ClaimRecord | null;
   answer: AnswerRecord | null;
   decision: DecisionRecord | null;
-  /** The newest renewal of the attempt's lease, if any. */
-  lastLease: string | null;
   /** What the listing showed, to tell whether anything came since the last look. */
   signature: string;
 }
@@ -287,8 +272,8 @@ export class WriteLedger {
 
   constructor(
     private readonly store: ObjectStore,
-    /** Reads the table's history for a claim whose attempt ended without saying how, given its last sign of life. */
-    private readonly decide: (claim: ClaimRecord, lastSign: number, body: ArrowBody | null) => Promise<Verdict>,
+    /** Reads the table's records for a claim whose attempt ended without saying how. */
+    private readonly decide: (claim: ClaimRecord) => Promise<Verdict>,
   ) {}
 
   /**
@@ -318,8 +303,6 @@ export class WriteLedger {
       requestId: ticket.request.requestId,
       instance: INSTANCE,
       time: new Date().toISOString(),
-      committedAfterTime: true,
-      leaseMs: config.writeLeaseMs,
       ...(marker ? { marker } : {}),
       fingerprint: ticket.request.fingerprint,
       operation: ticket.request.operation,
@@ -339,9 +322,6 @@ export class WriteLedger {
       await this.release(ticket);
       throw new EarlierAttempt(earlier, true);
     }
-    // The commit's manifest must read a later millisecond than the claim, so that the history tells it from a commit
-    // made before the claim (write-history.ts); a claim written within its millisecond waits for the next.
-    while (Date.now() <= Date.parse(record.time)) await sleep(1);
     const ended = ticket.startLease(this, n);
     this.running.set(key, ended);
     void ended.then(() => {
@@ -553,12 +533,9 @@ export class WriteLedger {
     const read = <T>(kind: string) => (has(kind) ? this.store.get(`${PREFIX}${key}/${n}.${kind}`).then((b) => parse<T>(b)) : Promise.resolve(null));
     const [claimed, answer, decision] = await Promise.all([read<ClaimRecord>("claim"), read<AnswerRecord>("answer"), read<DecisionRecord>("decision")]);
     const claim = claimed && { ...claimed, key };
-    const lease = new RegExp(`^${n}\\.lease-(\\d+)$`);
-    const leases = names.map((name) => Number(lease.exec(name)?.[1])).filter((k) => Number.isInteger(k));
-    const lastLease = leases.length ? `${PREFIX}${key}/${n}.lease-${Math.max(...leases)}` : null;
     // A claim given up and made again by another attempt has the same name: its etag tells them apart.
     const signature = [...listed].map(([name, info]) => `${name} ${info.etag}`).join("\n");
-    return { n, claim, answer, decision, lastLease, signature };
+    return { n, claim, answer, decision, signature };
   }
 
   /**
@@ -576,10 +553,10 @@ export class WriteLedger {
   }
 
   /**
-   * What became of the request's earlier attempts: waits while one is under way (up to a limit), and decides from
-   * the table's history the outcome of one whose instance stopped without answering. With `fingerprint`, a request
-   * that asked something else under the same key is told so; `asking`, the request that asks, lends the history its
-   * rows when it sent what the attempt sent.
+   * What became of the request's earlier attempts: waits while one is under way (up to a limit), and reads from the
+   * table's records the outcome of one whose instance stopped without answering. With `fingerprint`, a request that
+   * asked something else under the same key is told so; `asking`, the request that asks, learns from the claims the
+   * lowest version its own commit must look for the request's version from.
    */
   async settle(key: string, fingerprint: string | null, asking?: WriteTicket): Promise<Settled> {
     const began = now();
@@ -596,7 +573,7 @@ export class WriteLedger {
       if (answer?.outcome === "committed") return { kind: "committed", status: answer.status ?? 200, body: answer.body, marker: claim.marker };
       if (claim.shape.named) {
         // A guarded commit names the request in its version: found there, it landed, whatever was decided before.
-        const verdict = await this.decide(claim, 0, null);
+        const verdict = await this.decide(claim);
         if ("landed" in verdict && verdict.landed) return { kind: "decided", decided: verdict.landed, marker: claim.marker };
       }
       if (decision) return settledBy(decision, claim);
@@ -612,37 +589,26 @@ export class WriteLedger {
       }
       // Nothing came from the attempt's instance for a lease's time (or it said it could not tell): it has stopped.
       if (answer?.outcome === "undecided" || now() - quietSince >= config.writeLeaseMs) {
-        const decided = await this.decideOnce(key, state, began, asking);
-        if (decided) return decided;
+        return this.decideOnce(key, state);
       }
       if (now() - began >= LONGEST_WAIT_MS) return { kind: "running" };
       await sleep(pause);
     }
   }
 
-  /** When the attempt last showed it was alive, by its own clock: its claim, its newest lease renewal, its answer. */
-  private async lastSignOf({ claim, answer, lastLease }: RequestState): Promise<number> {
-    const renewed = lastLease ? parse<{ time?: string }>(await this.store.get(lastLease))?.time : undefined;
-    return Math.max(...[claim!.time, answer?.time, renewed].filter((t): t is string => t !== undefined).map(Date.parse));
-  }
-
-  /** Decides a stopped attempt's outcome from the history and records it; null when the history must settle first. */
-  private async decideOnce(key: string, state: RequestState, began: number, asking?: WriteTicket): Promise<Settled | null> {
-    const claim = state.claim!;
-    // The rows of the request asking, when it asks what the claim's attempt asked (the same body).
-    const body = asking?.request.fingerprint === claim.fingerprint ? asking.body : null;
-    const verdict = await this.decide(claim, await this.lastSignOf(state), body);
+  /** Decides a stopped attempt's outcome from the table's records and records the decision. */
+  private async decideOnce(key: string, { claim }: RequestState): Promise<Settled> {
+    const verdict = await this.decide(claim!);
     if ("undecidable" in verdict) return { kind: "undecidable", reason: verdict.undecidable };
-    if ("wait" in verdict) return now() - began >= LONGEST_WAIT_MS ? { kind: "undecidable", reason: verdict.wait } : null;
-    const record: DecisionRecord = { attempt: claim.attempt, landed: verdict.landed, why: verdict.why, time: new Date().toISOString() };
-    const decisionKey = `${PREFIX}${key}/${claim.n}.decision`;
+    const record: DecisionRecord = { attempt: claim!.attempt, landed: verdict.landed, why: verdict.why, time: new Date().toISOString() };
+    const decisionKey = `${PREFIX}${key}/${claim!.n}.decision`;
     const written = await this.store.putIfAbsent(decisionKey, JSON.stringify(record));
     const decision = written ? record : (parse<DecisionRecord>(await this.store.get(decisionKey)) ?? record);
     log.warn(
-      { key, request_id: claim.requestId, attempt: claim.attempt, operation: claim.operation, landed: decision.landed?.version ?? null, why: decision.why },
-      "a write whose instance stopped before answering was decided from the table's history",
+      { key, request_id: claim!.requestId, attempt: claim!.attempt, operation: claim!.operation, landed: decision.landed?.version ?? null, why: decision.why },
+      "a write whose instance stopped before answering was decided from the table's records",
     );
-    return settledBy(decision, claim);
+    return settledBy(decision, claim!);
   }
 
   /** Deletes the records of requests older than the idempotency window. */

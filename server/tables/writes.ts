@@ -66,8 +66,6 @@ export const versionNow = async (table: NativeTable, seen = 0) => Math.max(seen,
 
 export async function insertRecords(tables: Tables, id: Id, body: ArrowBody, mode: "append" | "overwrite", branch?: string) {
   if (branch) return insertIntoBranch(tables, id, body, mode, branch);
-  const ticket = currentWrite.getStore();
-  if (ticket) ticket.body = body;
   const target = await writeTarget(tables, id, body);
   if ("created" in target) return { version: target.created, num_inserted_rows: body.rows };
   const { entry, table, seen } = target;
