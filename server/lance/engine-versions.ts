@@ -143,7 +143,7 @@ export class EngineVersions {
     try {
       return await this.answered(operation, request);
     } catch (err) {
-      // The latest version gone while it was read: the table was dropped meanwhile.
+      // The latest version gone while it was described, or every version listed: the table was dropped meanwhile.
       if (err instanceof VersionGone)
         return refusal(404, request.version === undefined ? ErrorCode.TableNotFound : ErrorCode.TableVersionNotFound, err.message);
       throw err;
@@ -163,8 +163,34 @@ export class EngineVersions {
       if (!source) return refusal(404, ErrorCode.TableVersionNotFound, `version ${version} of '${this.location}' does not exist`);
       return { status: 200, body: { version: await this.record(directory, version, source) } };
     }
-    const numbers = [...sources.keys()].sort((a, b) => (request.descending === false ? a - b : b - a)).slice(0, request.limit ?? sources.size);
-    return { status: 200, body: { versions: await Promise.all(numbers.map((v) => this.record(directory, v, sources.get(v)!))) } };
+    return { status: 200, body: { versions: await this.listed(directory, sources, request) } };
+  }
+
+  /**
+   * The records of the versions listed, in the order and up to the number asked: a version gone before its manifest
+   * was read (versions deleted by a cleanup meanwhile) is left out, as a listing made a moment later would, and the
+   * next one listed takes its place.
+   */
+  private async listed(directory: string, sources: Map<number, ManifestSource>, request: VersionRequest) {
+    const ordered = [...sources.keys()].sort((a, b) => (request.descending === false ? a - b : b - a));
+    const wanted = Math.min(request.limit ?? ordered.length, ordered.length);
+    const records: Array<Awaited<ReturnType<EngineVersions["record"]>>> = [];
+    for (let next = 0; records.length < wanted && next < ordered.length;) {
+      const batch = ordered.slice(next, next + wanted - records.length);
+      next += batch.length;
+      const read = await Promise.all(
+        batch.map((v) =>
+          this.record(directory, v, sources.get(v)!).catch((err: unknown) => {
+            if (err instanceof VersionGone) return null;
+            throw err;
+          }),
+        ),
+      );
+      records.push(...read.filter((r) => r !== null));
+    }
+    // Every one listed gone: the table was dropped meanwhile.
+    if (wanted > 0 && records.length === 0) throw new VersionGone(`'${this.location}' has no version left`);
+    return records;
   }
 
   private async record(directory: string, version: number, source: ManifestSource) {
