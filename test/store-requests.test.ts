@@ -339,8 +339,10 @@ describe("a commit of a version a client staged (managed versioning)", () => {
       (r: StoreRequest) => r.kind === "write" && r.path.includes("/.quiver/auth/audit/"),
       (r: StoreRequest) => /\.answer$/.test(r.path),
       (r: StoreRequest) => /\/\.quiver\/versions\/.*\.json$/.test(r.path),
-      (r: StoreRequest) => r.kind === "delete" && staged(r),
     ];
+    // The staged file goes once the version's record is written, after the answer: the one or the other tells a
+    // retry whose the version is.
+    const stagedDelete = (r: StoreRequest) => r.kind === "delete" && staged(r);
     // The client's own requests (its data file, its listing of `_versions/`, its transaction) come first; with its
     // staged manifest's write held, what follows is Quiver's.
     const stagedWrite = (r: StoreRequest) => r.kind === "write" && staged(r);
@@ -359,6 +361,9 @@ describe("a commit of a version a client staged (managed versioning)", () => {
       expect(proxy.requests().some((r) => last.some((matches) => matches(r)))).toBe(false);
       publishing();
       for (const [i, matches] of last.entries()) expect(await seen(matches), `request ${i} of the last round trip`).toBe(true);
+      expect(proxy.requests().some(stagedDelete)).toBe(false);
+      lastHeld.forEach((release) => release());
+      expect(await seen(stagedDelete)).toBe(true);
     } finally {
       [stagedWritten, ...firstHeld, publishing, ...lastHeld].forEach((release) => release());
     }

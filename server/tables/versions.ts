@@ -260,11 +260,10 @@ export async function tableVersionStep(
       const created = await answer(result);
       const tidy = async (recorded: Promise<unknown>) => {
         // The version is committed: a staged file left behind costs space, not a wrong answer. It goes once the
-        // version's record names the commit: until then it is what tells a retry that the version is this commit's.
-        const tidied = recorded
-          .then(removeStaged)
-          .catch((err: unknown) => log.warn({ err, table: id }, "removing a committed version's staged manifest failed"));
-        const [, outcome] = await Promise.all([tidied, settle()]);
+        // version's record names the commit (until then it is what tells a retry that the version is this commit's),
+        // after the answer rather than before it.
+        void recorded.then(removeStaged).catch((err: unknown) => log.warn({ err, table: id }, "removing a committed version's staged manifest failed"));
+        const outcome = await settle();
         // A dropped table's records went with it; the one written about this version meanwhile goes too.
         if (outcome === "dropped") await recorded.then(() => forgetAuthors(tables.records, entry));
       };
