@@ -60,6 +60,7 @@ export function writeTicket(
     requestId,
     fingerprint,
     sameBody: route.once!.sameBody && !keyed ? sameBodyKey(who, database, target, fingerprint) : null,
+    answeredByVersion: route.once!.answeredByVersion === true,
     operation: route.operationId,
     rows,
     branch: branch && branch !== "main" ? branch : null,
@@ -93,8 +94,10 @@ export async function runOnce(route: RouteDef, ctx: RouteContext<unknown, unknow
       return Promise.resolve({ kind: "json", body: settled.body, status: settled.status });
     }
     if (settled.kind === "decided") {
-      counted("decided");
-      ticket.replayed = `request ${requestId} was applied by an earlier attempt that stopped before answering (version ${settled.decided.version})`;
+      counted(settled.stopped ? "decided" : "replayed");
+      ticket.replayed = settled.stopped
+        ? `request ${requestId} was applied by an earlier attempt that stopped before answering (version ${settled.decided.version})`
+        : `request ${requestId} was applied by an earlier attempt, at version ${settled.decided.version}; this is its answer`;
       return decidedAnswer(route, settled.decided, ctx);
     }
     return null;

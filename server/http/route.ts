@@ -134,11 +134,14 @@ export interface RouteDef<
    * answered with the first's answer (server/tables/write-ledger.ts). `sameBody`: LanceDB's client retries this
    * call with a new request id, so a write of the same body whose instance stopped before answering is taken for
    * it. `decided` answers for a first attempt whose instance stopped after its commit, whose version (and what the
-   * manifests say it counted) the table's history told; a call without it (a batch) is never decided so.
+   * manifests say it counted) the table's versions told; a call without it (a batch) is never decided so.
+   * `answeredByVersion`: `decided` gives the whole answer of a commit that names the request (an insert's version and
+   * its body's rows), so none is recorded in the ledger: a repeat reads it from the version.
    */
   once?: {
     scope: "table" | "batch";
     sameBody?: true;
+    answeredByVersion?: true;
     decided?: (
       decided: Decided,
       ctx: RouteContext<z.output<QS>, BS extends JsonBody ? z.output<BS["schema"]> : BS extends ArrowBodySpec ? ArrowBody : undefined>,

@@ -23,6 +23,7 @@ const request = (key: string, more: Partial<WriteRequest> = {}): WriteRequest =>
   requestId: key,
   fingerprint: "f",
   sameBody: null,
+  answeredByVersion: false,
   operation: "InsertIntoTable",
   rows: 5,
   branch: null,
@@ -94,7 +95,7 @@ describe("the write ledger", () => {
     // The attempt's instance renews its lease once more while the repeat waits: the wait starts again from it.
     await subject.renew("k4", 1, 1);
     const renewedAt = Date.parse(JSON.parse((await store.get(".quiver/requests/k4/1.lease-1"))!.toString()).time);
-    expect(await settling).toEqual({ kind: "decided", decided: { version: 3, counts: { inserted: 5, updated: 0, deleted: 0 } } });
+    expect(await settling).toEqual({ kind: "decided", decided: { version: 3, counts: { inserted: 5, updated: 0, deleted: 0 } }, stopped: true });
     expect(decisions).toEqual([{ attempt: "a-stopped" }]);
     const decision = JSON.parse((await store.get(".quiver/requests/k4/1.decision"))!.toString());
     expect(Date.parse(decision.time) - renewedAt).toBeGreaterThanOrEqual(300);
@@ -134,6 +135,25 @@ describe("the write ledger", () => {
     expect(await subject.settleSameBody("k10", marker)).toMatchObject({ kind: "committed", body: { version: 9 } });
     await subject.answerSent(first);
     expect(await subject.settleSameBody("k10", marker)).toEqual({ kind: "another" });
+  });
+
+  it("answers an insert from the version naming it, and takes it for another write once its marker goes, not before", async () => {
+    const first = ticket("k14", { sameBody: "named", answeredByVersion: true });
+    await subject.claim(first, { ...shape, named: true });
+    first.landed = true;
+    verdict = { landed: { version: 12, counts: { inserted: 5, updated: 0, deleted: 0 } }, why: "version 12 names the request" };
+    await subject.finish(first, { outcome: "committed", status: 200, body: { version: 12, num_inserted_rows: 5 } });
+    // No answer recorded: its version gives it, at once.
+    expect(await store.head(".quiver/requests/k14/1.answer")).toBeNull();
+    expect(await subject.settle("k14", "f")).toMatchObject({ kind: "decided", decided: { version: 12 }, stopped: false });
+    // While its marker stays its answer may be on its way: a write of the same body is not yet another write.
+    const [marker] = await store.list(".quiver/requests/same-body/named/");
+    let settled = false;
+    const settling = subject.settleSameBody("k14", marker).finally(() => (settled = true));
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(settled).toBe(false);
+    await subject.answerSent(first);
+    expect(await settling).toEqual({ kind: "another" });
   });
 
   it("marks a write before its turn: a write of the same body waits for its claim, and its marker goes if it claims nothing", async () => {

@@ -7,7 +7,8 @@
  * exists: `<n>.claim`, written in the table's write turn beside the look the commit makes anyway, before the commit
  * starts (where the commit goes and how it is known there, so that its outcome can be read from the table's records);
  * `<n>.lease-<k>`, written while a long commit runs; and `<n>.answer`, written beside the audit entry before the
- * answer leaves (the answer itself, for a commit: a repeat is answered with it). An attempt whose instance died
+ * answer leaves (the answer itself, for a commit: a repeat is answered with it), except where the version that names
+ * the request gives the whole answer (an insert's: its version and its body's rows). An attempt whose instance died
  * between its commit and its answer leaves a claim alone: once no record has come for a lease's time, whoever
  * asks reads from the table's records whether the commit landed (write-history.ts) and writes `<n>.decision`.
  *
@@ -113,6 +114,8 @@ export interface WriteRequest {
   fingerprint: string;
   /** Where writes of the same body by the same caller to the same table are found (inserts and merges), or null. */
   sameBody: string | null;
+  /** The version a commit naming the request makes gives its whole answer: none is recorded (an insert's). */
+  answeredByVersion: boolean;
   operation: string;
   rows: number | null;
   /** The branch the request writes (null: main). */
@@ -138,7 +141,8 @@ export const lanceOperationsOf = (operation: string): readonly string[] | null =
 /** What became of a request's earlier attempts. */
 export type Settled =
   | { kind: "committed"; status: number; body: unknown; marker?: string }
-  | { kind: "decided"; decided: Decided; marker?: string }
+  /** `stopped`: decided once its instance went quiet; otherwise read from the version naming it, at once. */
+  | { kind: "decided"; decided: Decided; stopped: boolean; marker?: string }
   | { kind: "free"; next: number }
   | { kind: "running" }
   | { kind: "undecidable"; reason: string }
@@ -410,6 +414,8 @@ export class WriteLedger {
         await Promise.all([this.store.delete(`${PREFIX}${key}/${claimed.n}.claim`), this.dropOwnMarker(ticket)]);
         return;
       }
+      // Its version names the request and gives its whole answer: a repeat reads it from there.
+      if (ending.outcome === "committed" && ticket.landed && claimed.record.shape.named && ticket.request.answeredByVersion) return;
       const answer: AnswerRecord = {
         attempt: claimed.record.attempt,
         outcome: ending.outcome,
@@ -471,11 +477,15 @@ export class WriteLedger {
         }
         return { kind: "another" };
       }
-      if (settled.kind !== "committed") return settled;
-      if (!(await this.store.head(marker))) return { kind: "another" };
-      // Answered, its marker still there: being sent, or its instance stopped before it was.
-      if (now() - began >= config.writeLeaseMs) return settled;
-      await sleep(100);
+      // Committed and not known to have stopped: while its marker stays, its answer may be on its way to its client
+      // (then this is another write), or its instance stopped before it was sent (then this is its retry).
+      const mayBeAnswering = settled.kind === "committed" || (settled.kind === "decided" && !settled.stopped);
+      if (!mayBeAnswering) return settled;
+      for (let pause = 50; await this.store.head(marker); pause = Math.min(pause * 2, 500)) {
+        if (now() - began >= config.writeLeaseMs) return settled;
+        await sleep(pause);
+      }
+      return { kind: "another" };
     }
   }
 
@@ -548,6 +558,10 @@ export class WriteLedger {
     if (!state?.claim) return null;
     const { claim, answer, decision } = state;
     if (answer?.outcome === "committed") return { claim, status: "Succeeded", version: versionIn(answer.body) };
+    if (claim.shape.named) {
+      const verdict = await this.decide(claim);
+      if ("landed" in verdict && verdict.landed) return { claim, status: "Succeeded", version: verdict.landed.version };
+    }
     if (decision) return decision.landed ? { claim, status: "Succeeded", version: decision.landed.version } : { claim, status: "Failed" };
     return { claim, status: "Running" };
   }
@@ -574,7 +588,7 @@ export class WriteLedger {
       if (claim.shape.named) {
         // A guarded commit names the request in its version: found there, it landed, whatever was decided before.
         const verdict = await this.decide(claim);
-        if ("landed" in verdict && verdict.landed) return { kind: "decided", decided: verdict.landed, marker: claim.marker };
+        if ("landed" in verdict && verdict.landed) return { kind: "decided", decided: verdict.landed, stopped: false, marker: claim.marker };
       }
       if (decision) return settledBy(decision, claim);
       const local = this.running.get(key);
@@ -631,7 +645,7 @@ export class WriteLedger {
 
 /** What a decision on a claimed attempt makes of the request: its answer (the version it made), or its key free again. */
 function settledBy(decision: DecisionRecord, claim: ClaimRecord): Settled {
-  return decision.landed ? { kind: "decided", decided: decision.landed, marker: claim.marker } : { kind: "free", next: claim.n + 1 };
+  return decision.landed ? { kind: "decided", decided: decision.landed, stopped: true, marker: claim.marker } : { kind: "free", next: claim.n + 1 };
 }
 
 /** The version a write's answer names: `version`, a number, or the version record CreateTableVersion answers. */

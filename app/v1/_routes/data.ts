@@ -28,7 +28,12 @@ export const dataRoutes = [
     access: { need: "editor", on: "table" },
     // Appending no rows commits nothing; overwriting with none commits an empty version.
     commits: (answer, query) => answer.num_inserted_rows > 0 || query.mode === "overwrite",
-    once: { scope: "table", sameBody: true, decided: async ({ version, counts }) => json({ version, num_inserted_rows: counts.inserted }) },
+    once: {
+      scope: "table",
+      sameBody: true,
+      answeredByVersion: true,
+      decided: async ({ version, counts }) => json({ version, num_inserted_rows: counts.inserted }),
+    },
     handler: async ({ id, query, body, tables }) => {
       const mode = query.mode ?? "append";
       return json(await insertRecords(tables, id, body, mode, query.branch || undefined));
