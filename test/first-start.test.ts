@@ -29,7 +29,7 @@ describe("the first `npm start`", () => {
     const dir = path.join(os.tmpdir(), `quiver-first-start-${process.pid}`);
     const root = mkdtempSync(path.join(os.tmpdir(), "quiver-first-start-root-"));
     made.push(dir, root);
-    sourceCopy(dir);
+    await sourceCopy(dir);
     const port = await freePort();
     let output = "";
     const { QUIVER_ADMIN_API_KEY: _configured, ...env } = process.env;

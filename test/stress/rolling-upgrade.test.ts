@@ -5,24 +5,26 @@
  * write is there once, every table catalogued once and listed by both. Then the old instance is replaced by a new
  * one, which takes the root as the old one left it.
  */
-import { execSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { client } from "../client";
 import { startServer, type TestServer } from "../server";
-import { sourceCopy } from "../source-copy";
+import { run, sourceCopy } from "../source-copy";
 import { catalogStorm, checkStorm, createStormTable, runStorm } from "./storm";
 
 const PREVIOUS = "b8c7ee3";
 
-/** The previous release, built once beside the system's temporary files from this repository's history. */
-function previousRelease(): string {
+/**
+ * The previous release, built once beside the system's temporary files from this repository's history; without
+ * blocking the test worker (a build takes minutes; see source-copy.ts).
+ */
+async function previousRelease(): Promise<string> {
   const dir = path.join(os.tmpdir(), `quiver-previous-${PREVIOUS}`);
   if (existsSync(path.join(dir, ".next/BUILD_ID"))) return dir;
-  sourceCopy(dir, PREVIOUS);
-  execSync("node_modules/.bin/next build", { cwd: dir, stdio: "ignore" });
+  await sourceCopy(dir, PREVIOUS);
+  await run("node_modules/.bin/next build", { cwd: dir, maxBuffer: 64 * 2 ** 20 });
   return dir;
 }
 
@@ -31,7 +33,7 @@ let fresh: TestServer;
 let next: TestServer | undefined;
 
 beforeAll(async () => {
-  const release = previousRelease();
+  const release = await previousRelease();
   // The root is the new instance's, so that stopping the old one leaves it.
   fresh = await startServer();
   old = await startServer({}, { root: fresh.root, cwd: release });
