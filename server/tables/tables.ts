@@ -27,7 +27,7 @@ import type { ObjectStore } from "@/server/storage/object-store";
 import { AppendGroups, type Appending } from "./append-groups";
 import { inMachineTurn } from "@/server/peers/machine-turns";
 import { WrittenTables } from "./written-tables";
-import { EarlierAttempt, currentWrite, lanceOperationsOf, type CommitShape, type WriteLedger, type WriteTicket } from "./write-ledger";
+import { EarlierAttempt, currentWrite, type CommitShape, type WriteLedger, type WriteTicket } from "./write-ledger";
 
 interface TableVersionDescription {
   version: number;
@@ -161,13 +161,11 @@ export class Tables {
 
   /**
    * Claims the requests of a group of appends for one commit; a member whose request is already in the ledger is
-   * refused (its `refused` set) and left out of the commit. The rows the commit adds lie between a member's own and
-   * the whole group's.
+   * refused (its `refused` set) and left out of the commit.
    */
   private async claimGroup(entry: TableEntry, branch: string, members: Appending[]): Promise<WriteTicket[]> {
     const tickets = members.filter((m) => m.ticket);
     if (tickets.length === 0) return [];
-    const total = members.reduce((sum, m) => sum + m.body.rows, 0);
     const seen = tickets.map((m) => m.ticket!.seen);
     const base = await this.shapeBase(entry, branch, seen.includes(null) ? null : Math.min(...(seen as number[])));
     const commit = randomUUID();
@@ -176,7 +174,7 @@ export class Tables {
         const ticket = m.ticket!;
         // A member of a group whose joined commit the engine refused commits again alone, under a claim of its own.
         if (ticket.claimed) await this.ledger.release(ticket);
-        await this.ledger.claim(ticket, { ...base, operations: ["Append"], rows: { min: m.body.rows, max: total }, commit, named: true });
+        await this.ledger.claim(ticket, { ...base, commit, named: true });
       }),
     );
     claims.forEach((claim, i) => {
@@ -209,13 +207,8 @@ export class Tables {
   }
 
   private async shapeOf(entry: TableEntry, ticket: WriteTicket, extra: Partial<CommitShape>): Promise<CommitShape> {
-    const { operation, rows, branch } = ticket.request;
-    // A body's rows are what an overwrite or a first write (which creates the table) writes.
-    const written = rows === null ? {} : { rows: { min: rows, max: rows } };
     return {
-      ...(await this.shapeBase(entry, branch, ticket.seen, extra.after)),
-      operations: lanceOperationsOf(operation),
-      ...written,
+      ...(await this.shapeBase(entry, ticket.request.branch, ticket.seen, extra.after)),
       commit: randomUUID(),
       ...extra,
     };
@@ -362,7 +355,6 @@ export class Tables {
       directory: "",
       branch: null,
       after: 0,
-      operations: null,
       commit: randomUUID(),
       undecidable: "a batch changes several tables, and whether an interrupted one was applied is not read from any one table's history",
     };

@@ -191,9 +191,7 @@ export async function tableVersionStep(
     // written beside the reads that check it; with an e-tag, the staged manifest is read only if it is still the
     // one the writer staged. An earlier attempt found by the claim decides before whatever the reads found.
     // A batch's parts are claimed together, as the batch, when it applies them.
-    const claiming = alone
-      ? tables.claimAhead(entry, { after: request.version - 1, operations: null, version: { number: request.version, staged } })
-      : Promise.resolve([]);
+    const claiming = alone ? tables.claimAhead(entry, { after: request.version - 1, version: { number: request.version, staged } }) : Promise.resolve([]);
     claims.push(claiming);
     const [claimed, [{ sources, v2 }, content]] = await allLanded([
       claiming,

@@ -74,12 +74,13 @@ export async function decideFromHistory(history: History, claim: ClaimRecord): P
     const source = sources.get(number);
     if (!source) return { landed: null, why: `version ${number} does not exist` };
     if (recorded.has(number)) return { landed: null, why: `version ${number}'s record names another commit` };
-    const [published, stagedContent] = await Promise.all([files.read((await files.manifest(number, source)).file.key), files.read(staged)]);
+    const made = await files.manifest(number, source);
+    const [published, stagedContent] = await Promise.all([files.read(made.file.key), files.read(staged)]);
     if (!published || !stagedContent)
       return { undecidable: `version ${number} exists, and the manifest the write staged is gone, so whose it is cannot be read` };
     if (!published.equals(stagedContent)) return { landed: null, why: `version ${number} is another manifest than the one the write staged` };
     // Its record now names the commit, so that no later decision takes the version for another's.
-    await recordDecided(history.records, claim, number, (await files.manifest(number, source)).summary.timestampMillis);
+    await recordDecided(history.records, claim, number, made.summary.timestampMillis);
     return landedAt(number, `version ${number} is the manifest the write staged`);
   }
   return {

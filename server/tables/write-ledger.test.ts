@@ -17,7 +17,7 @@ let decisions: Array<{ attempt: string }> = [];
 let verdict: Verdict = { landed: null, why: "nothing like it" };
 let subject: WriteLedger;
 
-const shape: CommitShape = { location: "t.lance", directory: "t.lance", branch: null, after: 1, operations: ["Append"], commit: "c" };
+const shape: CommitShape = { location: "t.lance", directory: "t.lance", branch: null, after: 1, commit: "c" };
 const request = (key: string, more: Partial<WriteRequest> = {}): WriteRequest => ({
   key,
   requestId: key,

@@ -39,10 +39,6 @@ export interface CommitShape {
   branch: string | null;
   /** The latest version when the claim was made: what the commit makes lies above it. */
   after: number;
-  /** Lance's operations the commit's transaction may record; null for any a user's write makes. */
-  operations: readonly string[] | null;
-  /** An append of a group of bodies: the rows its version adds lie in this range. */
-  rows?: { min: number; max: number };
   /** A commit of one named version (CreateTableVersion), and the manifest it publishes. */
   version?: { number: number; staged: string };
   /** The commit's identity in the version records: one per group of appends, shared by its members. */
@@ -123,20 +119,6 @@ export interface WriteRequest {
   /** Who sent it, as the version records name their authors. */
   principal: { kind: string; id: string; name: string };
 }
-
-/** The Lance operations a covered operation's commit records; null where it depends on what is asked. */
-const LANCE_OPERATIONS: Record<string, readonly string[]> = {
-  // A first write to a declared table creates it: an Overwrite.
-  InsertIntoTable: ["Append", "Overwrite"],
-  MergeInsertIntoTable: ["Update", "Overwrite"],
-  UpdateTable: ["Update"],
-  DeleteFromTable: ["Delete"],
-  RestoreTable: ["Restore"],
-  AlterTableAddColumns: ["Merge"],
-  AlterTableDropColumns: ["Project"],
-};
-
-export const lanceOperationsOf = (operation: string): readonly string[] | null => LANCE_OPERATIONS[operation] ?? null;
 
 /** What became of a request's earlier attempts. */
 export type Settled =
@@ -517,7 +499,6 @@ export class WriteLedger {
         directory: "",
         branch: null,
         after: 0,
-        operations: null,
         commit: attempt,
         undecidable: "answered as an earlier write of the same body",
       },

@@ -26,7 +26,7 @@ interface Claim {
   requestId?: string;
   instance: string;
   time: string;
-  shape: { after: number; commit: string; rows?: { min: number; max: number }; undecidable?: string };
+  shape: { after: number; commit: string; undecidable?: string };
 }
 
 export interface SoakEvidence {
@@ -101,7 +101,7 @@ export async function writeSoakEvidence(evidence: SoakEvidence): Promise<string>
       for (const { key, claim } of claims.filter((c) => c.claim.requestId === r.requestId)) {
         lines.push(
           `    claim ${key}/${claim.n} by ${claim.instance.slice(0, 8)} at ${claim.time}: after ${claim.shape.after}, commit ${claim.shape.commit.slice(0, 8)}` +
-            `${claim.shape.rows ? `, rows ${claim.shape.rows.min}-${claim.shape.rows.max}` : ""}${claim.shape.undecidable ? ` (${claim.shape.undecidable})` : ""}`,
+            `${claim.shape.undecidable ? ` (${claim.shape.undecidable})` : ""}`,
         );
         for (const record of recordsOf(key).filter((x) => /\.(answer|decision)$/.test(x.key)))
           lines.push(`      ${record.key.split("/").pop()}: ${JSON.stringify(record.body).slice(0, 400)}`);
