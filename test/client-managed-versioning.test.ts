@@ -286,7 +286,12 @@ describe("managed versioning", () => {
     const by = new Map(listed.body.versions.map((v) => [v.version, v.committed_by]));
     for (const v of [1, 2, 3, 4, 5]) expect(by.get(v)).toMatchObject({ principal: { name: "QUIVER_ADMIN_API_KEY" }, operation: "CreateTableVersion" });
     expect(by.get(2)?.detail).toBe("version 2 of main: Append, Insert 5 rows");
-    expect(by.get(6)).toMatchObject({ principal: { name: "loader" }, operation: "InsertIntoTable", detail: "version 6 of main: 1 row inserted" });
+    // Version 6 was committed by Quiver's own engine under the request's guard: the version names its caller, no record does.
+    expect(by.get(6)).toMatchObject({ principal: { name: "loader" }, operation: "InsertIntoTable", detail: "version 6 of main: Append, Insert 1 row" });
+    const location = keyOf(server, (await api.post<{ location: string }>("/v1/table/lake$events/describe", {})).body.location);
+    const records = (await storeOf(server).list(`.quiver/versions/${location}/`)).map((k) => k.split("/").pop());
+    expect(records).toEqual(expect.arrayContaining(["1.json", "5.json"]));
+    expect(records).not.toContain("6.json");
     // Its audit entry says the same; the empty append, which committed nothing, names no version.
     const inserts = (await api.get<AuditPage>("/v1/admin/audit?action=InsertIntoTable&target=lake$events")).body.entries;
     expect(inserts.map((e) => [e.principal?.name, e.detail]).sort()).toEqual([

@@ -356,12 +356,18 @@ async function handle(routes: RouteDef[], request: Request, span: Span | undefin
   // The records before the answer, started within the phase that times them (and holds their spans).
   await timing.time("record", () => {
     // The commit the ledger knows this request's by, so that the version's record names it.
-    const commit = ticket?.claimed?.record.shape.commit;
+    const claim = ticket?.claimed?.record;
+    const commit = claim?.shape.commit;
+    // The version the request's guarded commit made names its caller itself (COMMITTED_BY_PROPERTY): no record for it.
+    const namesItsCaller = (c: Commit) =>
+      Boolean(
+        ticket?.landed && claim?.shape.named && c.version === ticket.admittedAt && (c.branch && c.branch !== "main" ? c.branch : null) === claim.shape.branch,
+      );
     const recorded =
       response.ok && commits.length && principal && opened
         ? recordCommits(
             opened.tables,
-            commits.map((c) => ({ commit, ...c })),
+            commits.map((c) => ({ commit, ...c, namesItsCaller: namesItsCaller(c) })),
             describePrincipal(principal),
             matched!.operationId,
           ).catch((err: unknown) =>

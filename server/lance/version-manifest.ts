@@ -29,10 +29,21 @@ export interface VersionSummary {
   tableMetadata: Record<string, string>;
   /** The keys of the write requests the version applied, as Quiver published it (transaction property `quiver.requests`). */
   requests: string[];
+  /** Who committed the version, through which operation, as Quiver published it (transaction property `quiver.committed_by`). */
+  committedBy: CommittedBy | null;
+}
+
+/** Who committed a version and through which of the catalog's operations. */
+export interface CommittedBy {
+  principal: { kind: string; id: string; name: string };
+  operation: string;
 }
 
 /** The transaction property in which a version Quiver published names the write requests it applied, space-separated. */
 export const REQUESTS_PROPERTY = "quiver.requests";
+
+/** The transaction property in which a version Quiver published names who committed it (JSON of CommittedBy). */
+export const COMMITTED_BY_PROPERTY = "quiver.committed_by";
 
 const FLAG_STABLE_ROW_IDS = 2n;
 
@@ -73,12 +84,28 @@ export function inlineTransaction(buf: Buffer): Buffer | null {
   }
 }
 
-function requestsNamed(buf: Buffer): string[] {
+/** The requests and the author a version Quiver published names in its transaction properties. */
+function namedBy(buf: Buffer): { requests: string[]; committedBy: CommittedBy | null } {
+  let properties: Record<string, string>;
   try {
-    return (transactionProperties(buf)[REQUESTS_PROPERTY] ?? "").split(" ").filter(Boolean);
+    properties = transactionProperties(buf);
   } catch {
     // A transaction Quiver cannot read names no request of Quiver's.
-    return [];
+    return { requests: [], committedBy: null };
+  }
+  return { requests: (properties[REQUESTS_PROPERTY] ?? "").split(" ").filter(Boolean), committedBy: committedByOf(properties[COMMITTED_BY_PROPERTY]) };
+}
+
+function committedByOf(text: string | undefined): CommittedBy | null {
+  if (!text) return null;
+  try {
+    const { principal, operation } = JSON.parse(text) as Partial<CommittedBy>;
+    const fields = [principal?.kind, principal?.id, principal?.name, operation];
+    return fields.every((f) => typeof f === "string")
+      ? { principal: { kind: principal!.kind, id: principal!.id, name: principal!.name }, operation: operation! }
+      : null;
+  } catch {
+    return null;
   }
 }
 
@@ -111,7 +138,7 @@ export function parseManifest(buf: Buffer): VersionSummary {
     smallFragments: manifest.fragments.filter((f) => Number(f.physicalRows) - Number(f.deletionFile?.numDeletedRows ?? 0) < COMPACTION_TARGET_ROWS).length,
     stableRowIds: (manifest.readerFeatureFlags & FLAG_STABLE_ROW_IDS) !== 0n,
     tableMetadata: { ...manifest.tableMetadata },
-    requests: requestsNamed(buf),
+    ...namedBy(buf),
     metadata: {
       total_rows: String(physicalRows - deletedRows),
       total_fragments: String(fragments),

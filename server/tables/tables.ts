@@ -21,7 +21,7 @@ import type { Datasets } from "@/server/lance/datasets";
 import { engineCall, type NativeTable } from "@/server/lance/native";
 import { TableFiles, type ManifestSource } from "@/server/lance/table-files";
 import { failpoint, holdpoint, pausepoint } from "@/server/failpoints";
-import { REQUESTS_PROPERTY, type LatestManifest } from "@/server/lance/version-manifest";
+import { COMMITTED_BY_PROPERTY, REQUESTS_PROPERTY, type LatestManifest } from "@/server/lance/version-manifest";
 import { countLookup } from "@/server/metrics";
 import type { ObjectStore } from "@/server/storage/object-store";
 import { AppendGroups, type Appending } from "./append-groups";
@@ -374,10 +374,16 @@ export class Tables {
    */
   private async guardCommit<T>(entry: TableEntry, tickets: WriteTicket[], work: () => Promise<T>): Promise<T> {
     if (tickets.length === 0) return work();
+    // A group's version is committed by its first member's caller, as its record named them (others' are in the audit log).
+    const { principal, operation } = tickets[0].request;
     const guard = {
-      properties: { [REQUESTS_PROPERTY]: tickets.map((t) => t.request.key).join(" ") },
+      properties: {
+        [REQUESTS_PROPERTY]: tickets.map((t) => t.request.key).join(" "),
+        [COMMITTED_BY_PROPERTY]: JSON.stringify({ principal, operation }),
+      },
       admit: async (files: TableFiles, directory: string, version: number) => {
         pausepoint("pause-before-publish", entry.objectId);
+        tickets.forEach((ticket) => (ticket.admittedAt = version));
         let listed: Map<number, ManifestSource> | undefined;
         for (const ticket of tickets) {
           const since = ticket.claimed?.record.since ?? ticket.claimed?.record.shape.after ?? 0;

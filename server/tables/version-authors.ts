@@ -1,11 +1,12 @@
 /**
- * Who made each version of a table: the tables's own record of every commit it answered, one small object per
- * version at `.quiver/versions/<table location>/<branch>/<version>.json`, naming the commit (the write ledger's
- * id for it, shared by a group of appends committed as one version). The store's manifests stay the truth of
- * which versions exist (a writer that bypasses the tables adds versions without a record); a record says who
- * committed a version, with which operation, and is believed only for a manifest written about when it was. The
- * console shows the authors of a managed table's versions; the write ledger reads every table's records to tell
- * which versions a stopped write could have made (write-history.ts).
+ * Who made each version of a table. A version Quiver's engine commits under a request's guard names its caller in its
+ * own transaction properties (COMMITTED_BY_PROPERTY, beside the requests it applies): no record is written for it.
+ * Every other commit Quiver answers (a staged manifest published by CreateTableVersion, a batch's, a compaction's) gets
+ * one small object per version at `.quiver/versions/<table location>/<branch>/<version>.json`, naming the commit (the
+ * write ledger's id for it). The store's manifests stay the truth of which versions exist (a writer that bypasses the
+ * tables adds versions named by neither); a record says who committed a version, with which operation, and is
+ * believed only for a manifest written about when it was. The console shows the authors of a managed table's
+ * versions; the write ledger reads the records for a claim a root's earlier build left (write-history.ts).
  */
 import "server-only";
 import { LRUCache } from "lru-cache";
@@ -15,6 +16,7 @@ import type { ObjectStore } from "@/server/storage/object-store";
 import type { TableEntry } from "@/server/catalog/catalog-table";
 import { metrics } from "@/server/metrics";
 import { COMPACTION_OPERATIONS } from "@/server/lance/version-operations";
+import type { CommittedBy } from "@/server/lance/version-manifest";
 import type { Tables } from "./tables";
 import type { ClaimRecord } from "./write-ledger";
 
@@ -48,6 +50,8 @@ export interface Commit {
   branch?: string;
   detail?: string;
   commit?: string;
+  /** The version names who committed it in its own transaction (a guarded commit's): no record is written. */
+  namesItsCaller?: boolean;
 }
 
 /**
@@ -68,6 +72,7 @@ export async function recordCommits(tables: Tables, commits: Commit[], principal
       const entry = await tables.knownEntry(c.table);
       const managed = isManagedVersioning(entry.properties);
       metrics.commits.inc({ operation, managed: String(managed) });
+      if (c.namesItsCaller) return;
       const shared = c.commit ? `${c.commit} ${c.version}` : null;
       // Looked up and set with no wait between: the members of a group come here within the same moment.
       const earlier = shared ? recording.get(shared) : undefined;
@@ -132,20 +137,27 @@ export async function recordCompaction(tables: Tables, entry: TableEntry, before
 }
 
 /**
- * Who made each of the given versions, where the tables recorded it: a record is believed for a version whose
- * manifest was written near the record's time, so that a record of a dropped table's version, or of a version
- * number that was taken back and then committed again by a writer outside the tables, names nobody.
+ * Who made each of the given versions: named by the version itself (`committedBy`, a guarded commit's transaction
+ * property), or else where the tables recorded it. A record is believed for a version whose manifest was written near
+ * the record's time, so that a record of a dropped table's version, or of a version number that was taken back and
+ * then committed again by a writer outside the tables, names nobody.
  */
 export async function authorsOf(
   store: ObjectStore,
   entry: TableEntry,
   branch: string | undefined,
-  versions: Array<{ version: number; timestamp_millis: number }>,
+  versions: Array<{ version: number; timestamp_millis: number; operation?: string | null; action?: string | null; committedBy: CommittedBy | null }>,
 ): Promise<Map<number, VersionAuthor>> {
   const found = new Map<number, VersionAuthor>();
   if (!isManagedVersioning(entry.properties)) return found;
   await Promise.all(
-    versions.map(async ({ version, timestamp_millis }) => {
+    versions.map(async ({ version, timestamp_millis, operation: lanceOperation, action, committedBy }) => {
+      if (committedBy) {
+        // As a published manifest's commit is described: the version, then what Lance says it did.
+        const did = [lanceOperation, action].filter(Boolean).join(", ");
+        const detail = `${versionAt(version, branch)}${did ? `: ${did}` : ""}`;
+        return void found.set(version, { ...committedBy, detail, time: new Date(timestamp_millis).toISOString() });
+      }
       const body = await store.get(recordKey(entry.location, branch, version));
       if (!body) return;
       const parsed = record.safeParse(JSON.parse(body.toString("utf8")));

@@ -99,7 +99,14 @@ async function versionPage(
   );
   const page = { versions, page_token: more ? encodePageToken(String(slice[slice.length - 1])) : undefined };
   if (!options.withOperations || !isManagedVersioning(entry.properties)) return page;
-  const authors = await authorsOf(tables.records, entry, options.branch, versions);
+  // The summaries are the ones the records were made from (cached): who committed a guarded version is in its own.
+  const named = await Promise.all(slice.map(async (version) => (await files.manifest(version, sources.get(version)!)).summary.committedBy));
+  const authors = await authorsOf(
+    tables.records,
+    entry,
+    options.branch,
+    versions.map((v, i) => ({ ...v, committedBy: named[i] })),
+  );
   return { ...page, versions: versions.map((v) => ({ ...v, committed_by: authors.get(v.version) ?? null })) };
 }
 

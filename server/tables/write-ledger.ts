@@ -201,6 +201,8 @@ export class WriteTicket {
   since: number | null = null;
   /** Set when the commit's guard found the request applied by another attempt, at this version: nothing was committed. */
   appliedAt: number | null = null;
+  /** The version the commit's guard last let through, which names the request and its caller: the commit's, once landed. */
+  admittedAt: number | null = null;
   /** Set once the commit began: a failure from then on may have left it landed. */
   commitStarted = false;
   /** Set once the commit returned: the write landed whatever happens after. */
