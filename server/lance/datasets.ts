@@ -11,7 +11,7 @@ import { connectNative, engineCall, type NativeConnection, type NativeTable } fr
 import { QuiverError, fromArrowWriteError, invalidInput } from "@/server/errors";
 import type { ArrowBody } from "./arrow-ipc";
 import { datasetLocator, isPlainLocation } from "./dataset-locator";
-import { guardedManifest, withCommitGuard, type CommitGuard } from "./engine-versions";
+import { guardedManifest, publishedHere, withCommitGuard, type CommitGuard } from "./engine-versions";
 import type { TableFiles } from "./table-files";
 import { KeyedFreshRead } from "@/server/storage/fresh-read";
 import { OutsideRootError, type ObjectStore } from "@/server/storage/object-store";
@@ -202,6 +202,21 @@ export class Datasets {
       });
     }
     return (await held).table;
+  }
+
+  /**
+   * The stamp of the directory the commit handle at the location was opened on, with no look at the store, where one
+   * of the write's looks at the table (`seen`, its newest manifest of main) found as the latest the very manifest
+   * this process last published there and the handle holds: the handle committed into the directory that is there
+   * (a manifest's etag is the store's name of one write). Null otherwise: the caller looks (directoryStamp).
+   */
+  async stampFollowed(location: string, seen: Array<{ version: number; etag: string }>): Promise<string | null> {
+    const mine = publishedHere(this.root, location);
+    const held = this.commitHandles.get(location);
+    if (!mine || !held || !seen.some((s) => s.version === mine.version && s.etag === mine.etag)) return null;
+    const opened = await held.catch(() => null);
+    if (!opened || (await engineCall("read the version", () => opened.table.version())) !== mine.version) return null;
+    return opened.stamp;
   }
 
   /** See ObjectStore.directoryStamp: what tells this table's directory from a later one at the same location; a link is refused. */

@@ -84,6 +84,17 @@ function bothOf(first: CommitGuard, second: CommitGuard): CommitGuard {
   };
 }
 
+/**
+ * The latest manifest of main this process published at each location (by root and location): a look at the table
+ * that finds it still the latest finds the directory this process's commit handle committed to (Datasets.stampFollowed).
+ */
+const published = new Map<string, { version: number; etag: string }>();
+
+/** The manifest of main this process last published at the location, if any. */
+export function publishedHere(root: DataRoot, location: string): { version: number; etag: string } | undefined {
+  return published.get(guardKey(root, location));
+}
+
 /** Asks the guard at the location, if any, to admit `version`; a refusal ends the commit (see `guards`) and is thrown. */
 async function admitted(root: DataRoot, files: TableFiles, directory: string, version: number) {
   const held = guards.get(guardKey(root, files.location));
@@ -238,6 +249,7 @@ export class EngineVersions {
       );
     }
     this.files.knownManifest(key, info.etag, manifest);
+    if (directory === this.location) published.set(guardKey(this.root, this.location), { version, etag: info.etag });
     // Neither is needed for the answer: a staged file left behind costs space, and a hint behind the latest costs a
     // reader a look past it (the engine writes one only on a local root).
     if (!cached)

@@ -155,6 +155,7 @@ export class Tables {
         this.unlessDropped(entry, async (stamp) => (members.some((m) => m.refused === undefined) ? commit(file(), stamp) : 0), {
           claim: () => this.claimGroup(entry, branch, members),
           guarded: true,
+          looked: members.map((m) => m.ticket),
         }),
     );
   }
@@ -301,10 +302,12 @@ export class Tables {
       directorySeen = false,
       guarded = false,
       claim = () => this.claimCurrent(entry),
-    }: { directorySeen?: boolean; guarded?: boolean; claim?: () => Promise<WriteTicket[]> } = {},
+      looked = [currentWrite.getStore()],
+    }: { directorySeen?: boolean; guarded?: boolean; claim?: () => Promise<WriteTicket[]>; looked?: Array<WriteTicket | undefined> } = {},
   ): Promise<T> {
-    // The requests' claims in the ledger are written beside the look at the directory, a round trip the write makes anyway.
-    const [stamp, claimed] = await Promise.all([directorySeen ? "" : this.datasets.directoryStamp(entry.location), claim()]);
+    // The requests' claims in the ledger are written beside the look at the directory, a round trip the write makes
+    // anyway; none is needed where a look the write made found this process's own last commit still the latest.
+    const [stamp, claimed] = await Promise.all([directorySeen ? "" : this.stampOf(entry, looked), claim()]);
     if (stamp === null) throw gone(entry);
     claimed.forEach((ticket) => (ticket.commitStarted = true));
     if (claimed.length) {
@@ -318,6 +321,12 @@ export class Tables {
     this.written.note(entry.location);
     if ((await this.afterWrite(entry)) !== "catalogued") throw gone(entry);
     return result;
+  }
+
+  /** The stamp of the table's directory for a commit (Datasets.stampFollowed, else one look at the store). */
+  private async stampOf(entry: TableEntry, looked: Array<WriteTicket | undefined>): Promise<string | null> {
+    const seen = looked.flatMap((t) => (t && t.seen !== null && t.seenEtag !== null && !t.request.branch ? [{ version: t.seen, etag: t.seenEtag }] : []));
+    return (seen.length ? await this.datasets.stampFollowed(entry.location, seen) : null) ?? this.datasets.directoryStamp(entry.location);
   }
 
   /**

@@ -197,6 +197,8 @@ export class WriteTicket {
   ownMarker: string | null = null;
   /** The latest version the write saw before its commit, where it looked: what it commits lies above it. */
   seen: number | null = null;
+  /** The etag of that version's manifest, where the write's look found one. */
+  seenEtag: string | null = null;
   /** The lowest version an earlier attempt of the request may have built on, as its claim said: the next claim's `since`. */
   since: number | null = null;
   /** Set when the commit's guard found the request applied by another attempt, at this version: nothing was committed. */

@@ -16,6 +16,7 @@ import { received, toIpcFile } from "@/server/lance/arrow-ipc";
 import type { Tables } from "./tables";
 import { parseRoot } from "@/server/storage/root";
 import { insertRecords } from "./writes";
+import { currentWrite, WriteTicket } from "./write-ledger";
 import { countRows } from "./queries";
 
 const arrow = createRequire(import.meta.url)("apache-arrow") as typeof import("apache-arrow");
@@ -24,6 +25,24 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const rows = (from: number, to: number) => arrow.tableFromArrays({ id: BigInt64Array.from({ length: to - from }, (_, i) => BigInt(from + i)) });
 const body = (from: number, to: number) => toIpcFile(received(Buffer.from(arrow.tableToIPC(rows(from, to), "stream"))));
+
+/** Runs `write` as a write request the ledger covers (as the HTTP edge does), and records its answer. */
+async function asRequest<T extends { version: number }>(id: string, write: () => Promise<T>): Promise<T> {
+  const ticket = new WriteTicket({
+    key: `key-${id}`,
+    requestId: id,
+    fingerprint: id,
+    sameBody: null,
+    answeredByVersion: true,
+    operation: "InsertIntoTable",
+    rows: null,
+    branch: null,
+    principal: { kind: "key", id: "test", name: "test" },
+  });
+  const answer = await currentWrite.run(ticket, write);
+  await tables.ledger.finish(ticket, { outcome: "committed", status: 200, body: answer });
+  return answer;
+}
 
 let catalog: Catalog;
 let tables: Tables;
@@ -49,13 +68,15 @@ describe("a write overtaken while it runs", () => {
   it("writes into the table made again at the same location by another process, not into the one it replaced", async () => {
     await catalog.declareTable(["t"], undefined, {});
     await insertRecords(tables, ["t"], body(0, 10), "append");
-    // This process's commit handle now holds version 2 of the first table.
-    expect((await insertRecords(tables, ["t"], body(10, 20), "append")).version).toBe(2);
+    // This process's commit handle now holds version 2 of the first table, which it published itself: a write that
+    // finds that manifest still the latest commits without a look at the directory.
+    expect((await asRequest("r2", () => insertRecords(tables, ["t"], body(10, 20), "append"))).version).toBe(2);
     const elsewhere = await lancedb.connect(dir);
     await elsewhere.dropTable("t");
     await elsewhere.createTable("t", rows(100, 103));
     await elsewhere.openTable("t").then((t) => t.add(rows(103, 105)));
-    const { version } = await insertRecords(tables, ["t"], body(200, 201), "append");
+    // The new table is at version 2 too, but its manifest is another write than the one this process published.
+    const { version } = await asRequest("r3", () => insertRecords(tables, ["t"], body(200, 201), "append"));
     expect(version).toBe(3);
     const now = await elsewhere.openTable("t");
     expect(await now.countRows()).toBe(6);

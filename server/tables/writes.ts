@@ -39,7 +39,10 @@ async function writeTarget(
   ] as const);
   const seen = latest?.version ?? 0;
   // What the write commits lies above the version it found: its claim in the ledger says so, at no further look.
-  if (ticket) ticket.seen = seen;
+  if (ticket) {
+    ticket.seen = seen;
+    ticket.seenEtag = latest?.etag ?? null;
+  }
   if (latest === null) {
     const created = await tables.writeFirstVersion(entry, body);
     if (created !== null) return { entry, created };
