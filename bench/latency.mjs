@@ -51,11 +51,25 @@ export function roundTripsInARow(requests, latency) {
   return waves;
 }
 
+/** The keys' prefix of an object-store root (`az://bench/quiver` → `quiver/`). */
+const keyPrefix = (uri) => `${uri.replace(/^[a-z0-9]+:\/\/[^/]+\/?/, "")}/`;
+
+/** Waits until the store has been asked nothing for a few latencies: what an operation set going has reached it. */
+async function quiet(proxy, latency) {
+  for (let seen = -1; seen !== proxy.requests().length;) {
+    seen = proxy.requests().length;
+    await new Promise((resolve) => setTimeout(resolve, latency * 4 + 50));
+  }
+}
+
 /**
- * Runs the operations table. `ctx`: { base, key, lancedb, arrow, engineRoot, storageOptions, proxy, runs, latency, record }.
+ * Runs the operations table. `ctx`: { base, key, lancedb, arrow, root, engineRoot, storageOptions, proxy, runs, latency, record }.
  */
 export async function latencyCase(ctx) {
   const { base, key, lancedb, arrow, proxy, runs, latency, record } = ctx;
+  // Both roots are in one container (a path is `/<account>/<container>/<key>`): each side's requests are told apart
+  // by their root's prefix.
+  const ownPrefix = { quiver: keyPrefix(ctx.root), engine: keyPrefix(ctx.engineRoot) };
   const headers = { "x-api-key": key, "content-type": "application/json" };
   const rest = (path, body) =>
     fetch(base + path, { method: body === undefined ? "GET" : "POST", headers, body: body === undefined ? undefined : JSON.stringify(body) }).then(
@@ -142,9 +156,17 @@ export async function latencyCase(ctx) {
       const t0 = performance.now();
       await work();
       times[side].push(performance.now() - t0);
-      const made = proxy.requests();
+      // What a side does after its answer (Quiver removes an insert's marker then) is its own, not the next operation's.
+      await quiet(proxy, latency);
+      const made = proxy.requests().filter((r) => (r.prefix ?? r.path.replace(/^\/[^/]+\/[^/]+\//, "")).startsWith(ownPrefix[side]));
       requests[side].push(made.length);
-      inARow[side].push(roundTripsInARow(made, latency));
+      // The round trips the caller waits for: those before its answer.
+      inARow[side].push(
+        roundTripsInARow(
+          made.filter((r) => r.at <= times[side].at(-1)),
+          latency,
+        ),
+      );
       last[side] = { ms: times[side].at(-1), made };
     };
     for (let i = 0; i < 2; i++) {
