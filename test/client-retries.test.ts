@@ -31,6 +31,7 @@ const VICTIMS = [
 const BACK_TO_BACK = "back_to_back";
 const APART = "killed_apart";
 const ALIKE = "killed_alike";
+const HELD = "held_update";
 /**
  * The dying instance's failpoints on any root: the second write to BACK_TO_BACK that commits is held before it records
  * or answers anything, and the instance dies once the third write's claim is in the ledger; it dies once the first
@@ -378,6 +379,31 @@ describe("two instances killed one after the other, the first once it claimed a 
       committed: { status: 200, version: 2, replayed: true },
       rows: { claimed: 100, committed: 100 },
     });
+  });
+});
+
+describe("a retry under the same request id while the first attempt is still under way on another instance", () => {
+  it("is applied at once there, and the update lands once", async () => {
+    const api = client(other.url, other.auth);
+    expect((await api.arrow(`/v1/table/${HELD}/create`, rows(0, 10))).status).toBe(200);
+    const update = { predicate: "id < 4", updates: [["x", "x + 1000"]] };
+    // The first attempt is held once claimed, its instance alive and silent, as a stalled commit's is.
+    await dying.kill();
+    await startDying(Number(new URL(dying.url).port), [`hold-after-claim:${HELD}`]);
+    const first = client(dying.url, dying.auth)
+      .post(`/v1/table/${HELD}/update`, update, { "x-request-id": "held-update" })
+      .catch((err: Error) => err);
+    await until("the first attempt's claim", ledgerClaims, (claims) => claims.some((c) => c.requestId === "held-update"), 30_000, 20);
+    // No version names the request: the retry need not wait for the first to stop (it would wait in vain, 409).
+    const retry = await api.post(`/v1/table/${HELD}/update`, update, { "x-request-id": "held-update" });
+    expect(retry.status, JSON.stringify(retry.body)).toBe(200);
+    expect(retry.body).toMatchObject({ version: 2, updated_rows: 4 });
+    await dying.kill();
+    expect(await first).toBeInstanceOf(Error);
+    expect((await api.post(`/v1/table/${HELD}/count_rows`, { predicate: "x >= 1000" })).body).toBe(4);
+    expect((await api.post(`/v1/table/${HELD}/count_rows`, { predicate: "x >= 2000" })).body).toBe(0);
+    const again = await api.post(`/v1/table/${HELD}/update`, update, { "x-request-id": "held-update" });
+    expect({ status: again.status, version: again.body.version }).toEqual({ status: 200, version: 2 });
   });
 });
 

@@ -6,11 +6,13 @@
  * Each attempt at a request leaves small records under `.quiver/requests/<key>/`, every one written only where none
  * exists: `<n>.claim`, written in the table's write turn beside the look the commit makes anyway, before the commit
  * starts (where the commit goes and how it is known there, so that its outcome can be read from the table's records);
- * `<n>.lease-<k>`, written while a long commit runs; and `<n>.answer`, written beside the audit entry before the
- * answer leaves (the answer itself, for a commit: a repeat is answered with it), except where the version that names
- * the request gives the whole answer (an insert's: its version and its body's rows). An attempt whose instance died
- * between its commit and its answer leaves a claim alone: once no record has come for a lease's time, whoever
- * asks reads from the table's records whether the commit landed (write-history.ts) and writes `<n>.decision`.
+ * `<n>.lease-<k>`, written while a long commit runs where others may need to know it still runs (below); and
+ * `<n>.answer`, written beside the audit entry before the answer leaves (the answer itself, for a commit: a repeat is
+ * answered with it), except where the version that names the request gives the whole answer (an insert's: its
+ * version and its body's rows). A guarded commit's outcome is read from the versions, at once: the version naming the
+ * request, or none, and the repeat runs (of two attempts, the later to commit publishes nothing). Any other attempt
+ * whose instance died leaves a claim alone: once no record has come for a lease's time, whoever asks reads from the
+ * table's records whether the commit landed (write-history.ts) and writes `<n>.decision`.
  *
  * LanceDB's 0.39 client retries an insert or a merge-insert that answered 429, 500, 502 or 503 with a new request
  * id; a load balancer answers 502 when the instance it sent the write to died, possibly after that write committed.
@@ -209,36 +211,38 @@ export class WriteTicket {
   commitStarted = false;
   /** Set once the commit returned: the write landed whatever happens after. */
   landed = false;
-  private lease: { timer: NodeJS.Timeout; lastRenewal: number; end: () => void } | null = null;
+  private lease: { timer: NodeJS.Timeout | null; lastRenewal: number; end: () => void } | null = null;
 
   constructor(readonly request: WriteRequest) {}
 
-  /** Keeps the claimed attempt's lease until `endLease`; answers what settles then, for repeats at this process. */
-  startLease(ledger: WriteLedger, n: number): Promise<void> {
+  /**
+   * Holds the claimed attempt until `endLease`, which settles what this answers, for repeats at this process; with
+   * `renewing`, renews its lease in the ledger meanwhile, so that other instances can tell it is still under way.
+   */
+  startLease(ledger: WriteLedger, n: number, renewing: boolean): Promise<void> {
     let k = 0;
     let end!: () => void;
     const ended = new Promise<void>((resolve) => (end = resolve));
-    const timer = setInterval(() => {
-      ledger
+    const renew = () =>
+      void ledger
         .renew(this.request.key, n, ++k)
         .then(() => {
           if (this.lease) this.lease.lastRenewal = now();
         })
         .catch((err: unknown) => log.warn({ err, request_id: this.request.requestId }, "renewing a write's lease failed"));
-    }, config.writeLeaseMs / 3);
-    timer.unref();
+    const timer = renewing ? setInterval(renew, config.writeLeaseMs / 3).unref() : null;
     this.lease = { timer, lastRenewal: now(), end };
     return ended;
   }
 
   /** True when no renewal reached the store for long enough that another instance may have taken the write for dead. */
   get mayHaveBeenTakenForDead(): boolean {
-    return this.lease !== null && now() - this.lease.lastRenewal > config.writeLeaseMs / 2;
+    return this.lease?.timer != null && now() - this.lease.lastRenewal > config.writeLeaseMs / 2;
   }
 
   endLease() {
     if (!this.lease) return;
-    clearInterval(this.lease.timer);
+    if (this.lease.timer) clearInterval(this.lease.timer);
     this.lease.end();
     this.lease = null;
   }
@@ -312,7 +316,9 @@ export class WriteLedger {
       await this.release(ticket);
       throw new EarlierAttempt(earlier, true);
     }
-    const ended = ticket.startLease(this, n);
+    // A named commit's fate is read from the versions, whoever asks: only a write that others may take for a write
+    // of the same body under another id tells them it is still under way (settleSameBody).
+    const ended = ticket.startLease(this, n, ticket.request.sameBody !== null || !shape.named);
     this.running.set(key, ended);
     void ended.then(() => {
       if (this.running.get(key) === ended) this.running.delete(key);
@@ -582,6 +588,9 @@ export class WriteLedger {
         if (!waited) return { kind: "running" };
         continue;
       }
+      // No version names it, running or stopped: the request's next attempt may go at once, for of two attempts
+      // committing, the later finds the earlier's version and commits nothing (Tables.guardCommit).
+      if (claim.shape.named && asking?.request.key === key) return { kind: "free", next: n + 1 };
       if (state.signature !== seen) {
         seen = state.signature;
         quietSince = now();
