@@ -35,6 +35,7 @@ import type { JsonBody } from "@/lib/contract/operation";
 import { log, logRequest } from "@/server/log";
 import { recordCommits, rowsChanged, versionAt, type Commit } from "@/server/tables/version-authors";
 import type { WriteTicket } from "@/server/tables/write-ledger";
+import { namedBranch } from "@/server/tables/branch-name";
 import { createHash } from "node:crypto";
 import { ending, runOnce, writeTicket } from "./exactly-once";
 
@@ -360,9 +361,7 @@ async function handle(routes: RouteDef[], request: Request, span: Span | undefin
     const commit = claim?.shape.commit;
     // The version the request's guarded commit made names its caller itself (COMMITTED_BY_PROPERTY): no record for it.
     const namesItsCaller = (c: Commit) =>
-      Boolean(
-        ticket?.landed && claim?.shape.named && c.version === ticket.admittedAt && (c.branch && c.branch !== "main" ? c.branch : null) === claim.shape.branch,
-      );
+      Boolean(ticket?.landed && claim?.shape.named && c.version === ticket.admittedAt && namedBranch(c.branch) === claim.shape.branch);
     const recorded =
       response.ok && commits.length && principal && opened
         ? recordCommits(

@@ -10,6 +10,7 @@ import { formatIdentifier } from "@/lib/identifiers";
 import { QuiverError, invalidInput } from "../errors";
 import { describePrincipal, type Principal } from "../auth/model";
 import { currentWrite, EarlierAttempt, requestKey, sameBodyKey, WriteTicket, type Decided, type Settled, type WriteLedger } from "@/server/tables/write-ledger";
+import { namedBranch } from "@/server/tables/branch-name";
 import type { Reply, RouteContext, RouteDef } from "./route";
 import { metrics } from "@/server/metrics";
 
@@ -63,7 +64,7 @@ export function writeTicket(
     answeredByVersion: route.once!.answeredByVersion === true,
     operation: route.operationId,
     rows,
-    branch: branch && branch !== "main" ? branch : null,
+    branch: namedBranch(branch),
     principal: describePrincipal(principal),
   });
 }

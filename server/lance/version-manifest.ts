@@ -11,6 +11,7 @@ import { IndexSectionSchema, ManifestSchema, type DataFragment, type Manifest } 
 import type { SchemaField } from "./version-operations";
 import { transactionProperties } from "./transaction-properties";
 import { countLookup } from "@/server/metrics";
+import { versionAuthor, type VersionAuthor } from "@/lib/contract/catalog";
 
 export interface VersionSummary {
   version: number;
@@ -34,10 +35,7 @@ export interface VersionSummary {
 }
 
 /** Who committed a version and through which of the catalog's operations. */
-export interface CommittedBy {
-  principal: { kind: string; id: string; name: string };
-  operation: string;
-}
+export type CommittedBy = Pick<VersionAuthor, "principal" | "operation">;
 
 /** The transaction property in which a version Quiver published names the write requests it applied, space-separated. */
 export const REQUESTS_PROPERTY = "quiver.requests";
@@ -96,14 +94,14 @@ function namedBy(buf: Buffer): { requests: string[]; committedBy: CommittedBy | 
   return { requests: (properties[REQUESTS_PROPERTY] ?? "").split(" ").filter(Boolean), committedBy: committedByOf(properties[COMMITTED_BY_PROPERTY]) };
 }
 
+/** The author of a version as its transaction property says it: the contract's author, less what the catalog adds. */
+const committedByProperty = versionAuthor.pick({ principal: true, operation: true });
+
 function committedByOf(text: string | undefined): CommittedBy | null {
   if (!text) return null;
   try {
-    const { principal, operation } = JSON.parse(text) as Partial<CommittedBy>;
-    const fields = [principal?.kind, principal?.id, principal?.name, operation];
-    return fields.every((f) => typeof f === "string")
-      ? { principal: { kind: principal!.kind, id: principal!.id, name: principal!.name }, operation: operation! }
-      : null;
+    const parsed = committedByProperty.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : null;
   } catch {
     return null;
   }

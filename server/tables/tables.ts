@@ -28,6 +28,7 @@ import { AppendGroups, type Appending } from "./append-groups";
 import { inMachineTurn } from "@/server/peers/machine-turns";
 import { WrittenTables } from "./written-tables";
 import { EarlierAttempt, currentWrite, type CommitShape, type WriteLedger, type WriteTicket } from "./write-ledger";
+import { namedBranch } from "./branch-name";
 
 interface TableVersionDescription {
   version: number;
@@ -193,10 +194,10 @@ export class Tables {
    */
   private async shapeBase(entry: TableEntry, branch: string | null | undefined, seen: number | null, after?: number) {
     const files = this.filesOf(entry);
-    const onMain = !branch || branch === "main";
-    const directory = files.directoryOf(onMain ? undefined : branch);
-    const latest = after ?? (onMain && seen !== null ? seen : ((await files.latestManifest(directory))?.version ?? 0));
-    return { location: entry.location, directory, branch: onMain ? null : branch, after: latest };
+    const named = namedBranch(branch);
+    const directory = files.directoryOf(named ?? undefined);
+    const latest = after ?? (named === null && seen !== null ? seen : ((await files.latestManifest(directory))?.version ?? 0));
+    return { location: entry.location, directory, branch: named, after: latest };
   }
 
   /** Claims the current request's write (where the ledger covers it) for the commit about to run. */

@@ -19,6 +19,7 @@ import { COMPACTION_OPERATIONS } from "@/server/lance/version-operations";
 import type { CommittedBy } from "@/server/lance/version-manifest";
 import type { Tables } from "./tables";
 import type { ClaimRecord } from "./write-ledger";
+import { namedBranch } from "./branch-name";
 
 /** A record and the manifest it names are written by one commit, seconds apart at most; clocks of instances differ a little. */
 const SAME_COMMIT_MS = 10 * 60_000;
@@ -31,7 +32,10 @@ const branchPrefix = (location: string, branch?: string) => `${tablePrefix(locat
 const recordKey = (location: string, branch: string | undefined, version: number) => `${branchPrefix(location, branch)}${version}.json`;
 
 /** Which version a commit made, as its audit entry and record say it: "version 7 of main", "version 3 of branch 'dev'". */
-export const versionAt = (version: number, branch?: string) => `version ${version} of ${!branch || branch === "main" ? "main" : `branch '${branch}'`}`;
+export const versionAt = (version: number, branch?: string) => {
+  const named = namedBranch(branch);
+  return `version ${version} of ${named === null ? "main" : `branch '${named}'`}`;
+};
 
 /** What a write's answer says it did to rows ("2 rows inserted, 1 updated"), for its commit's detail; "" when it says nothing. */
 export function rowsChanged(answer: Record<string, unknown>): string {

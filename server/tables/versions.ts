@@ -16,10 +16,11 @@ import type { ManifestSource, TableFiles } from "@/server/lance/table-files";
 import { authorsOf, forgetAuthors, pruneAuthors, versionAt } from "./version-authors";
 import { heldBack, type HeldVersion } from "@/server/catalog/batch-holds";
 import { branchNameProblem } from "./refs";
+import { namedBranch } from "./branch-name";
 import type { Tables } from "./tables";
 import { allLanded } from "./write-ledger";
 
-const isMain = (branch?: string) => !branch || branch === "main";
+const isMain = (branch?: string) => namedBranch(branch) === null;
 
 /** The directory whose `_versions/` holds a branch's own manifests (main's: the table's directory); the branch must exist. */
 async function branchDirectory(tables: Tables, entry: TableEntry, files: TableFiles, branch?: string): Promise<string> {
@@ -46,7 +47,19 @@ export type TableVersionRecord = Awaited<ReturnType<typeof versionRecord>>;
  * answers): the object store's own path, without scheme and bucket.
  */
 async function versionRecord(files: TableFiles, entry: TableEntry, version: number, source: ManifestSource, withOperation: boolean, before?: ManifestSource) {
-  const made = await files.manifest(version, source);
+  return recordOf(files, entry, version, source, await files.manifest(version, source), withOperation, before);
+}
+
+/** The record of a version whose manifest was read (`made`). */
+async function recordOf(
+  files: TableFiles,
+  entry: TableEntry,
+  version: number,
+  source: ManifestSource,
+  made: Awaited<ReturnType<TableFiles["manifest"]>>,
+  withOperation: boolean,
+  before?: ManifestSource,
+) {
   const { file, summary } = made;
   const operation = withOperation ? await files.operation(version, source, made, before) : undefined;
   return {
@@ -94,18 +107,18 @@ async function versionPage(
   const start = afterVersion === undefined ? 0 : numbers.findIndex((v) => (options.descending ? v < afterVersion : v > afterVersion));
   const slice = start < 0 ? [] : numbers.slice(start, start + options.limit);
   const more = start >= 0 && start + options.limit < numbers.length;
+  const made = await Promise.all(slice.map((version) => files.manifest(version, sources.get(version)!)));
   const versions = await Promise.all(
-    slice.map((version) => versionRecord(files, entry, version, sources.get(version)!, options.withOperations ?? false, sources.get(version - 1))),
+    slice.map((version, i) => recordOf(files, entry, version, sources.get(version)!, made[i], options.withOperations ?? false, sources.get(version - 1))),
   );
   const page = { versions, page_token: more ? encodePageToken(String(slice[slice.length - 1])) : undefined };
   if (!options.withOperations || !isManagedVersioning(entry.properties)) return page;
-  // The summaries are the ones the records were made from (cached): who committed a guarded version is in its own.
-  const named = await Promise.all(slice.map(async (version) => (await files.manifest(version, sources.get(version)!)).summary.committedBy));
+  // Who committed a guarded version is in its own manifest, read above.
   const authors = await authorsOf(
     tables.records,
     entry,
     options.branch,
-    versions.map((v, i) => ({ ...v, committedBy: named[i] })),
+    versions.map((v, i) => ({ ...v, committedBy: made[i].summary.committedBy })),
   );
   return { ...page, versions: versions.map((v) => ({ ...v, committed_by: authors.get(v.version) ?? null })) };
 }
