@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tableVersion } from "@/lib/contract/catalog";
 import type { Answer } from "@/lib/contract/common";
 import { ErrorCode } from "@/lib/contract/errors";
+import { Int32, Table, vectorFromArray } from "apache-arrow";
 import { client, expectError, rows } from "./client";
 import { keyOf, startServer, storeOf, type TestServer } from "./server";
 
@@ -189,6 +190,27 @@ describe("a first attempt that committed nothing", () => {
     expect(deleted.status, JSON.stringify(deleted.body)).toBe(200);
     expect(deleted.body.num_deleted_rows).toBe(3);
     expect(await count("later")).toBe(3);
+  });
+});
+
+describe("a write refused for what it asks", () => {
+  it("leaves nothing in the ledger: no claim, no marker among writes of its body", async () => {
+    expect((await api.arrow("/v1/table/refused/create", rows(0, 5))).status).toBe(200);
+    const ledger = () => storeOf(server).list(".quiver/requests/");
+    const before = await ledger();
+    const other = new Table({ nope: vectorFromArray([1, 2], new Int32()) });
+    expectError(await api.arrow("/v1/table/refused/insert", other, id("schema")), 400, ErrorCode.TableSchemaValidationError);
+    expectError(
+      await api.arrow("/v1/table/refused/merge_insert?on=nope&when_not_matched_insert_all=true", rows(5, 8), id("merge-on")),
+      404,
+      ErrorCode.TableColumnNotFound,
+    );
+    expectError(await api.arrow("/v1/table/no_such_table/insert", rows(5, 8), id("missing")), 404, ErrorCode.TableNotFound);
+    const broken = await api.arrow("/v1/table/refused/insert", new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8]), id("broken"));
+    expect(broken.status).toBe(400);
+    expectError(await api.post("/v1/table/refused/update", { predicate: "id <", updates: [["x", "1"]] }, id("update")), 400, ErrorCode.InvalidInput);
+    expect(await ledger()).toEqual(before);
+    expect(await count("refused")).toBe(5);
   });
 });
 
