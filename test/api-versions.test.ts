@@ -8,7 +8,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tableVersion } from "@/lib/contract/catalog";
 import type { Answer } from "@/lib/contract/common";
-import { client, expectError, rows } from "./client";
+import { client, expectError, rows, until } from "./client";
 import { keyOf, onObjectStore, rootSnapshot, startServer, storeOf, uriOf, type TestServer } from "./server";
 import { ErrorCode } from "@/lib/contract/errors";
 
@@ -88,7 +88,14 @@ describe("CreateTableVersion", () => {
     const created = await api.post<{ version: TableVersion }>("/v1/table/t/version/create", { version: 5, manifest_path: uriOf(server, staged) });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     expect(created.body.version).toMatchObject({ version: 5, manifest_path: uriOf(server, final) });
-    expect(await store.head(staged)).toBeNull();
+    // The staged file goes after the answer, once the version's record names the commit.
+    await until(
+      "the staged manifest's removal",
+      () => store.head(staged),
+      (info) => info === null,
+      10_000,
+      50,
+    );
     expect(await versions("t")).toEqual([1, 2, 3, 4, 5]);
     expect((await api.post("/v1/table/t/count_rows", {})).body).toBe(11);
 
