@@ -5,7 +5,7 @@
  */
 import "server-only";
 import { Catalog } from "@/server/catalog/catalog";
-import { KeyedLock } from "@/server/catalog/keyed-lock";
+import { TableTurns } from "@/server/catalog/table-turns";
 import { Datasets } from "@/server/lance/datasets";
 import { openStore } from "@/server/storage/stores";
 import { Tables } from "@/server/tables/tables";
@@ -58,7 +58,7 @@ export async function openDatabase(root: DataRoot, storageOptions: Record<string
   const store = openStore(root, storageOptions);
   const datasets = new Datasets(root, store, engineStorageOptions(root, storageOptions));
   await datasets.init();
-  const turns = new KeyedLock();
+  const turns = new TableTurns();
   const catalog = new Catalog(datasets, store, turns);
   // The ledger reads a stopped write's outcome from the table's records, which it reads through the tables.
   const ledger = new WriteLedger(store, (claim) => decideFromHistory(tables, claim));

@@ -6,14 +6,16 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { tableToIPC } from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { client, postOnNewConnection, rows } from "./client";
+import { client, expectError, postOnNewConnection, rows, until } from "./client";
+import { ErrorCode } from "@/lib/contract/errors";
 import { startServer, type TestServer } from "./server";
 
 let server: TestServer;
 let api: ReturnType<typeof client>;
 
 beforeAll(async () => {
-  server = await startServer({}, { workers: 2 });
+  // A write to `paused` stops its worker (SIGSTOP) once its claim is in the ledger, inside the table's write turn.
+  server = await startServer({ QUIVER_FAILPOINTS: "pause-after-claim:paused" }, { workers: 2 });
   api = client(server.url, server.auth);
 });
 afterAll(() => server?.stop());
@@ -105,6 +107,36 @@ describe("QUIVER_WORKERS=2", () => {
     }
     expect(await turns()).toBe(before + 10);
     expect((await api.post("/v1/table/behind/count_rows", {})).body).toBe(101);
+  });
+
+  it("lets a drop through one worker wait for a write the other is in the middle of, then drop the table whole", async () => {
+    expect((await api.arrow("/v1/table/paused/create", rows(0, 1))).status).toBe(200);
+    const stopped = () => workerPids().filter((pid) => readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].startsWith("T"));
+    // Each on a connection of its own, so the port's round robin hands the drop to the worker that is not stopped.
+    const writing = postOnNewConnection(
+      `${server.url}/v1/table/paused/insert`,
+      { ...server.auth, "x-request-id": "paused-insert-1" },
+      tableToIPC(rows(1, 5), "stream"),
+    );
+    const [writer] = await until(
+      "the writing worker's pause",
+      async () => stopped(),
+      (pids) => pids.length === 1,
+      10_000,
+      20,
+    );
+    let dropAnswered = false;
+    const dropping = postOnNewConnection(`${server.url}/v1/table/paused/drop`, server.auth).finally(() => (dropAnswered = true));
+    // The drop waits for the table's turn on the machine, which the stopped write holds.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(dropAnswered, "the drop answered while a write to the table was under way in the other worker").toBe(false);
+    process.kill(writer, "SIGCONT");
+    const written = await writing;
+    expect(written.status, written.text).toBe(200);
+    expect(JSON.parse(written.text)).toMatchObject({ version: 2 });
+    const dropped = await dropping;
+    expect(dropped.status, dropped.text).toBe(200);
+    expectError(await api.post("/v1/table/paused/describe", {}), 404, ErrorCode.TableNotFound);
   });
 
   it("stops every worker on SIGTERM", async () => {

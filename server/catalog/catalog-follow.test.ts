@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Catalog } from "./catalog";
-import { KeyedLock } from "./keyed-lock";
+import { TableTurns } from "./table-turns";
 import { Datasets } from "@/server/lance/datasets";
 import { openStore } from "@/server/storage/stores";
 import type { CatalogIndex } from "./catalog-table";
@@ -29,7 +29,7 @@ async function instance() {
   const store = openStore(root, {});
   const datasets = new Datasets(root, store, {});
   await datasets.init();
-  return { catalog: new Catalog(datasets, store, new KeyedLock()), datasets };
+  return { catalog: new Catalog(datasets, store, new TableTurns()), datasets };
 }
 
 /** What an index says, comparable between two indexes. */

@@ -16,6 +16,7 @@ import { Datasets } from "@/server/lance/datasets";
 import type { ArrowBody } from "@/server/lance/arrow-ipc";
 import { engineCall } from "@/server/lance/native";
 import { KeyedLock } from "./keyed-lock";
+import type { TableTurns } from "./table-turns";
 import type { ObjectStore } from "@/server/storage/object-store";
 import { relativeTo } from "@/server/storage/root";
 import { isPlainLocation } from "@/server/lance/dataset-locator";
@@ -57,13 +58,13 @@ export class Catalog {
   private readonly locks = new KeyedLock();
 
   /**
-   * `turns` is each table directory's write turn, shared with the table operations (server/tables/tables.ts): a
+   * `turns` is each table directory's write turn (this process's and its machine's), shared with the table operations: a
    * drop, move or deregister waits for the table's writes, and writes that wait behind it find the table gone.
    */
   constructor(
     private readonly datasets: Datasets,
     store: ObjectStore,
-    private readonly turns: KeyedLock,
+    private readonly turns: TableTurns,
   ) {
     this.catalogTable = new CatalogTable(datasets, store);
   }

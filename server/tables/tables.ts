@@ -14,7 +14,7 @@ import { config } from "@/server/config";
 import { QuiverError, invalidInput } from "@/server/errors";
 import type { Catalog, Id, ReadAt } from "@/server/catalog/catalog";
 import type { TableEntry } from "@/server/catalog/catalog-table";
-import type { KeyedLock } from "@/server/catalog/keyed-lock";
+import type { TableTurns } from "@/server/catalog/table-turns";
 import { heldBack } from "@/server/catalog/batch-holds";
 import type { ArrowBody } from "@/server/lance/arrow-ipc";
 import type { Datasets } from "@/server/lance/datasets";
@@ -25,7 +25,6 @@ import { COMMITTED_BY_PROPERTY, REQUESTS_PROPERTY, type LatestManifest } from "@
 import { countLookup } from "@/server/metrics";
 import type { ObjectStore } from "@/server/storage/object-store";
 import { AppendGroups, type Appending } from "./append-groups";
-import { inMachineTurn } from "@/server/peers/machine-turns";
 import { WrittenTables } from "./written-tables";
 import { EarlierAttempt, currentWrite, type CommitShape, type WriteLedger, type WriteTicket } from "./write-ledger";
 import { namedBranch } from "./branch-name";
@@ -68,7 +67,7 @@ export class Tables {
     private readonly catalog: Catalog,
     private readonly datasets: Datasets,
     readonly records: ObjectStore,
-    private readonly turns: KeyedLock,
+    private readonly turns: TableTurns,
     /** Each write request applied at most once: its claim is made beside the commit's own look at the store. */
     readonly ledger: WriteLedger,
   ) {
@@ -283,7 +282,7 @@ export class Tables {
 
   /** Runs `work` in the table's write turn: this process's, and that of the other workers of its machine. */
   turnOf<T>(entry: TableEntry, work: () => Promise<T>): Promise<T> {
-    return this.turns.run(entry.location, () => inMachineTurn(entry.location, work));
+    return this.turns.run(entry.location, work);
   }
 
   /**
