@@ -6,6 +6,7 @@ import { pageOf } from "@/server/catalog/paging";
 import type { Id } from "@/server/catalog/catalog";
 import type { TableEntry } from "@/server/catalog/catalog-table";
 import type { Tables } from "./tables";
+import { namedBranch } from "./branch-name";
 
 async function tagsOf(tables: Tables, id: Id, branch?: string) {
   const { entry, table } = await tables.dataHandle(id, "have tags", branch);
@@ -111,11 +112,10 @@ export async function createBranch(tables: Tables, id: Id, name: string, fromBra
   const { entry, branches } = await branchesOf(tables, id);
   const all = await engineCall("list branches", () => branches.list());
   if (name === "main" || name in all) throw new QuiverError("TableBranchAlreadyExists", `branch '${name}' already exists on table '${entry.objectId}'`);
-  if (fromBranch && fromBranch !== "main" && !(fromBranch in all)) throw new QuiverError("TableBranchNotFound", `branch '${fromBranch}' does not exist`);
+  const from = namedBranch(fromBranch);
+  if (from !== null && !(from in all)) throw new QuiverError("TableBranchNotFound", `branch '${from}' does not exist`);
   if (fromVersion !== undefined) await requireVersion(tables, entry, fromVersion, fromBranch);
-  const created = await tables.commitTo(entry, () =>
-    engineCall(`create branch '${name}'`, () => branches.create(name, fromBranch && fromBranch !== "main" ? fromBranch : null, fromVersion ?? null)),
-  );
+  const created = await tables.commitTo(entry, () => engineCall(`create branch '${name}'`, () => branches.create(name, from, fromVersion ?? null)));
   return { version: await created.version() };
 }
 

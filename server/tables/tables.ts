@@ -449,8 +449,8 @@ export class Tables {
   /** The handle to write through: the shared latest handle, or the named branch. */
   async writeHandle(entry: TableEntry, branch?: string): Promise<NativeTable> {
     const table = await this.datasets.open(entry.location);
-    if (!branch || branch === "main") return table;
-    return this.branchHandle(table, branch);
+    const named = namedBranch(branch);
+    return named === null ? table : this.branchHandle(table, named);
   }
 
   /** The handle to commit to the main branch through (Datasets.commitHandle), at whatever version it holds. */
@@ -486,7 +486,10 @@ export class Tables {
   guardedCommit<T>(entry: TableEntry, branch: string | undefined, seen: number, commit: (table: NativeTable) => Promise<T>): Promise<T> {
     return this.commitTo(
       entry,
-      async (stamp) => commit(branch && branch !== "main" ? await this.branchAppendHandle(entry, branch) : await this.turnHandle(entry, stamp, seen)),
+      async (stamp) => {
+        const named = namedBranch(branch);
+        return commit(named !== null ? await this.branchAppendHandle(entry, named) : await this.turnHandle(entry, stamp, seen));
+      },
       { guarded: true },
     );
   }
@@ -519,7 +522,7 @@ export class Tables {
       await engineCall(`check out tag '${tag}'`, () => table.checkoutTag(tag));
       return table;
     }
-    const table = at.branch && at.branch !== "main" ? await this.writeHandle(entry, at.branch) : await this.datasets.openDetached(entry.location);
+    const table = namedBranch(at.branch) !== null ? await this.writeHandle(entry, at.branch) : await this.datasets.openDetached(entry.location);
     const version = at.version!;
     await table.checkout(version).catch(() => {
       throw new QuiverError("TableVersionNotFound", `version ${version} of table '${entry.objectId}' does not exist`);
@@ -616,7 +619,7 @@ export class Tables {
     source: ManifestSource,
     branch?: string,
   ): Promise<Pick<TableVersionDescription, "deletedRows" | "tableMetadata">> {
-    if (branch && branch !== "main") return {};
+    if (namedBranch(branch) !== null) return {};
     try {
       const { summary } = await this.filesOf(entry).manifest(version, source);
       return { deletedRows: Number(summary.metadata.total_deletion_file_rows), tableMetadata: summary.tableMetadata };

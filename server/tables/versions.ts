@@ -20,11 +20,9 @@ import { namedBranch } from "./branch-name";
 import type { Tables } from "./tables";
 import { allLanded } from "./write-ledger";
 
-const isMain = (branch?: string) => namedBranch(branch) === null;
-
 /** The directory whose `_versions/` holds a branch's own manifests (main's: the table's directory); the branch must exist. */
 async function branchDirectory(tables: Tables, entry: TableEntry, files: TableFiles, branch?: string): Promise<string> {
-  if (!isMain(branch)) await tables.writeHandle(entry, branch);
+  if (namedBranch(branch) !== null) await tables.writeHandle(entry, branch);
   return files.directoryOf(branch);
 }
 
@@ -193,7 +191,8 @@ export async function tableVersionStep(
   if (request.metadata && Object.keys(request.metadata).length) {
     throw unsupported("metadata: a version's metadata is written in its manifest; it cannot be attached when committing one");
   }
-  const problem = isMain(request.branch) ? null : branchNameProblem(request.branch!);
+  const named = namedBranch(request.branch);
+  const problem = named === null ? null : branchNameProblem(named);
   if (problem) throw invalidInput(`'${request.branch}' is not a valid branch name: ${problem}`);
   // Every claim made is settled before this returns or throws, even when the catalog's fresh look refuses the table
   // first: the request's end then finds it made, and lets it go.
@@ -342,7 +341,7 @@ export async function versionDeletionStep(
     const table = await tables.writeHandle(entry, branch);
     const tags = await engineCall("list tags", async () => (await table.tags()).list());
     const refs = await files.tagRefs(Object.keys(tags));
-    const onBranch = isMain(branch) ? null : branch;
+    const onBranch = namedBranch(branch);
     const tagged = Object.entries(tags).filter(([name, t]) => doomed.includes(t.version) && (refs.get(name)?.branch ?? null) === onBranch);
     if (tagged.length) {
       throw new QuiverError(
