@@ -127,10 +127,14 @@ describe("QUIVER_WORKERS=2", () => {
     );
     let dropAnswered = false;
     const dropping = postOnNewConnection(`${server.url}/v1/table/paused/drop`, server.auth).finally(() => (dropAnswered = true));
-    // The drop waits for the table's turn on the machine, which the stopped write holds.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    expect(dropAnswered, "the drop answered while a write to the table was under way in the other worker").toBe(false);
-    process.kill(writer, "SIGCONT");
+    try {
+      // The drop waits for the table's turn on the machine, which the stopped write holds.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect(dropAnswered, "the drop answered while a write to the table was under way in the other worker").toBe(false);
+    } finally {
+      // Resumed whatever the check found, so that the tests after this one have both workers.
+      process.kill(writer, "SIGCONT");
+    }
     const written = await writing;
     expect(written.status, written.text).toBe(200);
     expect(JSON.parse(written.text)).toMatchObject({ version: 2 });

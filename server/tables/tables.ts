@@ -484,12 +484,10 @@ export class Tables {
    * the handle caught up to `seen` (the version the write's checks read), on a branch the branch checked out of it.
    */
   guardedCommit<T>(entry: TableEntry, branch: string | undefined, seen: number, commit: (table: NativeTable) => Promise<T>): Promise<T> {
+    const named = namedBranch(branch);
     return this.commitTo(
       entry,
-      async (stamp) => {
-        const named = namedBranch(branch);
-        return commit(named !== null ? await this.branchAppendHandle(entry, named) : await this.turnHandle(entry, stamp, seen));
-      },
+      async (stamp) => commit(named !== null ? await this.branchAppendHandle(entry, named) : await this.turnHandle(entry, stamp, seen)),
       { guarded: true },
     );
   }
