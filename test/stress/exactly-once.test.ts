@@ -4,7 +4,7 @@
  * rows with unique ids: six through LanceDB's remote client (which retries an insert answered 502 or 503 under a new
  * request id), two through the API with an Idempotency-Key they keep across their own retries. Every acknowledged
  * row must be there exactly once, no row may be there twice, and every error a writer saw must be one that says to
- * try again. Runs on a local root and, in the stress suite's second pass, on Azurite.
+ * try again. Runs on a local root and, in the stress suite's later passes, on Azurite and on S3 (moto).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as lancedb from "@lancedb/lancedb";
@@ -44,6 +44,14 @@ afterAll(async () => {
 
 /** An error a client may act on by sending the write again: the service or the way to it was away, or is still busy. */
 const RETRYABLE = /\b(502|503|409)\b|Bad Gateway|Service Unavailable|still being applied|connection|timed out|Hit retry limit/i;
+
+/**
+ * What a request that got no whole answer says: fetch fails with a TypeError when the connection is refused, reset or
+ * closed before the answer ends (an instance killed as it answered). The outcome is unknown, which is what the writer
+ * keeps its Idempotency-Key for: it says so, with the socket's own reason, and sends the write again.
+ */
+const cutOff = (err: Error) =>
+  err instanceof TypeError ? `no answer, the connection was cut: ${err.message} (${(err.cause as Error | undefined)?.message ?? "no cause"})` : err.message;
 
 describe("instances killed under eight writers", () => {
   it(`${ROUNDS} rounds: every acknowledged row exactly once, none twice, every error a retryable answer`, async () => {
@@ -90,7 +98,7 @@ describe("instances killed under eight writers", () => {
             acknowledged.add(b);
             break;
           }
-          const said = reply instanceof Error ? reply.message : `${reply.status} ${JSON.stringify(reply.body).slice(0, 300)}`;
+          const said = reply instanceof Error ? cutOff(reply) : `${reply.status} ${JSON.stringify(reply.body).slice(0, 300)}`;
           if (!RETRYABLE.test(said)) {
             errors.push(`keyed batch ${b}: ${said}`);
             break;
