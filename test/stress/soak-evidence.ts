@@ -3,13 +3,15 @@
  * seen once (in CI, say) can be explained from what it left rather than guessed at. For each such batch: the
  * requests that carried it (from the load balancer: when, under which id, to which instance, answered how), what the
  * write ledger holds of each (its claims with the commit they describe, answers, decisions and why), and the versions
- * that hold its rows, with each version's time, its record and the claims that name its commit. The whole of it
- * (every ledger and version record, the balancer's log, each instance's output) goes into a directory the summary names.
+ * that hold its rows, with each version's time and the requests its manifest names (the transaction property in
+ * which a guarded commit names the requests it applied), with their claims. The whole of it (every ledger record, the
+ * balancer's log, each instance's output) goes into a directory the summary names.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { ObjectStore } from "@/server/storage/object-store";
+import { listVersionNumbers, manifestKey, versionSummary } from "@/server/lance/version-manifest";
 import type { client as makeClient } from "../client";
 import type { Passed } from "../load-balancer";
 
@@ -22,6 +24,8 @@ interface Record_ {
 
 interface Claim {
   attempt: string;
+  /** The request's key, as a version that applied it names it (absent from claims of earlier releases: the path says it). */
+  key?: string;
   n: number;
   requestId?: string;
   instance: string;
@@ -78,9 +82,8 @@ export async function writeSoakEvidence(evidence: SoakEvidence): Promise<string>
   const { store, api, table, rowsPerBatch, passed } = evidence;
   const dir = path.join(os.tmpdir(), `quiver-soak-${new Date().toISOString().replace(/[:.]/g, "-")}`);
   mkdirSync(dir, { recursive: true });
-  const [requests, versions] = await Promise.all([readAll(store, ".quiver/requests/"), readAll(store, ".quiver/versions/")]);
+  const requests = await readAll(store, ".quiver/requests/");
   writeFileSync(path.join(dir, "ledger.json"), JSON.stringify(requests, null, 1));
-  writeFileSync(path.join(dir, "version-records.json"), JSON.stringify(versions, null, 1));
   writeFileSync(path.join(dir, "load-balancer.json"), JSON.stringify(passed, null, 1));
   for (const { name, output } of evidence.outputs) writeFileSync(path.join(dir, `${name}.log`), output);
 
@@ -89,9 +92,14 @@ export async function writeSoakEvidence(evidence: SoakEvidence): Promise<string>
   const claims = requests
     .filter((r) => /\/\d+\.claim$/.test(r.key) && !r.key.includes("/same-body/"))
     .map((r) => ({ key: r.key.split("/")[2], claim: r.body as Claim }));
-  const versionRecord = (version: number) =>
-    versions.find((r) => r.key.endsWith(`/main/${version}.json`) && r.key.includes(`/${table}`))?.body as
-      { commit?: string; operation?: string; time?: string } | undefined;
+  // The soak's table is a root-level one: its directory is its name with `.lance`.
+  const directory = `${table}.lance`;
+  const { v2 } = await listVersionNumbers(store, directory);
+  const namedBy = (version: number) =>
+    versionSummary(store, { key: manifestKey(directory, version, v2), eTag: "" }).then(
+      (summary) => summary.requests,
+      (err: Error) => [`(its manifest could not be read: ${err.message})`],
+    );
   const latest = Number(((await api.post(`/v1/table/${table}/version/describe`, {})).body as { version?: { version?: number } }).version?.version ?? 0);
 
   const explain = async (batch: number, why: string): Promise<string[]> => {
@@ -114,11 +122,11 @@ export async function writeSoakEvidence(evidence: SoakEvidence): Promise<string>
       if (version === null) break;
       from = version;
       const described = (await api.post(`/v1/table/${table}/version/describe`, { version })).body as { version?: { timestamp?: string } };
-      const record = versionRecord(version);
-      const naming = record?.commit ? claims.filter((c) => c.claim.shape.commit === record.commit) : [];
+      const named = await namedBy(version);
+      const naming = claims.filter((c) => named.includes(c.claim.key ?? c.key));
       lines.push(
-        `  copy ${copies} in version ${version} made ${described.version?.timestamp ?? "?"}: record ${record ? JSON.stringify(record) : "none"}` +
-          `${naming.length ? `; its commit is claimed by ${naming.map((c) => `${c.claim.requestId} (${c.key})`).join(", ")}` : ""}`,
+        `  copy ${copies} in version ${version} made ${described.version?.timestamp ?? "?"}: it names ${named.length ? named.join(", ") : "no request"}` +
+          `${naming.length ? `; claimed as ${naming.map((c) => `${c.claim.requestId} (${c.key})`).join(", ")}` : ""}`,
       );
     }
     return lines;
