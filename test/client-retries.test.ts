@@ -92,12 +92,15 @@ async function killedAfterCommit<T>(table: string, write: () => Promise<T>): Pro
   return writing;
 }
 
-/** The claims in the write ledger, with the request id each was sent under and its marker among writes of its body. */
-async function ledgerClaims() {
+/** The claims in the write ledger, each with its key in the store, the request id it was sent under and its marker among writes of its body. */
+async function ledgerClaimFiles() {
   const store = storeOf(other);
   const keys = (await store.list(".quiver/requests/")).filter((k) => k.endsWith(".claim") && !k.includes("/same-body/"));
-  return Promise.all(keys.map(async (k) => JSON.parse((await store.get(k))!.toString()) as { requestId: string; marker?: string }));
+  type Claim = { requestId: string; marker?: string; since?: number; shape: { named?: true } };
+  return Promise.all(keys.map(async (key) => ({ key, claim: JSON.parse((await store.get(key))!.toString()) as Claim })));
 }
+
+const ledgerClaims = async () => (await ledgerClaimFiles()).map((file) => file.claim);
 
 /** Sends rows to the other instance, as a client sends them again after a 502: its answer's status, version and whether it was an earlier attempt's. */
 async function sendAgain(table: string, body: Table, headers: Record<string, string>) {
@@ -156,14 +159,10 @@ describe("an instance killed after its commit landed and before it answered", ()
     expect(first).toBeInstanceOf(Error);
     proxy?.reset();
     // The claim as a build before guarded commits wrote it: no `named`, no `since`; nothing but the history to go by.
-    const store = storeOf(other);
-    const claims = (await store.list(".quiver/requests/")).filter((k) => k.endsWith(".claim") && !k.includes("/same-body/"));
-    const claimKey = (await Promise.all(claims.map(async (k) => ({ k, claim: JSON.parse((await store.get(k))!.toString()) })))).find(
-      (c) => c.claim.requestId === "earlier-build-1",
-    )!;
-    const { since: _since, ...earlier } = claimKey.claim;
+    const dead = (await ledgerClaimFiles()).find((file) => file.claim.requestId === "earlier-build-1")!;
+    const { since: _since, ...earlier } = dead.claim;
     delete earlier.shape.named;
-    await store.put(claimKey.k, JSON.stringify(earlier));
+    await storeOf(other).put(dead.key, JSON.stringify(earlier));
     const retry = await api.arrow("/v1/table/killed_earlier_build/insert", rows(10, 15), { "x-request-id": "earlier-build-1" });
     expect(retry.status, JSON.stringify(retry.body)).toBe(409);
     expect(retry.body.error).toMatch(/earlier build of Quiver/);
