@@ -549,10 +549,8 @@ export class WriteLedger {
     if (!state?.claim) return null;
     const { claim, answer, decision } = state;
     if (answer?.outcome === "committed") return { claim, status: "Succeeded", version: versionIn(answer.body) };
-    if (claim.shape.named) {
-      const verdict = await this.decide(claim);
-      if ("landed" in verdict && verdict.landed) return { claim, status: "Succeeded", version: verdict.landed.version };
-    }
+    const named = await this.versionNaming(claim);
+    if (named) return { claim, status: "Succeeded", version: named.version };
     if (decision) return decision.landed ? { claim, status: "Succeeded", version: decision.landed.version } : { claim, status: "Failed" };
     return { claim, status: "Running" };
   }
@@ -576,11 +574,8 @@ export class WriteLedger {
       // The next attempt's commit must look for the request's version from as low as any attempt built on.
       if (asking && asking.request.key === key) asking.since = Math.min(asking.since ?? Infinity, claim.since ?? claim.shape.after);
       if (answer?.outcome === "committed") return { kind: "committed", status: answer.status ?? 200, body: answer.body, marker: claim.marker };
-      if (claim.shape.named) {
-        // A guarded commit names the request in its version: found there, it landed, whatever was decided before.
-        const verdict = await this.decide(claim);
-        if ("landed" in verdict && verdict.landed) return { kind: "decided", decided: verdict.landed, stopped: false, marker: claim.marker };
-      }
+      const named = await this.versionNaming(claim);
+      if (named) return { kind: "decided", decided: named, stopped: false, marker: claim.marker };
       if (decision) return settledBy(decision, claim);
       const local = this.running.get(key);
       if (local) {
@@ -602,6 +597,13 @@ export class WriteLedger {
       if (now() - began >= LONGEST_WAIT_MS) return { kind: "running" };
       await sleep(pause);
     }
+  }
+
+  /** A guarded commit names the request in its version: found there, it landed, whatever was decided before. */
+  private async versionNaming(claim: ClaimRecord): Promise<Decided | null> {
+    if (!claim.shape.named) return null;
+    const verdict = await this.decide(claim);
+    return "landed" in verdict && verdict.landed ? verdict.landed : null;
   }
 
   /** Decides a stopped attempt's outcome from the table's records and records the decision. */
