@@ -4,7 +4,9 @@
  * firing only the n-th time. A kill point kills the process (SIGKILL, as a crash would): `kill-after-commit:<table>`
  * the moment a commit to that table has returned from the engine, before anything records it or answers;
  * `kill-after-claim:<table>` the moment a write's claim in the write ledger is in the store, before its commit
- * begins; `kill-after-catalog-commit:<object id>` the moment the catalog's commit of that table's row returned. A hold
+ * begins; `kill-after-catalog-commit:<object id>` the moment the catalog's commit of that table's row returned;
+ * `kill-after-batch:<first table>` the moment a batch's versions appeared together, before anything records it or
+ * answers (its staged manifests still there). A hold
  * point stops the request that reaches it for good, as if its instance had stopped there while the others went on:
  * `hold-before-answer:<table>` holds a write that has committed before anything records it or answers;
  * `hold-after-claim:<table>` a write whose claim is in the write ledger before its commit begins (its lease renewed). A failure

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tableVersion } from "@/lib/contract/catalog";
 import type { Answer } from "@/lib/contract/common";
-import { client, expectError, rows } from "./client";
+import { client, expectError, rows, until } from "./client";
 import { BOOKKEEPING, keyOf, rootSnapshot, startServer, storeOf, uriOf, type TestServer } from "./server";
 import { ErrorCode } from "@/lib/contract/errors";
 
@@ -64,8 +64,9 @@ describe("BatchCreateTableVersions", () => {
       expect(await count(table)).toBe(5);
     }
     const store = storeOf(server);
-    expect(await store.head(a)).toBeNull();
-    expect(await store.head(b)).toBeNull();
+    // The staged manifests go once the batch's answer is recorded, beside the answer.
+    const gone = async () => [await store.head(a), await store.head(b)];
+    expect(await until("the staged manifests' removal", gone, (left) => left.every((x) => x === null), 10_000, 20)).toEqual([null, null]);
   });
 
   it("refuses a batch any entry of which it cannot commit, and changes nothing", async () => {

@@ -27,17 +27,21 @@ const VICTIMS = [
   "killed_version",
   "killed_then_again",
   "killed_keyed",
+  "killed_batch_first",
+  "killed_batch_last",
 ];
 const BACK_TO_BACK = "back_to_back";
 const APART = "killed_apart";
 const ALIKE = "killed_alike";
 const HELD = "held_update";
+/** The first table of a batch whose instance dies the moment the batch's versions appeared, before it answered. */
+const RELEASED = "killed_batch_released";
 /**
  * The dying instance's failpoints on any root: the second write to BACK_TO_BACK that commits is held before it records
  * or answers anything, and the instance dies once the third write's claim is in the ledger; it dies once the first
- * write to APART has claimed.
+ * write to APART has claimed; and once a batch whose first table is RELEASED let its versions appear.
  */
-const ON_ANY_ROOT = [`hold-before-answer:${BACK_TO_BACK}@2`, `kill-after-claim:${BACK_TO_BACK}@3`, `kill-after-claim:${APART}`];
+const ON_ANY_ROOT = [`hold-before-answer:${BACK_TO_BACK}@2`, `kill-after-claim:${BACK_TO_BACK}@3`, `kill-after-claim:${APART}`, `kill-after-batch:${RELEASED}`];
 
 let dying: TestServer;
 let other: TestServer;
@@ -129,6 +133,24 @@ async function bothSentAgain(table: string, writes: ReturnType<typeof twoAlike>)
 
 const count = async (table: string) => (await client(other.url, other.auth).post(`/v1/table/${table}/count_rows`, {})).body;
 
+/**
+ * A table at version 1 whose version 2 (two more rows) is staged as a managed table's writer stages it: made, then
+ * taken back with its record. Answers the staged manifest's key, the key it is published at, and its path in answers.
+ */
+async function withStagedVersion2(table: string) {
+  const api = client(other.url, other.auth);
+  expect((await api.arrow(`/v1/table/${table}/create`, rows(0, 3))).status).toBe(200);
+  expect((await api.arrow(`/v1/table/${table}/insert`, rows(3, 5))).status).toBe(200);
+  const store = storeOf(other);
+  const described = await api.post<{ version: { manifest_path: string } }>(`/v1/table/${table}/version/describe`, {});
+  const final = keyOf(other, described.body.version.manifest_path);
+  const staged = final.replace(/\/_versions\/.*$/, "/_versions/2.manifest-staged");
+  await store.put(staged, (await store.get(final))!);
+  await store.delete(final);
+  await store.delete(`.quiver/versions/${final.replace(/\/_versions\/.*$/, "")}/main/2.json`);
+  return { staged, final, manifestPath: described.body.version.manifest_path };
+}
+
 describe("an instance killed after its commit landed and before it answered", () => {
   it("the client's retry with the same request id through another instance answers the same version; the rows are there once", async () => {
     const api = client(other.url, other.auth);
@@ -171,33 +193,82 @@ describe("an instance killed after its commit landed and before it answered", ()
   });
 
   it("a version a client staged (CreateTableVersion): the retry with the same request id answers the version the first published", async () => {
-    const api = client(other.url, other.auth);
-    expect((await api.arrow("/v1/table/killed_version/create", rows(0, 3))).status).toBe(200);
-    expect((await api.arrow("/v1/table/killed_version/insert", rows(3, 5))).status).toBe(200);
-    // Version 2's manifest, staged as a managed table's writer stages it, and the version taken back with its record.
-    const store = storeOf(other);
-    const described = await api.post<{ version: { manifest_path: string } }>("/v1/table/killed_version/version/describe", {});
-    const final = keyOf(other, described.body.version.manifest_path);
-    const staged = final.replace(/\/_versions\/.*$/, "/_versions/2.manifest-staged");
-    await store.put(staged, (await store.get(final))!);
-    await store.delete(final);
-    const location = final.replace(/\/_versions\/.*$/, "");
-    await store.delete(`.quiver/versions/${location}/main/2.json`);
+    const { staged, final, manifestPath } = await withStagedVersion2("killed_version");
     const body = { version: 2, manifest_path: staged };
     const toDying = client(dying.url, dying.auth);
     const first = await killedAfterCommit("killed_version", () =>
       toDying.post("/v1/table/killed_version/version/create", body, { "x-request-id": "killed-version-1" }),
     );
     expect(first).toBeInstanceOf(Error);
-    expect(await store.get(final)).not.toBeNull();
-    const retry = await api.post<{ version: { version: number; manifest_path: string } }>("/v1/table/killed_version/version/create", body, {
-      "x-request-id": "killed-version-1",
-    });
+    expect(await storeOf(other).get(final)).not.toBeNull();
+    const retry = await client(other.url, other.auth).post<{ version: { version: number; manifest_path: string } }>(
+      "/v1/table/killed_version/version/create",
+      body,
+      { "x-request-id": "killed-version-1" },
+    );
     expect(retry.status, JSON.stringify(retry.body)).toBe(200);
-    expect(retry.body.version).toMatchObject({ version: 2, manifest_path: described.body.version.manifest_path });
+    expect(retry.body.version).toMatchObject({ version: 2, manifest_path: manifestPath });
     expect(retry.headers.get("idempotent-replayed")).toBe("true");
     expect(await count("killed_version")).toBe(5);
   });
+
+  for (const [killedAt, tables] of [
+    ["the first table's version", ["killed_batch_first", "killed_batch_first_b"]],
+    ["the last table's version", ["killed_batch_last_a", "killed_batch_last"]],
+    ["both and let them appear", [RELEASED, "killed_batch_released_b"]],
+  ] as const) {
+    it(`a batch of staged versions killed once it published ${killedAt}: the retry finishes it, each version published once, all seen together`, async () => {
+      const api = client(other.url, other.auth);
+      const staged = [await withStagedVersion2(tables[0]), await withStagedVersion2(tables[1])];
+      const body = { entries: tables.map((table, i) => ({ id: [table], version: 2, manifest_path: staged[i].staged })) };
+      const released = tables[0] === RELEASED;
+      const victim = killedAt.startsWith("the first") ? tables[0] : tables[1];
+      const toDying = client(dying.url, dying.auth);
+      const send = () => toDying.post("/v1/table/version/batch-create", body, { "x-request-id": `${victim}-1` });
+      // The batch that let its versions appear dies of its failpoint on any root.
+      const first = released ? await send().catch((err: Error) => err) : await killedAfterCommit(victim, send);
+      expect(first).toBeInstanceOf(Error);
+      proxy?.reset();
+      const published = await Promise.all(staged.map(async ({ final }) => (await storeOf(other).get(final)) !== null));
+      expect(published).toEqual(killedAt.startsWith("the first") ? [true, false] : [true, true]);
+      // Readers through the catalog see neither version while the batch's hold stands, and both once it ended.
+      const listed = async () =>
+        Promise.all(
+          tables.map(async (t) =>
+            (await api.post<{ versions: Array<{ version: number }> }>(`/v1/table/${t}/version/list`)).body.versions.map((v) => v.version),
+          ),
+        );
+      expect(await listed()).toEqual(
+        released
+          ? [
+              [1, 2],
+              [1, 2],
+            ]
+          : [[1], [1]],
+      );
+      const retry = await api.post<{ versions: Array<{ version: number; manifest_path: string }> }>("/v1/table/version/batch-create", body, {
+        "x-request-id": `${victim}-1`,
+      });
+      expect(retry.status, JSON.stringify(retry.body)).toBe(200);
+      expect(retry.body.versions.map((v) => [v.version, v.manifest_path])).toEqual(staged.map((s) => [2, s.manifestPath]));
+      expect(await listed()).toEqual([
+        [1, 2],
+        [1, 2],
+      ]);
+      for (const table of tables) expect(await count(table)).toBe(5);
+      // Asked again, it answers the same from the record the retry left, and publishes nothing.
+      const again = await api.post<{ versions: Array<{ version: number }> }>("/v1/table/version/batch-create", body, { "x-request-id": `${victim}-1` });
+      expect(again.body.versions.map((v) => v.version)).toEqual([2, 2]);
+      expect(await listed()).toEqual([
+        [1, 2],
+        [1, 2],
+      ]);
+      const store = storeOf(other);
+      const holds = async () => (await Promise.all(tables.map((t) => store.list(`${t}.lance/_versions/`)))).flat().filter((k) => k.includes(".quiver-batch-"));
+      const left = async () => [...(await Promise.all(staged.map((s) => store.head(s.staged)))), ...(await store.list(".quiver/batches/")), ...(await holds())];
+      expect(await until("the batch's staged manifests and holds tidied", left, (found) => found.every((x) => x === null), 10_000, 20)).toEqual([null, null]);
+    });
+  }
 
   it("an update's retry answers the first's count, and the update is applied once", async () => {
     const api = client(other.url, other.auth);

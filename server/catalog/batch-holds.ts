@@ -21,14 +21,26 @@ export interface HeldVersion {
   version: number;
 }
 
-/** Holds the versions a batch is about to publish; `release` makes them visible at once (or lets an undone batch go). */
-export async function holdVersions(store: ObjectStore, versions: HeldVersion[]) {
-  const batch = randomBytes(8).toString("hex");
-  const holds = versions.map((v) => holdKey(v.directory, { batch, version: v.version }));
-  await Promise.all([store.put(recordKey(batch), JSON.stringify({ time: new Date().toISOString(), versions })), ...holds.map((key) => store.put(key, batch))]);
+/** A new batch's name, which its claim in the write ledger records before the batch holds anything. */
+export const newBatchId = () => randomBytes(8).toString("hex");
+
+/**
+ * Holds the versions a batch is about to publish; `release` makes them visible at once (or lets an undone batch go).
+ * A batch finishing what an interrupted attempt began holds under that attempt's name (`batch`), so that the
+ * versions it had published and those published now appear at the same instant; `earlier` are the ones it may have
+ * held, whose holds are tidied too. With nothing left to publish, it holds nothing more and releases what was held.
+ */
+export async function holdVersions(store: ObjectStore, versions: HeldVersion[], batch = newBatchId(), earlier: HeldVersion[] = []) {
+  const keyOf = (v: HeldVersion) => holdKey(v.directory, { batch, version: v.version });
+  const holds = versions.map(keyOf);
+  if (versions.length)
+    await Promise.all([
+      store.put(recordKey(batch), JSON.stringify({ time: new Date().toISOString(), versions })),
+      ...holds.map((key) => store.put(key, batch)),
+    ]);
   return {
     release: () => store.delete(recordKey(batch)),
-    tidy: () => Promise.all(holds.map((key) => store.delete(key))).then(() => undefined),
+    tidy: () => Promise.all([...new Set([...holds, ...earlier.map(keyOf)])].map((key) => store.delete(key))).then(() => undefined),
   };
 }
 

@@ -111,8 +111,14 @@ export async function runOnce(route: RouteDef, ctx: RouteContext<unknown, unknow
         // Refused before its commit: a repeat of a request that was applied may be refused by what it did (a staged
         // manifest it published is gone, a table it declared exists). Then the first's answer is the answer.
         if (!(err instanceof QuiverError) || err.status >= 500 || ticket.claimed || ticket.attempt > 1) throw err;
-        const replayed = replay(await ledger.settle(key, fingerprint, ticket));
+        const settled = await ledger.settle(key, fingerprint, ticket);
+        const replayed = replay(settled);
         if (replayed) return replayed;
+        // A batch of versions an earlier attempt stopped in: this attempt's checks, run again, take what it published.
+        if (settled.kind === "free" && ticket.resumes) {
+          ticket.attempt = settled.next;
+          continue;
+        }
         throw err;
       }
       if (!err.sameBody) {

@@ -69,7 +69,7 @@ describe("a batch overtaken between its check and its apply", () => {
     expect(await (await db.openTable("b")).countRows()).toBe(4);
 
     // Checked again, the same batch (less b's taken version) commits whole.
-    const results = await commitBatch(catalog, tables, [
+    const { results, tidy } = await commitBatch(catalog, tables, [
       { kind: "create_table_version", id: ["a"], version: { version: 2, manifestPath: aStaged } },
       { kind: "declare_table", id: ["c"], properties: { owner: "x" } },
       { kind: "deregister_table", id: ["d"] },
@@ -77,6 +77,9 @@ describe("a batch overtaken between its check and its apply", () => {
     expect(results.map((r) => r.kind)).toEqual(["create_table_version", "declare_table", "deregister_table"]);
     expect(await latestVersion("a")).toBe(2);
     expect(await (await db.openTable("a")).countRows()).toBe(5);
+    // The staged manifest goes once the batch's answer is recorded.
+    expect(existsSync(aStaged)).toBe(true);
+    await tidy(Promise.resolve());
     expect(existsSync(aStaged)).toBe(false);
     expect(await catalog.isDeclaredOnly(await catalog.resolve(["c"]))).toBe(true);
     await expect(catalog.resolve(["d"])).rejects.toMatchObject({ codeName: "TableNotFound" });

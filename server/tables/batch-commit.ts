@@ -4,15 +4,18 @@
  * applied; they are then applied in order, and when one fails, those applied before it are undone, last first. The
  * new versions of a batch are held back from readers that ask the catalog for versions until every part is applied
  * (batch-holds.ts), so those readers see them all at once or none; a reader listing the store itself may see the
- * first tables changed before the last.
+ * first tables changed before the last. A batch of versions alone whose instance stopped part-way is finished by its
+ * retry (BatchOfVersions in write-ledger.ts).
  */
 import "server-only";
 import { formatIdentifier } from "@/lib/identifiers";
 import { QuiverError, invalidInput } from "@/server/errors";
+import { failpoint } from "@/server/failpoints";
 import { log } from "@/server/log";
 import type { Catalog, Id } from "@/server/catalog/catalog";
 import type { Tables } from "./tables";
-import { holdVersions } from "@/server/catalog/batch-holds";
+import { holdVersions, newBatchId } from "@/server/catalog/batch-holds";
+import { currentWrite, type BatchOfVersions } from "./write-ledger";
 import { tableVersionStep, versionDeletionStep, type NewTableVersion, type Step, type TableVersionRecord } from "./versions";
 
 export type BatchOperation =
@@ -68,12 +71,24 @@ async function stepOf(catalog: Catalog, tables: Tables, op: BatchOperation): Pro
   }
 }
 
-export async function commitBatch(catalog: Catalog, tables: Tables, operations: BatchOperation[]): Promise<BatchResult[]> {
+/**
+ * Commits a batch. `tidy` removes the staged manifests the batch published once its answer is recorded (`recorded`):
+ * until then they are what tells a retry of a batch whose instance stopped which of its versions it had published.
+ */
+export async function commitBatch(
+  catalog: Catalog,
+  tables: Tables,
+  operations: BatchOperation[],
+): Promise<{ results: BatchResult[]; tidy: (recorded: Promise<unknown>) => Promise<void> }> {
   return (await checkBatch(catalog, tables, operations)).apply();
 }
 
 /** Checks every operation of a batch, changing nothing; what it answers applies them all, or none. */
-export async function checkBatch(catalog: Catalog, tables: Tables, operations: BatchOperation[]): Promise<{ apply(): Promise<BatchResult[]> }> {
+export async function checkBatch(
+  catalog: Catalog,
+  tables: Tables,
+  operations: BatchOperation[],
+): Promise<{ apply(): Promise<{ results: BatchResult[]; tidy: (recorded: Promise<unknown>) => Promise<void> }> }> {
   if (operations.length === 0) throw invalidInput("a batch needs at least one operation");
   const first = new Map<string, number>();
   operations.forEach((op, i) => {
@@ -104,10 +119,31 @@ async function letGo(hold: Awaited<ReturnType<typeof holdVersions>> | null) {
   }
 }
 
-async function applyAll(tables: Tables, operations: BatchOperation[], steps: Array<Step<BatchResult>>): Promise<BatchResult[]> {
-  await tables.claimBatch();
-  const published = steps.flatMap((step) => (step.publishes ? [step.publishes] : []));
-  const hold = published.length > 1 ? await holdVersions(tables.records, published) : null;
+/**
+ * A batch that only publishes versions, as its claim names it: under the hold of the attempt it finishes, if any
+ * (WriteTicket.resumes), else under a new one.
+ */
+function versionsOnly(steps: Array<Step<BatchResult>>, resumes: BatchOfVersions | null): BatchOfVersions | null {
+  const members = steps.flatMap(({ publishes: p }) => (p ? [{ directory: p.directory, version: p.version, staged: p.staged }] : []));
+  return members.length === steps.length ? { hold: resumes?.hold ?? newBatchId(), members } : null;
+}
+
+async function applyAll(
+  tables: Tables,
+  operations: BatchOperation[],
+  steps: Array<Step<BatchResult>>,
+): Promise<{ results: BatchResult[]; tidy: (recorded: Promise<unknown>) => Promise<void> }> {
+  const resumes = currentWrite.getStore()?.resumes ?? null;
+  const versions = versionsOnly(steps, resumes);
+  await tables.claimBatch(versions);
+  const publishing = steps.flatMap((step) =>
+    step.publishes && !step.published ? [{ directory: step.publishes.directory, version: step.publishes.version }] : [],
+  );
+  // Finishing an interrupted batch: what it published stays held with what is published now, until all are there.
+  const hold =
+    publishing.length > 1 || (resumes && versions)
+      ? await holdVersions(tables.records, publishing, versions?.hold, resumes && versions ? versions.members : [])
+      : null;
   const results: BatchResult[] = [];
   for (const [i, step] of steps.entries()) {
     try {
@@ -128,9 +164,15 @@ async function applyAll(tables: Tables, operations: BatchOperation[], steps: Arr
   }
   // The one instant at which readers through the catalog see every version the batch published.
   await letGo(hold);
-  for (const [i, step] of steps.entries()) {
-    // A staged manifest left behind costs its bytes, not a wrong answer: the batch has committed.
-    await step.finish().catch((err: unknown) => log.warn({ err, operation: nameOf(operations[i]) }, "tidying after a batch commit failed"));
-  }
-  return results;
+  failpoint("kill-after-batch", formatIdentifier(operations[0].id));
+  const tidy = async (recorded: Promise<unknown>) => {
+    // Unrecorded, the answer may be asked for again: the staged manifests stay to tell the retry what was published.
+    const stored = await recorded.then(() => true).catch(() => false);
+    if (!stored) return;
+    for (const [i, step] of steps.entries()) {
+      // A staged manifest left behind costs its bytes, not a wrong answer: the batch has committed.
+      await step.finish().catch((err: unknown) => log.warn({ err, operation: nameOf(operations[i]) }, "tidying after a batch commit failed"));
+    }
+  };
+  return { results, tidy };
 }

@@ -26,7 +26,7 @@ import { countLookup } from "@/server/metrics";
 import type { ObjectStore } from "@/server/storage/object-store";
 import { AppendGroups, type Appending } from "./append-groups";
 import { WrittenTables } from "./written-tables";
-import { EarlierAttempt, currentWrite, type CommitShape, type WriteLedger, type WriteTicket } from "./write-ledger";
+import { EarlierAttempt, currentWrite, type BatchOfVersions, type CommitShape, type WriteLedger, type WriteTicket } from "./write-ledger";
 import { namedBranch } from "./branch-name";
 
 interface TableVersionDescription {
@@ -355,8 +355,12 @@ export class Tables {
     return { result, settle: () => this.afterWrite(entry) };
   }
 
-  /** Claims the current request's write as a whole before a batch applies it: its outcome is not one table's to read. */
-  claimBatch(): Promise<void> {
+  /**
+   * Claims the current request's write as a whole before a batch applies it. A batch that only publishes versions
+   * names them and their hold, so that a retry finishes it (BatchOfVersions); whether another batch that was
+   * interrupted was applied is not one table's to read.
+   */
+  claimBatch(versions: BatchOfVersions | null): Promise<void> {
     const ticket = currentWrite.getStore();
     if (!ticket || ticket.claimed) return Promise.resolve();
     const shape: CommitShape = {
@@ -365,7 +369,12 @@ export class Tables {
       branch: null,
       after: 0,
       commit: randomUUID(),
-      undecidable: "a batch changes several tables, and whether an interrupted one was applied is not read from any one table's history",
+      ...(versions
+        ? { batch: versions }
+        : {
+            undecidable:
+              "a batch that declares or deregisters tables or deletes versions changes the catalog as well as tables, and whether an interrupted one was applied is not read from any one table's history",
+          }),
     };
     return this.ledger.claim(ticket, shape).then(() => {
       ticket.commitStarted = true;

@@ -18,7 +18,7 @@ import { heldBack, type HeldVersion } from "@/server/catalog/batch-holds";
 import { branchNameProblem } from "./refs";
 import { namedBranch } from "./branch-name";
 import type { Tables } from "./tables";
-import { allLanded } from "./write-ledger";
+import { allLanded, currentWrite } from "./write-ledger";
 
 /** The directory whose `_versions/` holds a branch's own manifests (main's: the table's directory); the branch must exist. */
 async function branchDirectory(tables: Tables, entry: TableEntry, files: TableFiles, branch?: string): Promise<string> {
@@ -151,8 +151,10 @@ export interface Step<R> {
   apply(): Promise<R>;
   undo(): Promise<void>;
   finish(): Promise<void>;
-  /** The version the step publishes, which a batch holds back until all its parts are applied. */
-  publishes?: HeldVersion;
+  /** The version the step publishes, which a batch holds back until all its parts are applied, and its staged manifest. */
+  publishes?: HeldVersion & { staged: string };
+  /** Set when an interrupted attempt of the same request already published the version (see BatchOfVersions). */
+  published?: boolean;
 }
 
 /**
@@ -237,9 +239,16 @@ export async function tableVersionStep(
   }
   if (summary.version !== request.version) throw invalidInput(`the staged manifest is of version ${summary.version}, not ${request.version}`);
   const taken = () => new QuiverError("ConcurrentModification", `version ${request.version} of table '${entry.objectId}' already exists`);
-  if (sources.has(request.version)) throw taken();
   const isV2 = scheme === "V2";
   const finalKey = manifestKey(directory, request.version, isV2);
+  // A batch's earlier attempt that stopped part-way may have published this version: it is this request's when it is
+  // the very manifest staged for it, and the retry finishing the batch does not publish it again (BatchOfVersions).
+  const resumes = currentWrite.getStore()?.resumes;
+  const published =
+    sources.has(request.version) &&
+    !!resumes?.members.some((m) => m.directory === directory && m.version === request.version && m.staged === staged) &&
+    !!(await files.read(finalKey))?.equals(content);
+  if (sources.has(request.version) && !published) throw taken();
   // What the version did, read from its transaction (which the writer wrote before staging) while it is published.
   const at = versionAt(request.version, request.branch);
   const what = files
@@ -299,7 +308,8 @@ export async function tableVersionStep(
       }),
     finish: removeStaged,
     committed: () => what,
-    publishes: { directory, version: request.version },
+    publishes: { directory, version: request.version, staged },
+    published,
   };
 }
 

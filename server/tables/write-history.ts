@@ -54,6 +54,8 @@ async function countsOf(files: TableFiles, sources: Map<number, ManifestSource>,
 export async function decideFromHistory(history: History, claim: ClaimRecord): Promise<Verdict> {
   const { shape } = claim;
   if (shape.undecidable) return { undecidable: shape.undecidable };
+  // Not to be answered from here: the retry finishes it, publishing what the stopped attempt had not (BatchOfVersions).
+  if (shape.batch) return { landed: null, why: "a batch of versions, which its retry finishes: the versions it published are the manifests it staged" };
   const files = history.filesAt(shape.location);
   const { sources } = await files.versions(shape.directory);
   const landedAt = async (version: number, why: string): Promise<Verdict> => ({

@@ -45,13 +45,27 @@ export interface CommitShape {
   version?: { number: number; staged: string };
   /** The commit's identity in the version records: one per group of appends, shared by its members. */
   commit: string;
-  /** Set when the history cannot tell this commit from others (a batch across tables). */
+  /** Set when the history cannot tell this commit from others (a batch across tables that does more than publish versions). */
   undecidable?: string;
+  /** A batch of staged versions: what a retry of an interrupted one reads to finish it (BatchOfVersions). */
+  batch?: BatchOfVersions;
   /**
    * Set when the commit is guarded (Tables.guardCommit): the version it makes names the request, and it is made only
    * where no version since the request's first claim does. Its outcome is then read from the versions alone.
    */
   named?: true;
+}
+
+/**
+ * A batch that only publishes staged versions (BatchCreateTableVersions, or a BatchCommitTables of versions alone):
+ * each version and the manifest it publishes, and the record that holds them back from readers until all are
+ * published (batch-holds.ts). Each version is published by one create-only write, and a staged manifest goes only
+ * once the batch's answer is recorded, so a retry of a batch whose instance stopped reads which of its versions are
+ * already the manifests it staged, publishes the rest under the same hold, and lets them all appear at once.
+ */
+export interface BatchOfVersions {
+  hold: string;
+  members: Array<{ directory: string; version: number; staged: string }>;
 }
 
 export interface ClaimRecord {
@@ -203,6 +217,8 @@ export class WriteTicket {
   seenEtag: string | null = null;
   /** The lowest version an earlier attempt of the request may have built on, as its claim said: the next claim's `since`. */
   since: number | null = null;
+  /** The batch of versions an earlier attempt of the request began and stopped in: this attempt finishes it. */
+  resumes: BatchOfVersions | null = null;
   /** Set when the commit's guard found the request applied by another attempt, at this version: nothing was committed. */
   appliedAt: number | null = null;
   /** The version the commit's guard last let through, which names the request and its caller: the commit's, once landed. */
@@ -572,7 +588,10 @@ export class WriteLedger {
       if (Date.parse(claim.time) < now() - config.idempotencyWindowMs) return { kind: "free", next: n + 1 };
       if (fingerprint !== null && claim.fingerprint !== fingerprint) return { kind: "different-request" };
       // The next attempt's commit must look for the request's version from as low as any attempt built on.
-      if (asking && asking.request.key === key) asking.since = Math.min(asking.since ?? Infinity, claim.since ?? claim.shape.after);
+      if (asking && asking.request.key === key) {
+        asking.since = Math.min(asking.since ?? Infinity, claim.since ?? claim.shape.after);
+        asking.resumes = claim.shape.batch ?? null;
+      }
       if (answer?.outcome === "committed") return { kind: "committed", status: answer.status ?? 200, body: answer.body, marker: claim.marker };
       const named = await this.versionNaming(claim);
       if (named) return { kind: "decided", decided: named, stopped: false, marker: claim.marker };

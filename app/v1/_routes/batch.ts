@@ -41,7 +41,8 @@ function batchOperation(op: Operation, where: string): BatchOperation {
 /** Checks the caller's role on every table of the batch, then commits it. */
 async function authorizedBatch(ctx: RouteContext<unknown, unknown>, operationId: string, operations: BatchOperation[]) {
   for (const op of operations) await ctx.requireTableRole(NEED[op.kind], op.id, `${operationId} (${op.kind})`);
-  const results = await commitBatch(ctx.catalog, ctx.tables, operations);
+  const { results, tidy } = await commitBatch(ctx.catalog, ctx.tables, operations);
+  ctx.alongside(tidy);
   results.forEach((result, i) => {
     const op = operations[i];
     if (result.kind === "create_table_version" && op.kind === "create_table_version") {
