@@ -72,23 +72,20 @@ async function stepOf(catalog: Catalog, tables: Tables, op: BatchOperation): Pro
 }
 
 /**
- * Commits a batch. `tidy` removes the staged manifests the batch published once its answer is recorded (`recorded`):
- * until then they are what tells a retry of a batch whose instance stopped which of its versions it had published.
+ * A committed batch's results. `tidy` removes the staged manifests the batch published once its answer is recorded
+ * (`recorded`): until then they are what tells a retry of a batch whose instance stopped which versions it published.
  */
-export async function commitBatch(
-  catalog: Catalog,
-  tables: Tables,
-  operations: BatchOperation[],
-): Promise<{ results: BatchResult[]; tidy: (recorded: Promise<unknown>) => Promise<void> }> {
+export interface CommittedBatch {
+  results: BatchResult[];
+  tidy: (recorded: Promise<unknown>) => Promise<void>;
+}
+
+export async function commitBatch(catalog: Catalog, tables: Tables, operations: BatchOperation[]): Promise<CommittedBatch> {
   return (await checkBatch(catalog, tables, operations)).apply();
 }
 
 /** Checks every operation of a batch, changing nothing; what it answers applies them all, or none. */
-export async function checkBatch(
-  catalog: Catalog,
-  tables: Tables,
-  operations: BatchOperation[],
-): Promise<{ apply(): Promise<{ results: BatchResult[]; tidy: (recorded: Promise<unknown>) => Promise<void> }> }> {
+export async function checkBatch(catalog: Catalog, tables: Tables, operations: BatchOperation[]): Promise<{ apply(): Promise<CommittedBatch> }> {
   if (operations.length === 0) throw invalidInput("a batch needs at least one operation");
   const first = new Map<string, number>();
   operations.forEach((op, i) => {
@@ -124,15 +121,11 @@ async function letGo(hold: Awaited<ReturnType<typeof holdVersions>> | null) {
  * (WriteTicket.resumes), else under a new one.
  */
 function versionsOnly(steps: Array<Step<BatchResult>>, resumes: BatchOfVersions | null): BatchOfVersions | null {
-  const members = steps.flatMap(({ publishes: p }) => (p ? [{ directory: p.directory, version: p.version, staged: p.staged }] : []));
+  const members = steps.flatMap((step) => (step.publishes ? [step.publishes] : []));
   return members.length === steps.length ? { hold: resumes?.hold ?? newBatchId(), members } : null;
 }
 
-async function applyAll(
-  tables: Tables,
-  operations: BatchOperation[],
-  steps: Array<Step<BatchResult>>,
-): Promise<{ results: BatchResult[]; tidy: (recorded: Promise<unknown>) => Promise<void> }> {
+async function applyAll(tables: Tables, operations: BatchOperation[], steps: Array<Step<BatchResult>>): Promise<CommittedBatch> {
   const resumes = currentWrite.getStore()?.resumes ?? null;
   const versions = versionsOnly(steps, resumes);
   await tables.claimBatch(versions);
@@ -140,10 +133,8 @@ async function applyAll(
     step.publishes && !step.published ? [{ directory: step.publishes.directory, version: step.publishes.version }] : [],
   );
   // Finishing an interrupted batch: what it published stays held with what is published now, until all are there.
-  const hold =
-    publishing.length > 1 || (resumes && versions)
-      ? await holdVersions(tables.records, publishing, versions?.hold, resumes && versions ? versions.members : [])
-      : null;
+  const finishing = resumes && versions;
+  const hold = publishing.length > 1 || finishing ? await holdVersions(tables.records, publishing, versions?.hold, finishing ? versions.members : []) : null;
   const results: BatchResult[] = [];
   for (const [i, step] of steps.entries()) {
     try {

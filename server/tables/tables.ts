@@ -381,7 +381,6 @@ export class Tables {
     });
   }
 
-  /** Runs a write; when it fails because the table was dropped or moved under it, the failure says so. */
   /**
    * Runs a commit through the commit handle with the claimed requests' guard: the version it makes names them, and
    * it is made only where no version since a request's first claim already names that request (another attempt of
@@ -425,6 +424,7 @@ export class Tables {
     }
   }
 
+  /** Runs a write; when it fails because the table was dropped or moved under it, the failure says so. */
   private async writeOrGone<T>(entry: TableEntry, write: () => Promise<T>): Promise<T> {
     try {
       return await write();
