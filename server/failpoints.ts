@@ -14,7 +14,8 @@
  * pause point stops the whole process (SIGSTOP, as a paused VM or a throttled container would be) until something
  * sends it SIGCONT: `pause-after-claim:<table>` once a write's claim is in the ledger, before its commit begins;
  * `pause-before-publish:<table>` in the middle of a commit, once the engine staged its manifest and before Quiver's
- * guard looks at the versions and publishes it.
+ * guard looks at the versions and publishes it; `pause-in-batch:<table>` in a batch, once it is claimed and before it
+ * applies that table's operation (the operations before it applied, their versions still held from readers).
  * Unset, as in any deployment, a point costs one look at an empty map.
  */
 import "server-only";

@@ -5,6 +5,7 @@
  * store's answer to the commit's manifest, and the instance is killed while it waits for it. Either way the commit is
  * in the store and nothing else is: no answer, no record of it.
  */
+import { readFile } from "node:fs/promises";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import * as lancedb from "@lancedb/lancedb";
 import type { Table } from "apache-arrow";
@@ -36,12 +37,23 @@ const ALIKE = "killed_alike";
 const HELD = "held_update";
 /** The first table of a batch whose instance dies the moment the batch's versions appeared, before it answered. */
 const RELEASED = "killed_batch_released";
+/** The batches whose instance pauses before it applies the operation on that table: the first, and the second. */
+const PAUSED_CLAIMED = ["paused_batch_claimed", "paused_batch_claimed_b"] as const;
+const PAUSED_HALF = ["paused_batch_half", "paused_batch_half_b"] as const;
 /**
  * The dying instance's failpoints on any root: the second write to BACK_TO_BACK that commits is held before it records
  * or answers anything, and the instance dies once the third write's claim is in the ledger; it dies once the first
- * write to APART has claimed; and once a batch whose first table is RELEASED let its versions appear.
+ * write to APART has claimed; and once a batch whose first table is RELEASED let its versions appear. It pauses in
+ * the two batches above.
  */
-const ON_ANY_ROOT = [`hold-before-answer:${BACK_TO_BACK}@2`, `kill-after-claim:${BACK_TO_BACK}@3`, `kill-after-claim:${APART}`, `kill-after-batch:${RELEASED}`];
+const ON_ANY_ROOT = [
+  `hold-before-answer:${BACK_TO_BACK}@2`,
+  `kill-after-claim:${BACK_TO_BACK}@3`,
+  `kill-after-claim:${APART}`,
+  `kill-after-batch:${RELEASED}`,
+  `pause-in-batch:${PAUSED_CLAIMED[0]}`,
+  `pause-in-batch:${PAUSED_HALF[1]}`,
+];
 
 let dying: TestServer;
 let other: TestServer;
@@ -68,7 +80,13 @@ afterAll(async () => {
   await proxy?.stop();
 });
 afterEach(async () => {
-  // The dying instance is started again on its port, as a supervisor would, for the next test.
+  // A test that failed while the instance was paused leaves it running again; one that killed it has it started
+  // again on its port, as a supervisor would, for the next test.
+  try {
+    process.kill(dying.pid, "SIGCONT");
+  } catch {
+    // Not running: killed.
+  }
   if (
     await fetch(`${dying.url}/healthz`).then(
       () => false,
@@ -151,6 +169,27 @@ async function withStagedVersion2(table: string) {
   return { staged, final, manifestPath: described.body.version.manifest_path };
 }
 
+/** Each table's versions as readers through the catalog see them. */
+const versionsListed = (tables: readonly string[]) =>
+  Promise.all(
+    tables.map(async (t) =>
+      (await client(other.url, other.auth).post<{ versions: Array<{ version: number }> }>(`/v1/table/${t}/version/list`)).body.versions.map((v) => v.version),
+    ),
+  );
+
+/** Waits until what a batch of staged versions leaves until its answer is recorded (staged manifests, its hold) is gone. */
+async function batchTidied(tables: readonly string[], staged: Array<{ staged: string }>) {
+  const store = storeOf(other);
+  const holds = async () => (await Promise.all(tables.map((t) => store.list(`${t}.lance/_versions/`)))).flat().filter((k) => k.includes(".quiver-batch-"));
+  const left = async () => [...(await Promise.all(staged.map((s) => store.head(s.staged)))), ...(await store.list(".quiver/batches/")), ...(await holds())];
+  expect(await until("the batch's staged manifests and holds tidied", left, (found) => found.every((x) => x === null), 10_000, 20)).toEqual(
+    staged.map(() => null),
+  );
+}
+
+/** A process's state letter (`T` when stopped) as Linux reports it. */
+const processState = async (pid: number) => (await readFile(`/proc/${pid}/stat`, "utf8")).replace(/^.*\) /s, "")[0];
+
 describe("an instance killed after its commit landed and before it answered", () => {
   it("the client's retry with the same request id through another instance answers the same version; the rows are there once", async () => {
     const api = client(other.url, other.auth);
@@ -232,12 +271,7 @@ describe("an instance killed after its commit landed and before it answered", ()
       const published = await Promise.all(staged.map(async ({ final }) => (await storeOf(other).get(final)) !== null));
       expect(published).toEqual(killedAt.startsWith("the first") ? [true, false] : [true, true]);
       // Readers through the catalog see neither version while the batch's hold stands, and both once it ended.
-      const listed = async () =>
-        Promise.all(
-          tables.map(async (t) =>
-            (await api.post<{ versions: Array<{ version: number }> }>(`/v1/table/${t}/version/list`)).body.versions.map((v) => v.version),
-          ),
-        );
+      const listed = () => versionsListed(tables);
       expect(await listed()).toEqual(
         released
           ? [
@@ -263,10 +297,7 @@ describe("an instance killed after its commit landed and before it answered", ()
         [1, 2],
         [1, 2],
       ]);
-      const store = storeOf(other);
-      const holds = async () => (await Promise.all(tables.map((t) => store.list(`${t}.lance/_versions/`)))).flat().filter((k) => k.includes(".quiver-batch-"));
-      const left = async () => [...(await Promise.all(staged.map((s) => store.head(s.staged)))), ...(await store.list(".quiver/batches/")), ...(await holds())];
-      expect(await until("the batch's staged manifests and holds tidied", left, (found) => found.every((x) => x === null), 10_000, 20)).toEqual([null, null]);
+      await batchTidied(tables, staged);
     });
   }
 
@@ -329,6 +360,56 @@ describe("an instance killed after its commit landed and before it answered", ()
     expect(inserts[0].requestId).not.toBe(inserts[1].requestId);
     expect(await count("killed_client")).toBe(30);
   });
+});
+
+describe("a batch of staged versions whose instance was paused for longer than its lease", () => {
+  for (const [pausedAt, tables] of [
+    ["once it claimed the batch", PAUSED_CLAIMED],
+    ["once it published the first table's version", PAUSED_HALF],
+  ] as const) {
+    it(`paused ${pausedAt}: the retry elsewhere finishes it; woken, the first attempt neither publishes again nor takes back`, async () => {
+      const api = client(other.url, other.auth);
+      const staged = [await withStagedVersion2(tables[0]), await withStagedVersion2(tables[1])];
+      const body = { entries: tables.map((table, i) => ({ id: [table], version: 2, manifest_path: staged[i].staged })) };
+      const headers = { "x-request-id": `${tables[0]}-1` };
+      const first = client(dying.url, dying.auth)
+        .post<{ versions: Array<{ version: number; manifest_path: string }> }>("/v1/table/version/batch-create", body, headers)
+        .catch((err: Error) => err);
+      await until(
+        "the instance paused in the batch",
+        () => processState(dying.pid),
+        (state) => state === "T",
+        30_000,
+        10,
+      );
+      const published = await Promise.all(staged.map(async ({ final }) => (await storeOf(other).get(final)) !== null));
+      expect(published).toEqual(tables === PAUSED_HALF ? [true, false] : [false, false]);
+      expect(await versionsListed(tables)).toEqual([[1], [1]]);
+      // The client gives up on the paused instance and sends the batch again elsewhere once its lease has run out.
+      await new Promise((r) => setTimeout(r, 2 * LEASE_MS));
+      const retry = await api.post<{ versions: Array<{ version: number; manifest_path: string }> }>("/v1/table/version/batch-create", body, headers);
+      expect(retry.status, JSON.stringify(retry.body)).toBe(200);
+      expect(retry.body.versions.map((v) => [v.version, v.manifest_path])).toEqual(staged.map((s) => [2, s.manifestPath]));
+      expect(await versionsListed(tables)).toEqual([
+        [1, 2],
+        [1, 2],
+      ]);
+      process.kill(dying.pid, "SIGCONT");
+      const woken = await first;
+      expect(woken).not.toBeInstanceOf(Error);
+      if (woken instanceof Error) return;
+      expect(woken.status, JSON.stringify(woken.body)).toBe(200);
+      expect(woken.body.versions.map((v) => [v.version, v.manifest_path])).toEqual(staged.map((s) => [2, s.manifestPath]));
+      expect(await versionsListed(tables)).toEqual([
+        [1, 2],
+        [1, 2],
+      ]);
+      for (const table of tables) expect(await count(table)).toBe(5);
+      const again = await api.post<{ versions: Array<{ version: number }> }>("/v1/table/version/batch-create", body, headers);
+      expect(again.body.versions.map((v) => v.version)).toEqual([2, 2]);
+      await batchTidied(tables, staged);
+    });
+  }
 });
 
 describe("the same rows sent again after an instance died", () => {

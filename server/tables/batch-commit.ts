@@ -10,7 +10,7 @@
 import "server-only";
 import { formatIdentifier } from "@/lib/identifiers";
 import { QuiverError, invalidInput } from "@/server/errors";
-import { failpoint } from "@/server/failpoints";
+import { failpoint, pausepoint } from "@/server/failpoints";
 import { log } from "@/server/log";
 import type { Catalog, Id } from "@/server/catalog/catalog";
 import type { Tables } from "./tables";
@@ -137,6 +137,7 @@ async function applyAll(tables: Tables, operations: BatchOperation[], steps: Arr
   const hold = publishing.length > 1 || finishing ? await holdVersions(tables.records, publishing, versions?.hold, finishing ? versions.members : []) : null;
   const results: BatchResult[] = [];
   for (const [i, step] of steps.entries()) {
+    pausepoint("pause-in-batch", formatIdentifier(operations[i].id));
     try {
       results.push(await step.apply());
     } catch (err) {
