@@ -5,7 +5,6 @@
  * store's answer to the commit's manifest, and the instance is killed while it waits for it. Either way the commit is
  * in the store and nothing else is: no answer, no record of it.
  */
-import { readFile } from "node:fs/promises";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import * as lancedb from "@lancedb/lancedb";
 import type { Table } from "apache-arrow";
@@ -13,7 +12,7 @@ import { client, rows, until } from "./client";
 import { testStore } from "./store-server";
 import { startLatencyProxy, type LatencyProxy, type StoreRequest } from "./latency-proxy";
 import { startLoadBalancer, type LoadBalancer } from "./load-balancer";
-import { keyOf, onObjectStore, startServer, storeOf, type TestServer } from "./server";
+import { isStopped, keyOf, onObjectStore, startServer, storeOf, type TestServer } from "./server";
 
 /** A killed instance's unanswered write is taken for stopped after this long without a sign of it. */
 const LEASE_MS = 1000;
@@ -169,6 +168,13 @@ async function withStagedVersion2(table: string) {
   return { staged, final, manifestPath: described.body.version.manifest_path };
 }
 
+/** Whether each staged version is published now: its manifest at the key a version is published at. */
+const publishedNow = (staged: Array<{ final: string }>) => Promise.all(staged.map(async ({ final }) => (await storeOf(other).get(final)) !== null));
+
+/** A batch's answer as each version's number and manifest path, and what that is for versions 2 staged as `staged`. */
+const versionsAnswered = (body: { versions: Array<{ version: number; manifest_path: string }> }) => body.versions.map((v) => [v.version, v.manifest_path]);
+const asStaged = (staged: Array<{ manifestPath: string }>) => staged.map((s) => [2, s.manifestPath]);
+
 /** Each table's versions as readers through the catalog see them. */
 const versionsListed = (tables: readonly string[]) =>
   Promise.all(
@@ -186,9 +192,6 @@ async function batchTidied(tables: readonly string[], staged: Array<{ staged: st
     staged.map(() => null),
   );
 }
-
-/** A process's state letter (`T` when stopped) as Linux reports it. */
-const processState = async (pid: number) => (await readFile(`/proc/${pid}/stat`, "utf8")).replace(/^.*\) /s, "")[0];
 
 describe("an instance killed after its commit landed and before it answered", () => {
   it("the client's retry with the same request id through another instance answers the same version; the rows are there once", async () => {
@@ -268,7 +271,7 @@ describe("an instance killed after its commit landed and before it answered", ()
       const first = released ? await send().catch((err: Error) => err) : await killedAfterCommit(victim, send);
       expect(first).toBeInstanceOf(Error);
       proxy?.reset();
-      const published = await Promise.all(staged.map(async ({ final }) => (await storeOf(other).get(final)) !== null));
+      const published = await publishedNow(staged);
       expect(published).toEqual(killedAt.startsWith("the first") ? [true, false] : [true, true]);
       // Readers through the catalog see neither version while the batch's hold stands, and both once it ended.
       const listed = () => versionsListed(tables);
@@ -284,7 +287,7 @@ describe("an instance killed after its commit landed and before it answered", ()
         "x-request-id": `${victim}-1`,
       });
       expect(retry.status, JSON.stringify(retry.body)).toBe(200);
-      expect(retry.body.versions.map((v) => [v.version, v.manifest_path])).toEqual(staged.map((s) => [2, s.manifestPath]));
+      expect(versionsAnswered(retry.body)).toEqual(asStaged(staged));
       expect(await listed()).toEqual([
         [1, 2],
         [1, 2],
@@ -375,21 +378,15 @@ describe("a batch of staged versions whose instance was paused for longer than i
       const first = client(dying.url, dying.auth)
         .post<{ versions: Array<{ version: number; manifest_path: string }> }>("/v1/table/version/batch-create", body, headers)
         .catch((err: Error) => err);
-      await until(
-        "the instance paused in the batch",
-        () => processState(dying.pid),
-        (state) => state === "T",
-        30_000,
-        10,
-      );
-      const published = await Promise.all(staged.map(async ({ final }) => (await storeOf(other).get(final)) !== null));
+      await until("the instance paused in the batch", async () => isStopped(dying.pid), Boolean, 30_000, 10);
+      const published = await publishedNow(staged);
       expect(published).toEqual(tables === PAUSED_HALF ? [true, false] : [false, false]);
       expect(await versionsListed(tables)).toEqual([[1], [1]]);
       // The client gives up on the paused instance and sends the batch again elsewhere once its lease has run out.
       await new Promise((r) => setTimeout(r, 2 * LEASE_MS));
       const retry = await api.post<{ versions: Array<{ version: number; manifest_path: string }> }>("/v1/table/version/batch-create", body, headers);
       expect(retry.status, JSON.stringify(retry.body)).toBe(200);
-      expect(retry.body.versions.map((v) => [v.version, v.manifest_path])).toEqual(staged.map((s) => [2, s.manifestPath]));
+      expect(versionsAnswered(retry.body)).toEqual(asStaged(staged));
       expect(await versionsListed(tables)).toEqual([
         [1, 2],
         [1, 2],
@@ -399,7 +396,7 @@ describe("a batch of staged versions whose instance was paused for longer than i
       expect(woken).not.toBeInstanceOf(Error);
       if (woken instanceof Error) return;
       expect(woken.status, JSON.stringify(woken.body)).toBe(200);
-      expect(woken.body.versions.map((v) => [v.version, v.manifest_path])).toEqual(staged.map((s) => [2, s.manifestPath]));
+      expect(versionsAnswered(woken.body)).toEqual(asStaged(staged));
       expect(await versionsListed(tables)).toEqual([
         [1, 2],
         [1, 2],

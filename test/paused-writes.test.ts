@@ -6,10 +6,9 @@
  * Quiver has not yet published it). The retry is answered by the other instance at a new version; the woken write
  * then finds its request in that version and publishes nothing.
  */
-import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { client, rows, until } from "./client";
-import { startServer, storeOf, type TestServer } from "./server";
+import { isStopped, startServer, storeOf, type TestServer } from "./server";
 
 const LEASE_MS = 1000;
 const AFTER_CLAIM = "paused_after_claim";
@@ -39,9 +38,6 @@ afterAll(async () => {
   if (paused) process.kill(paused.pid, "SIGCONT");
   await Promise.all([paused?.stop(), other?.stop()]);
 });
-
-/** Whether a process is stopped (its state in /proc is T). */
-const isStopped = (pid: number) => readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.startsWith("T") ?? false;
 
 /** Waits until the instance has paused itself, then for longer than its lease: to the other, its write's instance is gone. */
 async function pausedPastItsLease() {

@@ -3,7 +3,7 @@
  * (another instance's, or one left by a killed server), which it then leaves in place when it stops.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { testStore, testStoreKind } from "./store-server";
 import { snapshot } from "./hostile";
 import type { ObjectStore } from "@/server/storage/object-store";
@@ -33,6 +33,9 @@ const STOP_GRACE_MS = 30_000;
 
 /** True when this run's servers keep their data root on an object store (`QUIVER_TEST_STORE`), not a local directory. */
 export const onObjectStore = testStoreKind !== undefined;
+
+/** Whether a process is stopped (SIGSTOP: its state in /proc is T). */
+export const isStopped = (pid: number) => readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.startsWith("T") ?? false;
 
 /** A fresh data root of this run's kind: a temporary directory, or a new container (bucket) on the test file's store server. */
 async function freshRoot(): Promise<{ root: string; env: Record<string, string> }> {

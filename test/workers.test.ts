@@ -8,7 +8,7 @@ import { tableToIPC } from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { client, expectError, postOnNewConnection, rows, until } from "./client";
 import { ErrorCode } from "@/lib/contract/errors";
-import { startServer, type TestServer } from "./server";
+import { isStopped, startServer, type TestServer } from "./server";
 
 let server: TestServer;
 let api: ReturnType<typeof client>;
@@ -111,7 +111,7 @@ describe("QUIVER_WORKERS=2", () => {
 
   it("lets a drop through one worker wait for a write the other is in the middle of, then drop the table whole", async () => {
     expect((await api.arrow("/v1/table/paused/create", rows(0, 1))).status).toBe(200);
-    const stopped = () => workerPids().filter((pid) => readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].startsWith("T"));
+    const stopped = () => workerPids().filter(isStopped);
     // Each on a connection of its own, so the port's round robin hands the drop to the worker that is not stopped.
     const writing = postOnNewConnection(
       `${server.url}/v1/table/paused/insert`,
