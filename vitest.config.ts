@@ -9,7 +9,7 @@ export default defineConfig({
     // The stress tests take minutes and run on their own: npm run test:stress.
     exclude: [...configDefaults.exclude, "test/stress/**"],
     globalSetup: ["test/global-setup.ts"],
-    setupFiles: ["test/setup-store.ts"],
+    setupFiles: ["test/setup-store.ts", "test/setup-failures.ts"],
     testTimeout: 60_000,
     hookTimeout: 180_000,
     fileParallelism: false,

@@ -48,7 +48,7 @@ export default defineConfig({
     include: process.env.QUIVER_TEST_STORE === "s3" ? ON_S3 : ON_AZURITE,
     exclude: [...configDefaults.exclude],
     globalSetup: ["test/global-setup.ts"],
-    setupFiles: ["test/setup-store.ts"],
+    setupFiles: ["test/setup-store.ts", "test/setup-failures.ts"],
     testTimeout: 60_000,
     hookTimeout: 180_000,
     fileParallelism: false,

@@ -7,7 +7,7 @@ export default defineConfig({
   test: {
     include: ["test/stress/**/*.test.ts"],
     globalSetup: ["test/global-setup.ts"],
-    setupFiles: ["test/setup-store.ts"],
+    setupFiles: ["test/setup-store.ts", "test/setup-failures.ts"],
     testTimeout: 180_000,
     hookTimeout: 180_000,
     fileParallelism: false,

@@ -3,7 +3,7 @@
  * behind a proxy that counts store requests, the policy on and passing every second. A pass looks at the tables written since the last one, and at rest no
  * table is looked at; when the maintainer is killed, the other instance takes its lease over and maintains.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { client, rows, until as waitFor } from "./client";
 import { sharedStoreServer, type StoreServer } from "./store-server";
 import { startLatencyProxy, type LatencyProxy } from "./latency-proxy";
@@ -62,7 +62,6 @@ beforeAll(async () => {
   for (let i = 0; i < TABLES; i++) expect((await api.arrow(`/v1/table/t${i}/create`, rows(0, 10))).status).toBe(200);
   expect((await api.arrow("/v1/table/t7/insert", rows(10, 20))).status).toBe(200);
 });
-beforeEach(({ onTestFailed }) => onTestFailed(() => servers.forEach((s, i) => console.log(`server ${i}'s log:\n${s.output().slice(-6000)}`))));
 afterAll(async () => {
   await Promise.all(servers.map((s) => s.stop()));
   await proxy?.stop();

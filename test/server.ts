@@ -10,6 +10,7 @@ import type { ObjectStore } from "@/server/storage/object-store";
 import { childUri, parseRoot, relativeTo } from "@/server/storage/root";
 import { openStore } from "@/server/storage/stores";
 import { freePort } from "./oidc";
+import { runningServers } from "./running-servers";
 import os from "node:os";
 import path from "node:path";
 
@@ -194,7 +195,7 @@ export async function startServer(
     if (Date.now() > deadline) throw new Error(`server did not start:\n${log}`);
     await new Promise((r) => setTimeout(r, 100));
   }
-  return {
+  const server: TestServer = {
     url,
     root,
     adminKey,
@@ -202,6 +203,7 @@ export async function startServer(
     pid: child.pid!,
     output: () => log,
     stop: async () => {
+      runningServers.delete(server);
       child.kill("SIGTERM");
       // Next's graceful stop waits for open connections; a busy machine once kept one open past the hook's time.
       const stopped = await Promise.race([exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), STOP_GRACE_MS))]);
@@ -214,8 +216,11 @@ export async function startServer(
       rmSync(cacheHome, { recursive: true, force: true });
     },
     kill: async () => {
+      runningServers.delete(server);
       child.kill("SIGKILL");
       await exited;
     },
   };
+  runningServers.add(server);
+  return server;
 }

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { client } from "../client";
 import { startServer, storeOf, type TestServer } from "../server";
 import { catalogStorm, checkStorm, createStormTable, runStorm } from "./storm";
@@ -13,7 +13,6 @@ beforeAll(async () => {
   expect((await api.post("/v1/namespace/c/create", {})).status).toBe(200);
 });
 afterAll(() => server?.stop());
-beforeEach(({ onTestFailed }) => onTestFailed(() => console.log(`server log:\n${server.output().slice(-8000)}`)));
 
 describe("one server, many clients", () => {
   it("16 inserting clients, 4 merging and 2 reading: every acknowledged row once, honest increasing versions", async () => {

@@ -5,7 +5,7 @@
  */
 import { rmSync } from "node:fs";
 import { Float32, Table as ArrowTable, vectorFromArray, type Table } from "apache-arrow";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { client, rows, type Reply } from "../client";
 import type { ObjectStore } from "@/server/storage/object-store";
 import { keyOf, onObjectStore, startServer, storeOf, type TestServer } from "../server";
@@ -48,7 +48,6 @@ afterAll(async () => {
   await server?.stop();
   if (root && !onObjectStore) rmSync(root, { recursive: true, force: true });
 });
-beforeEach(({ onTestFailed }) => onTestFailed(() => console.log(`server log:\n${server.output().slice(-8000)}`)));
 
 async function restart() {
   server = await startServer({}, { root });

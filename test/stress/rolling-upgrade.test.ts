@@ -8,7 +8,7 @@
 import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { client } from "../client";
 import { startServer, type TestServer } from "../server";
 import { run, sourceCopy } from "../source-copy";
@@ -41,9 +41,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([old?.stop(), fresh?.stop(), next?.stop()]);
 });
-beforeEach(({ onTestFailed }) =>
-  onTestFailed(() => console.log(`old server's log:\n${old.output().slice(-6000)}\nnew server's log:\n${fresh.output().slice(-6000)}`)),
-);
 
 describe(`an instance of the previous release (${PREVIOUS}) beside one of this build on one root`, () => {
   it("takes writes through both: every acknowledged write there once", async () => {

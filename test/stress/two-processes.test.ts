@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { client } from "../client";
 import { startServer, storeOf, type TestServer } from "../server";
 import { catalogStorm, checkStorm, createStormTable, runStorm } from "./storm";
@@ -20,9 +20,6 @@ afterAll(async () => {
   await second?.stop();
   await first?.stop();
 });
-beforeEach(({ onTestFailed }) =>
-  onTestFailed(() => console.log(`first server's log:\n${first.output().slice(-8000)}\nsecond server's log:\n${second.output().slice(-8000)}`)),
-);
 
 describe("two servers on one data root", () => {
   it("16 inserting clients, 4 merging and 2 reading, each request to either server: the same guarantees as one server", async () => {
