@@ -15,7 +15,9 @@
  * sends it SIGCONT: `pause-after-claim:<table>` once a write's claim is in the ledger, before its commit begins;
  * `pause-before-publish:<table>` in the middle of a commit, once the engine staged its manifest and before Quiver's
  * guard looks at the versions and publishes it; `pause-in-batch:<table>` in a batch, once it is claimed and before it
- * applies that table's operation (the operations before it applied, their versions still held from readers).
+ * applies that table's operation (the operations before it applied, their versions still held from readers);
+ * `pause-after-version-list:<table>` in ListTableVersions, once the versions are listed and before their manifests
+ * are read.
  * Unset, as in any deployment, a point costs one look at an empty map.
  */
 import "server-only";

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tableVersion } from "@/lib/contract/catalog";
 import type { Answer } from "@/lib/contract/common";
 import { client, expectError, rows, until } from "./client";
-import { keyOf, onObjectStore, rootSnapshot, startServer, storeOf, uriOf, type TestServer } from "./server";
+import { isStopped, keyOf, onObjectStore, rootSnapshot, startServer, storeOf, uriOf, type TestServer } from "./server";
 import { ErrorCode } from "@/lib/contract/errors";
 
 let server: TestServer;
@@ -146,5 +146,35 @@ describe("a write killed while the engine staged its manifest", () => {
     expect(inserted.status, JSON.stringify(inserted.body)).toBe(200);
     expect(await versions("staged")).toEqual([1, 2]);
     expect((await api.post("/v1/table/staged/count_rows", {})).body).toBe(5);
+  });
+});
+
+describe("ListTableVersions while versions are cleaned up", () => {
+  it("leaves out a version deleted between the listing and the read of its manifest, and answers the others", async () => {
+    // The first list of table 'churn' stops its instance once it has listed the versions. Another instance writes
+    // them, so that this one has read none of their manifests before.
+    const pausing = await startServer({ QUIVER_FAILPOINTS: "pause-after-version-list:churn@1" });
+    const writer = await startServer({}, { root: pausing.root });
+    try {
+      const w = client(writer.url, writer.auth);
+      expect((await w.arrow("/v1/table/churn/create", rows(0, 3))).status).toBe(200);
+      for (let i = 1; i <= 2; i++) expect((await w.arrow("/v1/table/churn/insert", rows(10 * i, 10 * i + 2))).status).toBe(200);
+      const first = (await w.post<{ version: TableVersion }>("/v1/table/churn/version/describe", { version: 1 })).body.version.manifest_path;
+
+      const c = client(pausing.url, pausing.auth);
+      const listing = c.post<{ versions: TableVersion[] }>("/v1/table/churn/version/list");
+      await until("the instance paused after listing", async () => isStopped(pausing.pid), Boolean, 30_000, 10);
+      // What a cleanup of old versions does meanwhile.
+      await storeOf(pausing).delete(keyOf(pausing, first));
+      process.kill(pausing.pid, "SIGCONT");
+      const reply = await listing;
+      expect(reply.status).toBe(200);
+      expect(reply.body.versions.map((v) => v.version)).toEqual([2, 3]);
+      expectError(await c.post("/v1/table/churn/version/describe", { version: 1 }), 404, ErrorCode.TableVersionNotFound);
+    } finally {
+      if (isStopped(pausing.pid)) process.kill(pausing.pid, "SIGCONT");
+      await writer.stop();
+      await pausing.stop();
+    }
   });
 });

@@ -14,6 +14,7 @@ import {
   manifestKey,
   rememberSummary,
   versionSummary,
+  ManifestGone,
   type BatchHold,
   type LatestManifest,
   type VersionSummary,
@@ -79,7 +80,10 @@ export class TableFiles {
     const key = this.own(manifestKey(directory, version, v2));
     const listed = info ?? (await this.store.head(key).catch(() => null));
     const file = { key, path: childUri(this.root, key), size: listed?.size ?? 0, eTag: listed?.etag ?? "" };
-    return { file, summary: await versionSummary(this.store, file) };
+    const summary = await versionSummary(this.store, file).catch((err: unknown) => {
+      throw err instanceof ManifestGone ? new ManifestGone(`version ${version}`) : err;
+    });
+    return { file, summary };
   }
 
   /**
@@ -96,7 +100,14 @@ export class TableFiles {
     const cacheKey = file.eTag ? `${this.store.root.uri}\0${file.key}\0${file.eTag}\0${before?.info?.etag ?? ""}` : null;
     const cached = cacheKey === null ? undefined : operations.get(cacheKey);
     if (cached) return cached;
-    const fieldsBefore = async (): Promise<SchemaField[] | null> => (before ? (await this.manifest(version - 1, before)).summary.fields : null);
+    // The previous version cleaned up since it was listed: the change is told without its schema.
+    const fieldsBefore = async (): Promise<SchemaField[] | null> =>
+      before
+        ? this.manifest(version - 1, before).then(
+            ({ summary }) => summary.fields,
+            (err: unknown) => (err instanceof ManifestGone ? null : Promise.reject(err)),
+          )
+        : null;
     const operation = await versionOperation(
       this.store,
       source.directory,

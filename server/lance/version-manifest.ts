@@ -11,6 +11,7 @@ import { IndexSectionSchema, ManifestSchema, type DataFragment, type Manifest } 
 import type { SchemaField } from "./version-operations";
 import { transactionProperties } from "./transaction-properties";
 import { countLookup } from "@/server/metrics";
+import { QuiverError } from "@/server/errors";
 import { versionAuthor, type VersionAuthor } from "@/lib/contract/catalog";
 
 export interface VersionSummary {
@@ -152,6 +153,16 @@ export function parseManifest(buf: Buffer): VersionSummary {
 const cache = new LRUCache<string, VersionSummary>({ max: 50_000 });
 
 /**
+ * A manifest that was listed and then deleted before it was read (versions cleaned up, or the table dropped, in
+ * between): that version no longer exists. A list leaves it out; a read of that one version answers it as not found.
+ */
+export class ManifestGone extends QuiverError {
+  constructor(what = "a version of the table") {
+    super("TableVersionNotFound", `${what} was deleted while it was being read`);
+  }
+}
+
+/**
  * Keys of a `_versions/` directory read at first where only the newest manifest, or any manifest, is wanted: one page
  * of a listing, large enough to pass the few manifests writers of a managed table have staged and not yet committed.
  */
@@ -174,7 +185,7 @@ export async function versionSummary(store: ObjectStore, manifest: { key: string
   countLookup("version_summary", cached !== undefined);
   if (cached) return cached;
   const file = await store.get(manifest.key);
-  if (!file) throw new Error(`manifest ${manifest.key} is missing`);
+  if (!file) throw new ManifestGone();
   const summary = parseManifest(file);
   if (manifest.eTag) cache.set(cacheKey, summary);
   return summary;

@@ -6,12 +6,13 @@
 import "server-only";
 import { QuiverError, invalidInput, unsupported } from "@/server/errors";
 import { log } from "@/server/log";
+import { pausepoint } from "@/server/failpoints";
 import { isManagedVersioning } from "@/lib/contract/catalog";
 import type { Id } from "@/server/catalog/catalog";
 import type { TableEntry } from "@/server/catalog/catalog-table";
 import { decodePageToken, encodePageToken } from "@/server/catalog/paging";
 import { engineCall } from "@/server/lance/native";
-import { inlineTransaction, manifestKey, parseManifest, type VersionSummary } from "@/server/lance/version-manifest";
+import { ManifestGone, inlineTransaction, manifestKey, parseManifest, type VersionSummary } from "@/server/lance/version-manifest";
 import type { ManifestSource, TableFiles } from "@/server/lance/table-files";
 import { authorsOf, forgetAuthors, pruneAuthors, versionAt } from "./version-authors";
 import { heldBack, type HeldVersion } from "@/server/catalog/batch-holds";
@@ -105,9 +106,20 @@ async function versionPage(
   const start = afterVersion === undefined ? 0 : numbers.findIndex((v) => (options.descending ? v < afterVersion : v > afterVersion));
   const slice = start < 0 ? [] : numbers.slice(start, start + options.limit);
   const more = start >= 0 && start + options.limit < numbers.length;
-  const made = await Promise.all(slice.map((version) => files.manifest(version, sources.get(version)!)));
+  pausepoint("pause-after-version-list", entry.objectId);
+  // A version listed and then cleaned up before its manifest was read is no longer there: the page leaves it out.
+  const read = await Promise.all(
+    slice.map((version) =>
+      files.manifest(version, sources.get(version)!).then(
+        (made) => ({ version, made }),
+        (err: unknown) => (err instanceof ManifestGone ? null : Promise.reject(err)),
+      ),
+    ),
+  );
+  const found = read.filter((r) => r !== null);
+  const made = found.map((r) => r.made);
   const versions = await Promise.all(
-    slice.map((version, i) => recordOf(files, entry, version, sources.get(version)!, made[i], options.withOperations ?? false, sources.get(version - 1))),
+    found.map(({ version, made }) => recordOf(files, entry, version, sources.get(version)!, made, options.withOperations ?? false, sources.get(version - 1))),
   );
   const page = { versions, page_token: more ? encodePageToken(String(slice[slice.length - 1])) : undefined };
   if (!options.withOperations || !isManagedVersioning(entry.properties)) return page;
