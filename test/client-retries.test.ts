@@ -29,6 +29,7 @@ const VICTIMS = [
   "killed_keyed",
   "killed_batch_first",
   "killed_batch_last",
+  "abandoned_batch",
 ];
 const BACK_TO_BACK = "back_to_back";
 const APART = "killed_apart";
@@ -362,6 +363,42 @@ describe("an instance killed after its commit landed and before it answered", ()
     ]);
     expect(inserts[0].requestId).not.toBe(inserts[1].requestId);
     expect(await count("killed_client")).toBe(30);
+  });
+});
+
+describe("a batch of staged versions killed part-way that its client never sends again", () => {
+  it("is finished by a reader that meets its hold after the lease: both versions appear together, each once", async () => {
+    const tables = ["abandoned_batch", "abandoned_batch_b"];
+    const staged = [await withStagedVersion2(tables[0]), await withStagedVersion2(tables[1])];
+    const body = { entries: tables.map((table, i) => ({ id: [table], version: 2, manifest_path: staged[i].staged })) };
+    const send = (to: TestServer) => client(to.url, to.auth).post("/v1/table/version/batch-create", body, { "x-request-id": "abandoned-batch-1" });
+    expect(await killedAfterCommit(tables[0], () => send(dying))).toBeInstanceOf(Error);
+    proxy?.reset();
+    expect(await publishedNow(staged)).toEqual([true, false]);
+    expect(await versionsListed(tables)).toEqual([[1], [1]]);
+    // Once the lease has passed, a reader meeting the hold has the batch finished; readers see nothing in between.
+    const changed = await until(
+      "the batch finished",
+      () => versionsListed(tables),
+      (seen) => JSON.stringify(seen) !== "[[1],[1]]",
+      20_000,
+      50,
+    );
+    expect(changed).toEqual([
+      [1, 2],
+      [1, 2],
+    ]);
+    expect(await publishedNow(staged)).toEqual([true, true]);
+    for (const table of tables) expect(await count(table)).toBe(5);
+    // The client's retry, should it come after all, answers those versions and publishes nothing again.
+    const retry = await send(other);
+    expect(retry.status, JSON.stringify(retry.body)).toBe(200);
+    expect(versionsAnswered(retry.body as { versions: Array<{ version: number; manifest_path: string }> })).toEqual(asStaged(staged));
+    expect(await versionsListed(tables)).toEqual([
+      [1, 2],
+      [1, 2],
+    ]);
+    await batchTidied(tables, staged);
   });
 });
 

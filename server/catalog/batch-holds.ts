@@ -3,13 +3,18 @@
  * versions (Lance's REST namespace client asks ListTableVersions for the latest one). Before publishing any of them,
  * the batch writes its record (`.quiver/batches/<id>.json`) and a hold beside each version's manifest; while the
  * record exists, readers through the catalog answer as if the held versions did not exist yet. Deleting the record
- * is the one instant at which all of them appear; the holds are tidied afterwards. A record older than any batch
- * takes (a process that stopped mid-batch) holds nothing: what the store has is then what readers see.
+ * is the one instant at which all of them appear; the holds are tidied afterwards. The record names every version
+ * of the batch and the manifest staged for it, so that a batch whose instance stopped part-way (died, or paused past
+ * the write lease) and that no retry finished is finished by the first reader to meet its hold after the lease
+ * (server/tables/batch-finish.ts). A record older than any batch takes that could not be finished (a version taken
+ * meanwhile by another commit, or a record of an earlier build, which names no staged manifest) holds nothing: what
+ * the store has is then what readers see.
  */
 import "server-only";
 import { randomBytes } from "node:crypto";
 import { holdKey, type BatchHold } from "@/server/lance/version-manifest";
 import type { ObjectStore } from "@/server/storage/object-store";
+import { config } from "@/server/config";
 
 const PREFIX = ".quiver/batches/";
 const ABANDONED_AFTER_MS = 5 * 60_000;
@@ -21,6 +26,24 @@ export interface HeldVersion {
   version: number;
 }
 
+/** A version a batch publishes, as a reader finishing the batch needs it: its table, branch and staged manifest. */
+export interface BatchMember extends HeldVersion {
+  table: string[];
+  branch?: string;
+  staged: string;
+  v2: boolean;
+}
+
+interface BatchRecord {
+  time: string;
+  versions: HeldVersion[];
+  /** Every version of the batch (those an earlier attempt published too); a record of an earlier build has none. */
+  members?: BatchMember[];
+}
+
+/** Finishes a batch whose instance stopped part-way, in the background: a reader keeps holding its versions meanwhile. */
+export type BatchFinisher = (batch: string, members: BatchMember[]) => void;
+
 /** A new batch's name, which its claim in the write ledger records before the batch holds anything. */
 export const newBatchId = () => randomBytes(8).toString("hex");
 
@@ -30,22 +53,34 @@ export const newBatchId = () => randomBytes(8).toString("hex");
  * versions it had published and those published now appear at the same instant; `earlier` are the ones it may have
  * held, whose holds are tidied too. With nothing left to publish, it holds nothing more and releases what was held.
  */
-export async function holdVersions(store: ObjectStore, versions: HeldVersion[], batch = newBatchId(), earlier: HeldVersion[] = []) {
-  const keyOf = (v: HeldVersion) => holdKey(v.directory, { batch, version: v.version });
-  const holds = versions.map(keyOf);
-  if (versions.length)
-    await Promise.all([
-      store.put(recordKey(batch), JSON.stringify({ time: new Date().toISOString(), versions })),
-      ...holds.map((key) => store.put(key, batch)),
-    ]);
+export async function holdVersions(store: ObjectStore, versions: HeldVersion[], members: BatchMember[], batch = newBatchId(), earlier: HeldVersion[] = []) {
+  const holds = versions.map((v) => holdKey(v.directory, { batch, version: v.version }));
+  if (versions.length) {
+    const record: BatchRecord = { time: new Date().toISOString(), versions, members };
+    await Promise.all([store.put(recordKey(batch), JSON.stringify(record)), ...holds.map((key) => store.put(key, batch))]);
+  }
   return {
     release: () => store.delete(recordKey(batch)),
-    tidy: () => Promise.all([...new Set([...holds, ...earlier.map(keyOf)])].map((key) => store.delete(key))).then(() => undefined),
+    tidy: () => tidyHolds(store, batch, [...versions, ...earlier]),
   };
 }
 
-/** The versions among `holds` that a pending batch still holds back. */
-export async function heldBack(store: ObjectStore, holds: readonly BatchHold[]): Promise<Set<number>> {
+/** Makes a finished batch's versions appear (its record goes), then removes its holds. */
+export async function releaseBatch(store: ObjectStore, batch: string, versions: HeldVersion[]) {
+  await store.delete(recordKey(batch));
+  await tidyHolds(store, batch, versions);
+}
+
+async function tidyHolds(store: ObjectStore, batch: string, versions: HeldVersion[]) {
+  const keys = new Set(versions.map((v) => holdKey(v.directory, { batch, version: v.version })));
+  await Promise.all([...keys].map((key) => store.delete(key)));
+}
+
+/**
+ * The versions among `holds` that a pending batch still holds back. A batch whose record is older than the write
+ * lease has stopped part-way: `finish` is asked to finish it, and its versions stay held until it has.
+ */
+export async function heldBack(store: ObjectStore, holds: readonly BatchHold[], finish?: BatchFinisher): Promise<Set<number>> {
   const held = new Set<number>();
   if (holds.length === 0) return held;
   const batches = [...new Set(holds.map((h) => h.batch))];
@@ -54,13 +89,15 @@ export async function heldBack(store: ObjectStore, holds: readonly BatchHold[]):
     batches.map(async (batch) => {
       const record = await store.get(recordKey(batch));
       if (!record) return;
-      let time = NaN;
+      let parsed: Partial<BatchRecord> = {};
       try {
-        time = Date.parse((JSON.parse(record.toString("utf8")) as { time?: string }).time ?? "");
+        parsed = JSON.parse(record.toString("utf8")) as Partial<BatchRecord>;
       } catch {
         // a record not of this service's writing holds nothing
       }
-      if (Date.now() - time < ABANDONED_AFTER_MS) pending.add(batch);
+      const age = Date.now() - Date.parse(parsed.time ?? "");
+      if (age >= config.writeLeaseMs && parsed.members?.length && finish) finish(batch, parsed.members);
+      if (age < ABANDONED_AFTER_MS) pending.add(batch);
     }),
   );
   for (const hold of holds) if (pending.has(hold.batch)) held.add(hold.version);

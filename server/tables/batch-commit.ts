@@ -134,7 +134,11 @@ async function applyAll(tables: Tables, operations: BatchOperation[], steps: Arr
   );
   // Finishing an interrupted batch: what it published stays held with what is published now, until all are there.
   const finishing = resumes && versions;
-  const hold = publishing.length > 1 || finishing ? await holdVersions(tables.records, publishing, versions?.hold, finishing ? versions.members : []) : null;
+  // A batch of versions alone names them all in its hold, so that a reader can finish it should this instance stop.
+  const hold =
+    publishing.length > 1 || finishing
+      ? await holdVersions(tables.records, publishing, versions?.members ?? [], versions?.hold, finishing ? versions.members : [])
+      : null;
   const results: BatchResult[] = [];
   for (const [i, step] of steps.entries()) {
     pausepoint("pause-in-batch", formatIdentifier(operations[i].id));

@@ -16,12 +16,13 @@ import type { Catalog, Id, ReadAt } from "@/server/catalog/catalog";
 import type { TableEntry } from "@/server/catalog/catalog-table";
 import type { TableTurns } from "@/server/catalog/table-turns";
 import { heldBack } from "@/server/catalog/batch-holds";
+import { batchFinisher } from "./batch-finish";
 import type { ArrowBody } from "@/server/lance/arrow-ipc";
 import type { Datasets } from "@/server/lance/datasets";
 import { engineCall, type NativeTable } from "@/server/lance/native";
 import { TableFiles, type ManifestSource } from "@/server/lance/table-files";
 import { failpoint, holdpoint, pausepoint } from "@/server/failpoints";
-import { COMMITTED_BY_PROPERTY, REQUESTS_PROPERTY, type LatestManifest } from "@/server/lance/version-manifest";
+import { COMMITTED_BY_PROPERTY, REQUESTS_PROPERTY, type BatchHold, type LatestManifest } from "@/server/lance/version-manifest";
 import { countLookup } from "@/server/metrics";
 import type { ObjectStore } from "@/server/storage/object-store";
 import { AppendGroups, type Appending } from "./append-groups";
@@ -551,10 +552,20 @@ export class Tables {
     return this.datasets.atManifest(entry.location, latest);
   }
 
+  /**
+   * The versions among `holds` that a batch still committing them with other tables' holds back from readers; one
+   * whose instance stopped part-way is finished meanwhile (batch-finish.ts).
+   */
+  heldBack(holds: readonly BatchHold[]): Promise<Set<number>> {
+    return heldBack(this.records, holds, this.finishBatch);
+  }
+
+  private readonly finishBatch = batchFinisher(this);
+
   /** The newest version a reader may see: a batch still committing the newest with other tables' holds it back. */
   private async visibleVersion(latest: LatestManifest): Promise<number> {
     if (!latest.holds.length) return latest.version;
-    const held = await heldBack(this.records, latest.holds);
+    const held = await this.heldBack(latest.holds);
     let visible = latest.version;
     while (held.has(visible)) visible--;
     return visible;

@@ -15,7 +15,7 @@ import { engineCall } from "@/server/lance/native";
 import { ManifestGone, inlineTransaction, manifestKey, parseManifest, type VersionSummary } from "@/server/lance/version-manifest";
 import type { ManifestSource, TableFiles } from "@/server/lance/table-files";
 import { authorsOf, forgetAuthors, pruneAuthors, versionAt } from "./version-authors";
-import { heldBack, type HeldVersion } from "@/server/catalog/batch-holds";
+import type { BatchMember } from "@/server/catalog/batch-holds";
 import { branchNameProblem } from "./refs";
 import { namedBranch } from "./branch-name";
 import type { Tables } from "./tables";
@@ -34,7 +34,7 @@ async function branchDirectory(tables: Tables, entry: TableEntry, files: TableFi
 async function versionSources(tables: Tables, entry: TableEntry, files: TableFiles, branch?: string): Promise<Map<number, ManifestSource>> {
   const { sources, holds } = await files.versions(await branchDirectory(tables, entry, files, branch));
   // A batch still committing other tables' versions with these holds them back, so that all appear at once.
-  for (const version of await heldBack(tables.records, holds)) sources.delete(version);
+  for (const version of await tables.heldBack(holds)) sources.delete(version);
   return sources;
 }
 
@@ -164,7 +164,7 @@ export interface Step<R> {
   undo(): Promise<void>;
   finish(): Promise<void>;
   /** The version the step publishes, which a batch holds back until all its parts are applied, and its staged manifest. */
-  publishes?: HeldVersion & { staged: string };
+  publishes?: BatchMember;
   /** Set when an interrupted attempt of the same request already published the version (see BatchOfVersions). */
   published?: boolean;
 }
@@ -320,7 +320,7 @@ export async function tableVersionStep(
       }),
     finish: removeStaged,
     committed: () => what,
-    publishes: { directory, version: request.version, staged },
+    publishes: { table: id, branch: request.branch, directory, version: request.version, staged, v2: isV2 },
     published,
   };
 }

@@ -29,6 +29,7 @@ import { INSTANCE } from "@/server/instance";
 import { log } from "@/server/log";
 import { traced } from "@/server/tracing";
 import type { ObjectStore } from "@/server/storage/object-store";
+import type { BatchMember } from "@/server/catalog/batch-holds";
 
 const PREFIX = ".quiver/requests/";
 const SAME_BODY = `${PREFIX}same-body/`;
@@ -65,7 +66,7 @@ export interface CommitShape {
  */
 export interface BatchOfVersions {
   hold: string;
-  members: Array<{ directory: string; version: number; staged: string }>;
+  members: BatchMember[];
 }
 
 export interface ClaimRecord {

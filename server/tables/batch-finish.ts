@@ -1,0 +1,127 @@
+/**
+ * A batch of staged versions whose instance stopped part-way (it died, or was paused past the write lease) and that
+ * no retry has finished: the first reader to meet its hold after the lease finishes it here, as its retry would, so
+ * that its versions appear together rather than as the store has them once the hold runs out. Each version still to
+ * be published is its staged manifest, written by one create-only write; one already there is taken as the batch's
+ * only where it is that very manifest. Nothing is published unless every version of the batch is either its staged
+ * manifest already or still free to be it: a batch one of whose versions another commit took stays as it is, held
+ * until its hold runs out (and what this finisher published before finding that out is taken back). Should the
+ * batch's instance wake, its own create-only writes find the very manifests it was publishing, and it answers as if
+ * it had published them (test/client-retries.test.ts).
+ */
+import "server-only";
+import { QuiverError } from "@/server/errors";
+import { log } from "@/server/log";
+import { releaseBatch, type BatchFinisher, type BatchMember } from "@/server/catalog/batch-holds";
+import { manifestKey } from "@/server/lance/version-manifest";
+import type { TableEntry } from "@/server/catalog/catalog-table";
+import type { TableFiles } from "@/server/lance/table-files";
+import type { Id } from "@/server/catalog/catalog";
+import type { ObjectStore } from "@/server/storage/object-store";
+import { currentWrite } from "./write-ledger";
+
+/** What finishing needs of the tables (Tables, which hands readers this finisher): a table, its files, its write turn. */
+export interface FinishingTables {
+  readonly records: ObjectStore;
+  resolve(id: Id): Promise<TableEntry>;
+  filesOf(entry: TableEntry): TableFiles;
+  commitTo<T>(entry: TableEntry, commit: (stamp: string) => Promise<T>, options?: { directorySeen?: boolean }): Promise<T>;
+}
+
+/** The batches this process is finishing, and those it found it could not: each is tried once per process. */
+const finishing = new Set<string>();
+const unfinishable = new Set<string>();
+
+interface Planned {
+  member: BatchMember;
+  entry: TableEntry;
+  files: TableFiles;
+  content: Buffer;
+  published: boolean;
+}
+
+/** The finisher readers hand a stopped batch to: it runs on its own, outside the reader's request and write turn. */
+export function batchFinisher(tables: FinishingTables): BatchFinisher {
+  return (batch, members) => {
+    if (finishing.has(batch) || unfinishable.has(batch)) return;
+    finishing.add(batch);
+    // Not the reader's request: a write that reads would otherwise claim these commits as its own.
+    void currentWrite
+      .exit(() => finish(tables, batch, members))
+      .then((finished) => {
+        if (!finished) unfinishable.add(batch);
+      })
+      .catch((err: unknown) => log.error({ err, batch }, "finishing a batch whose instance stopped part-way failed"))
+      .finally(() => finishing.delete(batch));
+  };
+}
+
+async function finish(tables: FinishingTables, batch: string, members: BatchMember[]): Promise<boolean> {
+  const plan: Planned[] = [];
+  for (const member of members) {
+    const planned = await planOf(tables, member);
+    if (typeof planned === "string") return gaveUp(batch, member, planned);
+    plan.push(planned);
+  }
+  const mine: Planned[] = [];
+  for (const step of plan.filter((p) => !p.published)) {
+    try {
+      if (await publish(tables, step)) mine.push(step);
+    } catch (err) {
+      await takeBack(tables, mine);
+      return gaveUp(batch, step.member, err instanceof Error ? err.message : String(err));
+    }
+  }
+  // The one instant at which readers through the catalog see every version of the batch.
+  await releaseBatch(tables.records, batch, members);
+  log.warn(
+    { batch, versions: members.map((m) => `${m.table.join(".")}@${m.version}`) },
+    "a batch of versions whose instance stopped part-way was finished by a reader that met its hold",
+  );
+  return true;
+}
+
+/** What finishing a member takes, or why it cannot be finished. */
+async function planOf(tables: FinishingTables, member: BatchMember): Promise<Planned | string> {
+  const entry = await tables.resolve(member.table).catch(() => null);
+  const files = entry && tables.filesOf(entry);
+  if (!entry || !files || files.directoryOf(member.branch) !== member.directory) return "its table is no longer there";
+  const [content, there] = await Promise.all([files.read(member.staged), files.read(manifestKey(member.directory, member.version, member.v2))]);
+  if (!content) return "its staged manifest is gone";
+  if (!there) return { member, entry, files, content, published: false };
+  if (there.equals(content)) return { member, entry, files, content, published: true };
+  return `version ${member.version} is another commit's`;
+}
+
+/** Publishes a member's staged manifest as its version; true when this write made it (not an earlier one of the batch's). */
+async function publish(tables: FinishingTables, { entry, files, member, content }: Planned): Promise<boolean> {
+  return tables.commitTo(
+    entry,
+    async () => {
+      const commit = await files.commitManifest(member.directory, member.version, member.v2, content);
+      if (commit.written) return true;
+      if ((await files.read(commit.key))?.equals(content)) return false;
+      throw new QuiverError("ConcurrentModification", `version ${member.version} of table '${entry.objectId}' is another commit's`);
+    },
+    // Reading the staged manifest showed the table's directory there.
+    { directorySeen: true },
+  );
+}
+
+/** Takes back the versions this finisher published, each while nothing was committed on it. */
+async function takeBack(tables: FinishingTables, mine: Planned[]) {
+  for (const { entry, files, member } of mine.reverse()) {
+    await tables
+      .commitTo(entry, async () => {
+        const latest = await files.latestManifest(member.directory);
+        if (latest && latest.version > member.version) throw new Error(`version ${latest.version} was committed on it`);
+        await files.deleteManifests(member.directory, [member.version], member.v2);
+      })
+      .catch((err: unknown) => log.error({ err, table: member.table, version: member.version }, "a version of an unfinished batch could not be taken back"));
+  }
+}
+
+function gaveUp(batch: string, member: BatchMember, why: string): false {
+  log.error({ batch, table: member.table, version: member.version, why }, "a batch of versions whose instance stopped part-way cannot be finished");
+  return false;
+}
