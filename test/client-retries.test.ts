@@ -40,6 +40,8 @@ const RELEASED = "killed_batch_released";
 /** The batches whose instance pauses before it applies the operation on that table: the first, and the second. */
 const PAUSED_CLAIMED = ["paused_batch_claimed", "paused_batch_claimed_b"] as const;
 const PAUSED_HALF = ["paused_batch_half", "paused_batch_half_b"] as const;
+/** The batch whose instance pauses once it published the first table's version, and that nobody sends again. */
+const PAUSED_UNSENT = ["paused_batch_unsent", "paused_batch_unsent_b"] as const;
 /**
  * The dying instance's failpoints on any root: the second write to BACK_TO_BACK that commits is held before it records
  * or answers anything, and the instance dies once the third write's claim is in the ledger; it dies once the first
@@ -53,6 +55,7 @@ const ON_ANY_ROOT = [
   `kill-after-batch:${RELEASED}`,
   `pause-in-batch:${PAUSED_CLAIMED[0]}`,
   `pause-in-batch:${PAUSED_HALF[1]}`,
+  `pause-in-batch:${PAUSED_UNSENT[1]}`,
 ];
 
 let dying: TestServer;
@@ -403,6 +406,41 @@ describe("a batch of staged versions killed part-way that its client never sends
 });
 
 describe("a batch of staged versions whose instance was paused for longer than its lease", () => {
+  it("paused once it published the first table's version, and not sent again: a reader finishes it; woken, the first attempt answers those versions", async () => {
+    const tables = PAUSED_UNSENT;
+    const staged = [await withStagedVersion2(tables[0]), await withStagedVersion2(tables[1])];
+    const body = { entries: tables.map((table, i) => ({ id: [table], version: 2, manifest_path: staged[i].staged })) };
+    const first = client(dying.url, dying.auth)
+      .post<{ versions: Array<{ version: number; manifest_path: string }> }>("/v1/table/version/batch-create", body, { "x-request-id": `${tables[0]}-1` })
+      .catch((err: Error) => err);
+    await until("the instance paused in the batch", async () => isStopped(dying.pid), Boolean, 30_000, 10);
+    expect(await publishedNow(staged)).toEqual([true, false]);
+    expect(await versionsListed(tables)).toEqual([[1], [1]]);
+    const changed = await until(
+      "the batch finished",
+      () => versionsListed(tables),
+      (seen) => JSON.stringify(seen) !== "[[1],[1]]",
+      20_000,
+      50,
+    );
+    expect(changed).toEqual([
+      [1, 2],
+      [1, 2],
+    ]);
+    process.kill(dying.pid, "SIGCONT");
+    const woken = await first;
+    expect(woken).not.toBeInstanceOf(Error);
+    if (woken instanceof Error) return;
+    expect(woken.status, JSON.stringify(woken.body)).toBe(200);
+    expect(versionsAnswered(woken.body)).toEqual(asStaged(staged));
+    expect(await versionsListed(tables)).toEqual([
+      [1, 2],
+      [1, 2],
+    ]);
+    for (const table of tables) expect(await count(table)).toBe(5);
+    await batchTidied(tables, staged);
+  });
+
   for (const [pausedAt, tables] of [
     ["once it claimed the batch", PAUSED_CLAIMED],
     ["once it published the first table's version", PAUSED_HALF],
