@@ -379,6 +379,11 @@ describe("a batch of staged versions killed part-way that its client never sends
     proxy?.reset();
     expect(await publishedNow(staged)).toEqual([true, false]);
     expect(await versionsListed(tables)).toEqual([[1], [1]]);
+    // The transaction, by the id its answer would have given (its key in the ledger), is under way.
+    const { key } = (await ledgerClaimFiles()).find((file) => file.claim.requestId === "abandoned-batch-1")!;
+    const transaction = async () =>
+      (await client(other.url, other.auth).post<{ status: string }>(`/v1/transaction/${key.split("/")[2]}/describe`, {})).body.status;
+    expect(await transaction()).toBe("Running");
     // Once the lease has passed, a reader meeting the hold has the batch finished; readers see nothing in between.
     const changed = await until(
       "the batch finished",
@@ -392,6 +397,7 @@ describe("a batch of staged versions killed part-way that its client never sends
       [1, 2],
     ]);
     expect(await publishedNow(staged)).toEqual([true, true]);
+    expect(await transaction()).toBe("Succeeded");
     for (const table of tables) expect(await count(table)).toBe(5);
     // The client's retry, should it come after all, answers those versions and publishes nothing again.
     const retry = await send(other);

@@ -30,6 +30,7 @@ import { log } from "@/server/log";
 import { traced } from "@/server/tracing";
 import type { ObjectStore } from "@/server/storage/object-store";
 import type { BatchMember } from "@/server/catalog/batch-holds";
+import { manifestKey } from "@/server/lance/version-manifest";
 
 const PREFIX = ".quiver/requests/";
 const SAME_BODY = `${PREFIX}same-body/`;
@@ -568,8 +569,22 @@ export class WriteLedger {
     if (answer?.outcome === "committed") return { claim, status: "Succeeded", version: versionIn(answer.body) };
     const named = await this.versionNaming(claim);
     if (named) return { claim, status: "Succeeded", version: named.version };
-    if (decision) return decision.landed ? { claim, status: "Succeeded", version: decision.landed.version } : { claim, status: "Failed" };
-    return { claim, status: "Running" };
+    if (decision?.landed) return { claim, status: "Succeeded", version: decision.landed.version };
+    // A batch of versions whose instance stopped is finished by its retry or by a reader (batch-finish.ts): done once
+    // every version is the manifest staged for it, whatever its decision said while it was not.
+    if (claim.shape.batch && (await this.batchPublished(claim.shape.batch))) return { claim, status: "Succeeded" };
+    return { claim, status: decision ? "Failed" : "Running" };
+  }
+
+  /** Whether every version of a batch is published, as the very manifest staged for it. */
+  private async batchPublished({ members }: BatchOfVersions): Promise<boolean> {
+    const each = await Promise.all(
+      members.map(async (m) => {
+        const [there, staged] = await Promise.all([this.store.get(manifestKey(m.directory, m.version, m.v2)), this.store.get(m.staged)]);
+        return !!there && !!staged && there.equals(staged);
+      }),
+    );
+    return each.every(Boolean);
   }
 
   /**
