@@ -236,10 +236,10 @@ export class EngineVersions {
       return refusal(409, ErrorCode.ConcurrentModification, err instanceof Error ? err.message : String(err));
     }
     const v2 = request.naming_scheme !== "V1";
-    const { written, key } = await this.files.commitManifest(directory, version, v2, manifest);
     // The store may have written it on a first try whose answer was lost: then the manifest there is this one.
-    const info = written ?? ((await this.files.read(key))?.equals(manifest) ? await this.files.head(key) : null);
-    if (!info) {
+    const commit = await this.files.publishManifest(directory, version, v2, manifest);
+    const info = commit && (commit.written ?? (await this.files.head(commit.key)));
+    if (!commit || !info) {
       // Another writer made the version. If that was another attempt of this commit's requests, the guard, asked as
       // of the next version, refuses: the engine is then not to rebase the commit onto it.
       const taken = `version ${version} of '${this.location}' already exists`;
@@ -248,7 +248,7 @@ export class EngineVersions {
         (err: unknown) => refusal(409, ErrorCode.ConcurrentModification, `${taken}; ${err instanceof Error ? err.message : String(err)}`),
       );
     }
-    this.files.knownManifest(key, info.etag, manifest);
+    this.files.knownManifest(commit.key, info.etag, manifest);
     if (directory === this.location) published.set(guardKey(this.root, this.location), { version, etag: info.etag });
     // Neither is needed for the answer: a staged file left behind costs space, and a hint behind the latest costs a
     // reader a look past it (the engine writes one only on a local root).
@@ -266,7 +266,7 @@ export class EngineVersions {
       body: {
         version: {
           version,
-          manifest_path: this.files.storePath(childUri(this.root, key)),
+          manifest_path: this.files.storePath(childUri(this.root, commit.key)),
           manifest_size: manifest.length,
           e_tag: info.etag,
           timestamp_millis: Date.now(),

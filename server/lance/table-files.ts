@@ -200,6 +200,33 @@ export class TableFiles {
   }
 
   /**
+   * Publishes a manifest as its version where none exists. `made` says this write made it; false where the version
+   * is already these very bytes (a first try whose answer the store client lost, or another attempt of the same
+   * commit). Null where another manifest holds the version.
+   */
+  async publishManifest(
+    directory: string,
+    version: number,
+    v2: boolean,
+    content: Buffer,
+  ): Promise<{ key: string; written: ObjectInfo | null; made: boolean } | null> {
+    const commit = await this.commitManifest(directory, version, v2, content);
+    if (commit.written) return { ...commit, made: true };
+    return (await this.read(commit.key))?.equals(content) ? { ...commit, made: false } : null;
+  }
+
+  /**
+   * Deletes a version's manifest while it is still the directory's latest (nothing committed on it): the later
+   * version that keeps it, or null once it is gone.
+   */
+  async takeBackVersion(directory: string, version: number, v2: boolean): Promise<number | null> {
+    const latest = await this.latestManifest(directory);
+    if (latest && latest.version > version) return latest.version;
+    await this.deleteManifests(directory, [version], v2);
+    return null;
+  }
+
+  /**
    * Writes a file of the table that must not exist yet (a transaction, named by its uuid); one there with this
    * content is this write's own, made by a first try whose answer the store client lost.
    */

@@ -98,10 +98,9 @@ async function publish(tables: FinishingTables, { entry, files, member, content 
   return tables.commitTo(
     entry,
     async () => {
-      const commit = await files.commitManifest(member.directory, member.version, member.v2, content);
-      if (commit.written) return true;
-      if ((await files.read(commit.key))?.equals(content)) return false;
-      throw new QuiverError("ConcurrentModification", `version ${member.version} of table '${entry.objectId}' is another commit's`);
+      const commit = await files.publishManifest(member.directory, member.version, member.v2, content);
+      if (!commit) throw new QuiverError("ConcurrentModification", `version ${member.version} of table '${entry.objectId}' is another commit's`);
+      return commit.made;
     },
     // Reading the staged manifest showed the table's directory there.
     { directorySeen: true },
@@ -113,9 +112,8 @@ async function takeBack(tables: FinishingTables, mine: Planned[]) {
   for (const { entry, files, member } of mine.reverse()) {
     await tables
       .commitTo(entry, async () => {
-        const latest = await files.latestManifest(member.directory);
-        if (latest && latest.version > member.version) throw new Error(`version ${latest.version} was committed on it`);
-        await files.deleteManifests(member.directory, [member.version], member.v2);
+        const keptBy = await files.takeBackVersion(member.directory, member.version, member.v2);
+        if (keptBy !== null) throw new Error(`version ${keptBy} was committed on it`);
       })
       .catch((err: unknown) => log.error({ err, table: member.table, version: member.version }, "a version of an unfinished batch could not be taken back"));
   }

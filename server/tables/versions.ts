@@ -275,13 +275,11 @@ export async function tableVersionStep(
   let removal: Promise<void> | undefined;
   const removeStaged = () => (removal ??= files.remove(staged));
   const publish = async () => {
-    const commit = await files.commitManifest(directory, request.version, isV2, content);
-    if (commit.written) return commit;
     // The store may have written it on a first try whose answer was lost, and refused the client's second try: then
     // the manifest there is this one, and the version this commit's.
-    const there = await files.read(commit.key);
-    if (there?.equals(content)) return { ...commit, written: (await files.head(commit.key)) ?? { etag: "", size: content.length } };
-    throw taken();
+    const commit = await files.publishManifest(directory, request.version, isV2, content);
+    if (!commit) throw taken();
+    return commit.made ? commit : { ...commit, written: (await files.head(commit.key)) ?? { etag: "", size: content.length } };
   };
   const answer = async ({ key, written }: Awaited<ReturnType<typeof publish>>) => {
     const info = written!.etag ? written! : await files.head(key);
@@ -309,14 +307,13 @@ export async function tableVersionStep(
     },
     undo: () =>
       tables.commitTo(entry, async () => {
-        const latest = await files.latestManifest(directory);
-        if (latest && latest.version > request.version) {
+        const keptBy = await files.takeBackVersion(directory, request.version, isV2);
+        if (keptBy !== null) {
           throw new QuiverError(
             "ConcurrentModification",
-            `version ${request.version} of table '${entry.objectId}' cannot be taken back: version ${latest.version} was committed on it`,
+            `version ${request.version} of table '${entry.objectId}' cannot be taken back: version ${keptBy} was committed on it`,
           );
         }
-        await files.deleteManifests(directory, [request.version], isV2);
       }),
     finish: removeStaged,
     committed: () => what,

@@ -271,9 +271,7 @@ export async function updateSchemaMetadata(tables: Tables, id: Id, changes: Reco
       const next = parsed(() => schemaMetadataCommit(manifest, changes));
       if (next.transactionFile) await files.create(`${directory}/_transactions/${next.transactionFile}`, next.transaction);
       const published = await tables.guardedManifest(files, directory, next.version, next.manifest);
-      const commit = await files.commitManifest(directory, next.version, true, published);
-      // A manifest there that is this one was written by a first try whose answer the store client lost.
-      if (commit.written || (await files.read(commit.key))?.equals(published)) {
+      if (await files.publishManifest(directory, next.version, true, published)) {
         await files.hintLatest(directory, next.version);
         return { metadata: next.metadata, version: next.version };
       }
