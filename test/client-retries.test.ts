@@ -8,7 +8,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import * as lancedb from "@lancedb/lancedb";
 import type { Table } from "apache-arrow";
-import { client, rows, until } from "./client";
+import { client, rows, until, type Reply } from "./client";
 import { testStore } from "./store-server";
 import { startLatencyProxy, type LatencyProxy, type StoreRequest } from "./latency-proxy";
 import { startLoadBalancer, type LoadBalancer } from "./load-balancer";
@@ -185,6 +185,49 @@ const versionsListed = (tables: readonly string[]) =>
     tables.map(async (t) =>
       (await client(other.url, other.auth).post<{ versions: Array<{ version: number }> }>(`/v1/table/${t}/version/list`)).body.versions.map((v) => v.version),
     ),
+  );
+
+/** A batch's answer: each version and its manifest path. */
+type BatchAnswer = { versions: Array<{ version: number; manifest_path: string }> };
+
+/**
+ * Sends a batch of two tables' staged versions 2 to the dying instance, whose failpoint pauses it in the batch:
+ * the staged versions, the batch's body and headers, and its answer to come, once the instance has paused.
+ */
+async function pausedBatch(tables: readonly [string, string]) {
+  const staged = [await withStagedVersion2(tables[0]), await withStagedVersion2(tables[1])];
+  const body = { entries: tables.map((table, i) => ({ id: [table], version: 2, manifest_path: staged[i].staged })) };
+  const headers = { "x-request-id": `${tables[0]}-1` };
+  const first = client(dying.url, dying.auth)
+    .post<BatchAnswer>("/v1/table/version/batch-create", body, headers)
+    .catch((err: Error) => err);
+  await until("the instance paused in the batch", async () => isStopped(dying.pid), Boolean, 30_000, 10);
+  return { staged, body, headers, first };
+}
+
+/** Wakes the paused instance: its attempt answers the staged versions, readers see both, and each table has 5 rows. */
+async function wokenAnswersStaged(first: Promise<Reply<BatchAnswer> | Error>, tables: readonly string[], staged: Array<{ manifestPath: string }>) {
+  process.kill(dying.pid, "SIGCONT");
+  const woken = await first;
+  expect(woken).not.toBeInstanceOf(Error);
+  if (woken instanceof Error) return;
+  expect(woken.status, JSON.stringify(woken.body)).toBe(200);
+  expect(versionsAnswered(woken.body)).toEqual(asStaged(staged));
+  expect(await versionsListed(tables)).toEqual([
+    [1, 2],
+    [1, 2],
+  ]);
+  for (const table of tables) expect(await count(table)).toBe(5);
+}
+
+/** Waits until readers through the catalog see a held batch's tables change (a reader finished it), and answers what they saw then. */
+const finishedByReader = (tables: readonly string[]) =>
+  until(
+    "the batch finished",
+    () => versionsListed(tables),
+    (seen) => JSON.stringify(seen) !== "[[1],[1]]",
+    20_000,
+    50,
   );
 
 /** Waits until what a batch of staged versions leaves until its answer is recorded (staged manifests, its hold) is gone. */
@@ -385,14 +428,7 @@ describe("a batch of staged versions killed part-way that its client never sends
       (await client(other.url, other.auth).post<{ status: string }>(`/v1/transaction/${key.split("/")[2]}/describe`, {})).body.status;
     expect(await transaction()).toBe("Running");
     // Once the lease has passed, a reader meeting the hold has the batch finished; readers see nothing in between.
-    const changed = await until(
-      "the batch finished",
-      () => versionsListed(tables),
-      (seen) => JSON.stringify(seen) !== "[[1],[1]]",
-      20_000,
-      50,
-    );
-    expect(changed).toEqual([
+    expect(await finishedByReader(tables)).toEqual([
       [1, 2],
       [1, 2],
     ]);
@@ -402,7 +438,7 @@ describe("a batch of staged versions killed part-way that its client never sends
     // The client's retry, should it come after all, answers those versions and publishes nothing again.
     const retry = await send(other);
     expect(retry.status, JSON.stringify(retry.body)).toBe(200);
-    expect(versionsAnswered(retry.body as { versions: Array<{ version: number; manifest_path: string }> })).toEqual(asStaged(staged));
+    expect(versionsAnswered(retry.body as BatchAnswer)).toEqual(asStaged(staged));
     expect(await versionsListed(tables)).toEqual([
       [1, 2],
       [1, 2],
@@ -414,36 +450,14 @@ describe("a batch of staged versions killed part-way that its client never sends
 describe("a batch of staged versions whose instance was paused for longer than its lease", () => {
   it("paused once it published the first table's version, and not sent again: a reader finishes it; woken, the first attempt answers those versions", async () => {
     const tables = PAUSED_UNSENT;
-    const staged = [await withStagedVersion2(tables[0]), await withStagedVersion2(tables[1])];
-    const body = { entries: tables.map((table, i) => ({ id: [table], version: 2, manifest_path: staged[i].staged })) };
-    const first = client(dying.url, dying.auth)
-      .post<{ versions: Array<{ version: number; manifest_path: string }> }>("/v1/table/version/batch-create", body, { "x-request-id": `${tables[0]}-1` })
-      .catch((err: Error) => err);
-    await until("the instance paused in the batch", async () => isStopped(dying.pid), Boolean, 30_000, 10);
+    const { staged, first } = await pausedBatch(tables);
     expect(await publishedNow(staged)).toEqual([true, false]);
     expect(await versionsListed(tables)).toEqual([[1], [1]]);
-    const changed = await until(
-      "the batch finished",
-      () => versionsListed(tables),
-      (seen) => JSON.stringify(seen) !== "[[1],[1]]",
-      20_000,
-      50,
-    );
-    expect(changed).toEqual([
+    expect(await finishedByReader(tables)).toEqual([
       [1, 2],
       [1, 2],
     ]);
-    process.kill(dying.pid, "SIGCONT");
-    const woken = await first;
-    expect(woken).not.toBeInstanceOf(Error);
-    if (woken instanceof Error) return;
-    expect(woken.status, JSON.stringify(woken.body)).toBe(200);
-    expect(versionsAnswered(woken.body)).toEqual(asStaged(staged));
-    expect(await versionsListed(tables)).toEqual([
-      [1, 2],
-      [1, 2],
-    ]);
-    for (const table of tables) expect(await count(table)).toBe(5);
+    await wokenAnswersStaged(first, tables, staged);
     await batchTidied(tables, staged);
   });
 
@@ -453,36 +467,20 @@ describe("a batch of staged versions whose instance was paused for longer than i
   ] as const) {
     it(`paused ${pausedAt}: the retry elsewhere finishes it; woken, the first attempt neither publishes again nor takes back`, async () => {
       const api = client(other.url, other.auth);
-      const staged = [await withStagedVersion2(tables[0]), await withStagedVersion2(tables[1])];
-      const body = { entries: tables.map((table, i) => ({ id: [table], version: 2, manifest_path: staged[i].staged })) };
-      const headers = { "x-request-id": `${tables[0]}-1` };
-      const first = client(dying.url, dying.auth)
-        .post<{ versions: Array<{ version: number; manifest_path: string }> }>("/v1/table/version/batch-create", body, headers)
-        .catch((err: Error) => err);
-      await until("the instance paused in the batch", async () => isStopped(dying.pid), Boolean, 30_000, 10);
+      const { staged, body, headers, first } = await pausedBatch(tables);
       const published = await publishedNow(staged);
       expect(published).toEqual(tables === PAUSED_HALF ? [true, false] : [false, false]);
       expect(await versionsListed(tables)).toEqual([[1], [1]]);
       // The client gives up on the paused instance and sends the batch again elsewhere once its lease has run out.
       await new Promise((r) => setTimeout(r, 2 * LEASE_MS));
-      const retry = await api.post<{ versions: Array<{ version: number; manifest_path: string }> }>("/v1/table/version/batch-create", body, headers);
+      const retry = await api.post<BatchAnswer>("/v1/table/version/batch-create", body, headers);
       expect(retry.status, JSON.stringify(retry.body)).toBe(200);
       expect(versionsAnswered(retry.body)).toEqual(asStaged(staged));
       expect(await versionsListed(tables)).toEqual([
         [1, 2],
         [1, 2],
       ]);
-      process.kill(dying.pid, "SIGCONT");
-      const woken = await first;
-      expect(woken).not.toBeInstanceOf(Error);
-      if (woken instanceof Error) return;
-      expect(woken.status, JSON.stringify(woken.body)).toBe(200);
-      expect(versionsAnswered(woken.body)).toEqual(asStaged(staged));
-      expect(await versionsListed(tables)).toEqual([
-        [1, 2],
-        [1, 2],
-      ]);
-      for (const table of tables) expect(await count(table)).toBe(5);
+      await wokenAnswersStaged(first, tables, staged);
       const again = await api.post<{ versions: Array<{ version: number }> }>("/v1/table/version/batch-create", body, headers);
       expect(again.body.versions.map((v) => v.version)).toEqual([2, 2]);
       await batchTidied(tables, staged);
