@@ -64,6 +64,18 @@ describe("BatchCreateTableVersions", () => {
       expect(await count(table)).toBe(5);
     }
     const store = storeOf(server);
+    // Each table's version is recorded as the batch's, though both are version 2 of one commit.
+    const authors = async () =>
+      Promise.all(
+        ["a", "b"].map(
+          async (t) =>
+            (JSON.parse((await store.get(`.quiver/versions/${t}.lance/main/2.json`))?.toString() ?? "null") as { operation: string } | null)?.operation,
+        ),
+      );
+    expect(await until("the versions' records", authors, (found) => found.every(Boolean), 10_000, 20)).toEqual([
+      "BatchCreateTableVersions",
+      "BatchCreateTableVersions",
+    ]);
     // The staged manifests go once the batch's answer is recorded, beside the answer.
     const gone = async () => [await store.head(a), await store.head(b)];
     expect(await until("the staged manifests' removal", gone, (left) => left.every((x) => x === null), 10_000, 20)).toEqual([null, null]);

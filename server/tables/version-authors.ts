@@ -77,7 +77,8 @@ export async function recordCommits(tables: Tables, commits: Commit[], principal
       const managed = isManagedVersioning(entry.properties);
       metrics.commits.inc({ operation, managed: String(managed) });
       if (c.namesItsCaller) return;
-      const shared = c.commit ? `${c.commit} ${c.version}` : null;
+      // One per table and version: a batch's commit makes a version of each of its tables, often of one number.
+      const shared = c.commit ? `${c.commit} ${entry.location} ${c.branch || "main"} ${c.version}` : null;
       // Looked up and set with no wait between: the members of a group come here within the same moment.
       const earlier = shared ? recording.get(shared) : undefined;
       if (earlier && (await earlier)) return;
