@@ -11,6 +11,9 @@ import { openStore } from "@/server/storage/stores";
 import { Tables } from "@/server/tables/tables";
 import { WriteLedger } from "@/server/tables/write-ledger";
 import { decideFromHistory } from "@/server/tables/write-history";
+import { recordFinishedBatch } from "@/server/tables/version-authors";
+import { finishedBatchEntry } from "@/server/tables/batch-finish";
+import { access } from "@/server/auth/access";
 import { config } from "@/server/config";
 import { QuiverError, invalidInput } from "@/server/errors";
 import { OutsideRootError } from "@/server/storage/object-store";
@@ -62,7 +65,10 @@ export async function openDatabase(root: DataRoot, storageOptions: Record<string
   const catalog = new Catalog(datasets, store, turns);
   // The ledger reads a stopped write's outcome from the table's records, which it reads through the tables.
   const ledger = new WriteLedger(store, (claim) => decideFromHistory(tables, claim));
-  const tables: Tables = new Tables(catalog, datasets, store, turns, ledger);
+  // A batch a reader finished gets the records its own answer would have written.
+  const tables: Tables = new Tables(catalog, datasets, store, turns, ledger, (of, author, members) =>
+    Promise.all([recordFinishedBatch(of, author, members), access().audit.record(finishedBatchEntry(author, members))]),
+  );
   return { catalog, tables };
 }
 

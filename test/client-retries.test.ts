@@ -230,6 +230,25 @@ const finishedByReader = (tables: readonly string[]) =>
     50,
   );
 
+/** Who each table's version 2 is recorded as made by, and the audit log's entries of a batch's request id. */
+async function finishedRecords(tables: readonly string[], requestId: string) {
+  const store = storeOf(other);
+  const authors = await Promise.all(
+    tables.map(async (t) => {
+      const record = await store.get(`.quiver/versions/${t}.lance/main/2.json`);
+      const parsed = record && (JSON.parse(record.toString("utf8")) as { version: number; principal: { id: string }; operation: string });
+      return parsed && { version: parsed.version, principal: parsed.principal.id, operation: parsed.operation };
+    }),
+  );
+  const { body } = await client(other.url, other.auth).get<{
+    entries: Array<{ requestId: string; action: string; outcome: string; status: number; detail?: string }>;
+  }>("/v1/admin/audit?action=BatchCreateTableVersions");
+  const audit = body.entries
+    .filter((e) => e.requestId === requestId)
+    .map((e) => ({ action: e.action, outcome: e.outcome, status: e.status, finishedByReader: e.detail?.includes("by a reader") === true }));
+  return { authors, audit };
+}
+
 /** Waits until what a batch of staged versions leaves until its answer is recorded (staged manifests, its hold) is gone. */
 async function batchTidied(tables: readonly string[], staged: Array<{ staged: string }>) {
   const store = storeOf(other);
@@ -435,6 +454,19 @@ describe("a batch of staged versions killed part-way that its client never sends
     expect(await publishedNow(staged)).toEqual([true, true]);
     expect(await transaction()).toBe("Succeeded");
     for (const table of tables) expect(await count(table)).toBe(5);
+    // Each version is recorded as the batch's caller's, and the batch has its audit entry, as its answer would have written them.
+    expect(
+      await until(
+        "the finished batch's records",
+        () => finishedRecords(tables, "abandoned-batch-1"),
+        (r) => r.audit.length > 0,
+        10_000,
+        50,
+      ),
+    ).toEqual({
+      authors: tables.map(() => ({ version: 2, principal: "admin", operation: "BatchCreateTableVersions" })),
+      audit: [{ action: "BatchCreateTableVersions", outcome: "ok", status: 200, finishedByReader: true }],
+    });
     // The client's retry, should it come after all, answers those versions and publishes nothing again.
     const retry = await send(other);
     expect(retry.status, JSON.stringify(retry.body)).toBe(200);

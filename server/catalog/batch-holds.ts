@@ -34,15 +34,31 @@ export interface BatchMember extends HeldVersion {
   v2: boolean;
 }
 
+/**
+ * Who asked for a batch, as its answer would have recorded it: a reader that finishes the batch writes its versions'
+ * records and its audit entry in the batch's name.
+ */
+export interface BatchAuthor {
+  requestId: string;
+  principal: { kind: string; id: string; name: string };
+  operation: string;
+  /** The write ledger's id for the batch's commit, which its versions' records name. */
+  commit: string;
+  database: string;
+  path: string;
+}
+
 interface BatchRecord {
   time: string;
   versions: HeldVersion[];
   /** Every version of the batch (those an earlier attempt published too); a record of an earlier build has none. */
   members?: BatchMember[];
+  /** Absent from a record of an earlier build. */
+  author?: BatchAuthor;
 }
 
 /** Finishes a batch whose instance stopped part-way, in the background: a reader keeps holding its versions meanwhile. */
-export type BatchFinisher = (batch: string, members: BatchMember[]) => void;
+export type BatchFinisher = (batch: string, members: BatchMember[], author: BatchAuthor | null) => void;
 
 /** A new batch's name, which its claim in the write ledger records before the batch holds anything. */
 export const newBatchId = () => randomBytes(8).toString("hex");
@@ -53,10 +69,14 @@ export const newBatchId = () => randomBytes(8).toString("hex");
  * versions it had published and those published now appear at the same instant; `earlier` are the ones it may have
  * held, whose holds are tidied too. With nothing left to publish, it holds nothing more and releases what was held.
  */
-export async function holdVersions(store: ObjectStore, versions: HeldVersion[], members: BatchMember[], batch = newBatchId(), earlier: HeldVersion[] = []) {
+export async function holdVersions(
+  store: ObjectStore,
+  versions: HeldVersion[],
+  { members, author, batch = newBatchId(), earlier = [] }: { members: BatchMember[]; author: BatchAuthor | null; batch?: string; earlier?: HeldVersion[] },
+) {
   const holds = versions.map((v) => holdKey(v.directory, { batch, version: v.version }));
   if (versions.length) {
-    const record: BatchRecord = { time: new Date().toISOString(), versions, members };
+    const record: BatchRecord = { time: new Date().toISOString(), versions, members, ...(author ? { author } : {}) };
     await Promise.all([store.put(recordKey(batch), JSON.stringify(record)), ...holds.map((key) => store.put(key, batch))]);
   }
   return {
@@ -96,7 +116,7 @@ export async function heldBack(store: ObjectStore, holds: readonly BatchHold[], 
         // a record not of this service's writing holds nothing
       }
       const age = Date.now() - Date.parse(parsed.time ?? "");
-      if (age >= config.writeLeaseMs && parsed.members?.length && finish) finish(batch, parsed.members);
+      if (age >= config.writeLeaseMs && parsed.members?.length && finish) finish(batch, parsed.members, parsed.author ?? null);
       if (age < ABANDONED_AFTER_MS) pending.add(batch);
     }),
   );

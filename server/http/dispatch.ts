@@ -33,7 +33,8 @@ import { findRoute } from "./router";
 import { identifierIn, type Reply, type RouteContext, type RouteDef } from "./route";
 import type { JsonBody } from "@/lib/contract/operation";
 import { log, logRequest } from "@/server/log";
-import { recordCommits, rowsChanged, versionAt, type Commit } from "@/server/tables/version-authors";
+import { recordCommits, rowsChanged, type Commit } from "@/server/tables/version-authors";
+import { versionAt } from "@/server/tables/branch-name";
 import type { WriteTicket } from "@/server/tables/write-ledger";
 import { namedBranch } from "@/server/tables/branch-name";
 import { createHash } from "node:crypto";
@@ -281,6 +282,7 @@ async function handle(routes: RouteDef[], request: Request, span: Span | undefin
       ticket = writeTicket(route, {
         principal,
         database,
+        path: url.pathname,
         id,
         requestId: idempotencyKey ?? requestId,
         keyed: idempotencyKey !== null,

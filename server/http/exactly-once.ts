@@ -41,6 +41,7 @@ export function writeTicket(
   request: {
     principal: Principal;
     database: string;
+    path: string;
     id: string[];
     requestId: string;
     query: unknown;
@@ -51,7 +52,7 @@ export function writeTicket(
     keyed: boolean;
   },
 ): WriteTicket {
-  const { principal, database, id, requestId, query, body, bodyDigest, rows, keyed } = request;
+  const { principal, database, path, id, requestId, query, body, bodyDigest, rows, keyed } = request;
   const who = `${principal.kind}:${principal.id}`;
   const target = route.once!.scope === "batch" ? "batch" : formatIdentifier(id);
   const fingerprint = fingerprintOf(route.operationId, query, body, bodyDigest);
@@ -66,6 +67,8 @@ export function writeTicket(
     rows,
     branch: namedBranch(branch),
     principal: describePrincipal(principal),
+    database,
+    path,
   });
 }
 

@@ -14,8 +14,8 @@ import { failpoint, pausepoint } from "@/server/failpoints";
 import { log } from "@/server/log";
 import type { Catalog, Id } from "@/server/catalog/catalog";
 import type { Tables } from "./tables";
-import { holdVersions, newBatchId } from "@/server/catalog/batch-holds";
-import { currentWrite, type BatchOfVersions } from "./write-ledger";
+import { holdVersions, newBatchId, type BatchAuthor } from "@/server/catalog/batch-holds";
+import { currentWrite, type BatchOfVersions, type WriteTicket } from "./write-ledger";
 import { tableVersionStep, versionDeletionStep, type NewTableVersion, type Step, type TableVersionRecord } from "./versions";
 
 export type BatchOperation =
@@ -125,6 +125,14 @@ function versionsOnly(steps: Array<Step<BatchResult>>, resumes: BatchOfVersions 
   return members.length === steps.length ? { hold: resumes?.hold ?? newBatchId(), members } : null;
 }
 
+/** The batch's caller and commit, for the records a reader writes should it finish the batch (batch-finish.ts). */
+function authorOf(ticket: WriteTicket | undefined): BatchAuthor | null {
+  const commit = ticket?.claimed?.record.shape.commit;
+  if (!ticket || !commit) return null;
+  const { requestId, principal, operation, database, path } = ticket.request;
+  return { requestId, principal, operation, commit, database, path };
+}
+
 async function applyAll(tables: Tables, operations: BatchOperation[], steps: Array<Step<BatchResult>>): Promise<CommittedBatch> {
   const resumes = currentWrite.getStore()?.resumes ?? null;
   const versions = versionsOnly(steps, resumes);
@@ -137,7 +145,12 @@ async function applyAll(tables: Tables, operations: BatchOperation[], steps: Arr
   // A batch of versions alone names them all in its hold, so that a reader can finish it should this instance stop.
   const hold =
     publishing.length > 1 || finishing
-      ? await holdVersions(tables.records, publishing, versions?.members ?? [], versions?.hold, finishing ? versions.members : [])
+      ? await holdVersions(tables.records, publishing, {
+          members: versions?.members ?? [],
+          author: versions ? authorOf(currentWrite.getStore()) : null,
+          batch: versions?.hold,
+          earlier: finishing ? versions.members : [],
+        })
       : null;
   const results: BatchResult[] = [];
   for (const [i, step] of steps.entries()) {

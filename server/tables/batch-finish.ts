@@ -7,18 +7,22 @@
  * manifest already or still free to be it: a batch one of whose versions another commit took stays as it is, held
  * until its hold runs out (and what this finisher published before finding that out is taken back). Should the
  * batch's instance wake, its own create-only writes find the very manifests it was publishing, and it answers as if
- * it had published them (test/client-retries.test.ts).
+ * it had published them (test/client-retries.test.ts). A finished batch's versions are recorded as its caller's, and
+ * the batch gets its audit entry, as its own answer would have written them (its record names its caller and commit).
  */
 import "server-only";
+import type { AuditEntry } from "@/lib/contract/access";
+import { formatIdentifier } from "@/lib/identifiers";
 import { QuiverError } from "@/server/errors";
 import { log } from "@/server/log";
-import { releaseBatch, type BatchFinisher, type BatchMember } from "@/server/catalog/batch-holds";
+import { releaseBatch, type BatchAuthor, type BatchFinisher, type BatchMember } from "@/server/catalog/batch-holds";
 import { manifestKey } from "@/server/lance/version-manifest";
 import type { TableEntry } from "@/server/catalog/catalog-table";
 import type { TableFiles } from "@/server/lance/table-files";
 import type { Id } from "@/server/catalog/catalog";
 import type { ObjectStore } from "@/server/storage/object-store";
 import { currentWrite } from "./write-ledger";
+import { versionAt } from "./branch-name";
 
 /** What finishing needs of the tables (Tables, which hands readers this finisher): a table, its files, its write turn. */
 export interface FinishingTables {
@@ -26,6 +30,8 @@ export interface FinishingTables {
   resolve(id: Id): Promise<TableEntry>;
   filesOf(entry: TableEntry): TableFiles;
   commitTo<T>(entry: TableEntry, commit: (stamp: string) => Promise<T>, options?: { directorySeen?: boolean }): Promise<T>;
+  /** Records the finished batch's versions as its caller's and writes its audit entry. */
+  recordFinished(author: BatchAuthor, members: BatchMember[]): Promise<void>;
 }
 
 /** The batches this process is finishing, and those it found it could not: each is tried once per process. */
@@ -42,12 +48,12 @@ interface Planned {
 
 /** The finisher readers hand a stopped batch to: it runs on its own, outside the reader's request and write turn. */
 export function batchFinisher(tables: FinishingTables): BatchFinisher {
-  return (batch, members) => {
+  return (batch, members, author) => {
     if (finishing.has(batch) || unfinishable.has(batch)) return;
     finishing.add(batch);
     // Not the reader's request: a write that reads would otherwise claim these commits as its own.
     void currentWrite
-      .exit(() => finish(tables, batch, members))
+      .exit(() => finish(tables, batch, members, author))
       .then((finished) => {
         if (!finished) unfinishable.add(batch);
       })
@@ -56,7 +62,7 @@ export function batchFinisher(tables: FinishingTables): BatchFinisher {
   };
 }
 
-async function finish(tables: FinishingTables, batch: string, members: BatchMember[]): Promise<boolean> {
+async function finish(tables: FinishingTables, batch: string, members: BatchMember[], author: BatchAuthor | null): Promise<boolean> {
   const plan: Planned[] = [];
   for (const member of members) {
     const planned = await planOf(tables, member);
@@ -78,6 +84,8 @@ async function finish(tables: FinishingTables, batch: string, members: BatchMemb
     { batch, versions: members.map((m) => `${m.table.join(".")}@${m.version}`) },
     "a batch of versions whose instance stopped part-way was finished by a reader that met its hold",
   );
+  // The versions are published whatever happens here: only who made them, and the audit log's entry, would lack.
+  if (author) await tables.recordFinished(author, members).catch((err: unknown) => log.error({ err, batch }, "recording a finished batch failed"));
   return true;
 }
 
@@ -122,4 +130,23 @@ async function takeBack(tables: FinishingTables, mine: Planned[]) {
 function gaveUp(batch: string, member: BatchMember, why: string): false {
   log.error({ batch, table: member.table, version: member.version, why }, "a batch of versions whose instance stopped part-way cannot be finished");
   return false;
+}
+
+/** The audit entry of a batch a reader finished: the batch's own, as its answer would have written it, saying so. */
+export function finishedBatchEntry(author: BatchAuthor, members: BatchMember[]): AuditEntry {
+  const versions = members.map((m) => `'${formatIdentifier(m.table)}' ${versionAt(m.version, m.branch)}`).join(", ");
+  return {
+    time: new Date().toISOString(),
+    requestId: author.requestId,
+    principal: author.principal,
+    action: author.operation,
+    method: "POST",
+    path: author.path,
+    database: author.database,
+    target: null,
+    status: 200,
+    code: null,
+    outcome: "ok",
+    detail: `published ${versions} by a reader after the batch's instance stopped before answering`,
+  };
 }

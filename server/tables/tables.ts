@@ -15,7 +15,7 @@ import { QuiverError, invalidInput } from "@/server/errors";
 import type { Catalog, Id, ReadAt } from "@/server/catalog/catalog";
 import type { TableEntry } from "@/server/catalog/catalog-table";
 import type { TableTurns } from "@/server/catalog/table-turns";
-import { heldBack } from "@/server/catalog/batch-holds";
+import { heldBack, type BatchAuthor, type BatchMember } from "@/server/catalog/batch-holds";
 import { batchFinisher } from "./batch-finish";
 import type { ArrowBody } from "@/server/lance/arrow-ipc";
 import type { Datasets } from "@/server/lance/datasets";
@@ -71,6 +71,8 @@ export class Tables {
     private readonly turns: TableTurns,
     /** Each write request applied at most once: its claim is made beside the commit's own look at the store. */
     readonly ledger: WriteLedger,
+    /** Writes the records of a batch a reader finished in its caller's name (its versions' authors, its audit entry). */
+    private readonly recordsOfFinished: (tables: Tables, author: BatchAuthor, members: BatchMember[]) => Promise<unknown> = async () => {},
   ) {
     this.written = new WrittenTables(records);
   }
@@ -561,6 +563,10 @@ export class Tables {
   }
 
   private readonly finishBatch = batchFinisher(this);
+
+  async recordFinished(author: BatchAuthor, members: BatchMember[]): Promise<void> {
+    await this.recordsOfFinished(this, author, members);
+  }
 
   /** The newest version a reader may see: a batch still committing the newest with other tables' holds it back. */
   private async visibleVersion(latest: LatestManifest): Promise<number> {

@@ -19,7 +19,8 @@ import { COMPACTION_OPERATIONS } from "@/server/lance/version-operations";
 import type { CommittedBy } from "@/server/lance/version-manifest";
 import type { Tables } from "./tables";
 import type { ClaimRecord } from "./write-ledger";
-import { namedBranch } from "./branch-name";
+import type { BatchAuthor, BatchMember } from "@/server/catalog/batch-holds";
+import { versionAt } from "./branch-name";
 
 /** A record and the manifest it names are written by one commit, seconds apart at most; clocks of instances differ a little. */
 const SAME_COMMIT_MS = 10 * 60_000;
@@ -30,12 +31,6 @@ type AuthorRecord = z.output<typeof record>;
 const tablePrefix = (location: string) => `.quiver/versions/${location}/`;
 const branchPrefix = (location: string, branch?: string) => `${tablePrefix(location)}${encodeURIComponent(branch || "main")}/`;
 const recordKey = (location: string, branch: string | undefined, version: number) => `${branchPrefix(location, branch)}${version}.json`;
-
-/** Which version a commit made, as its audit entry and record say it: "version 7 of main", "version 3 of branch 'dev'". */
-export const versionAt = (version: number, branch?: string) => {
-  const named = namedBranch(branch);
-  return `version ${version} of ${named === null ? "main" : `branch '${named}'`}`;
-};
 
 /** What a write's answer says it did to rows ("2 rows inserted, 1 updated"), for its commit's detail; "" when it says nothing. */
 export function rowsChanged(answer: Record<string, unknown>): string {
@@ -103,6 +98,16 @@ export async function recordCommits(tables: Tables, commits: Commit[], principal
       await writing;
     }),
   );
+}
+
+/**
+ * Records the versions of a batch that a reader finished (batch-finish.ts) as the batch's own answer would have: each
+ * by the batch's caller, under its commit.
+ */
+export function recordFinishedBatch(tables: Tables, author: BatchAuthor, members: BatchMember[]) {
+  const detail = (m: BatchMember) => `${versionAt(m.version, m.branch)}, published by a reader after the batch's instance stopped`;
+  const commits = members.map((m) => ({ table: m.table, version: m.version, branch: m.branch, commit: author.commit, detail: detail(m) }));
+  return recordCommits(tables, commits, author.principal, author.operation);
 }
 
 /**

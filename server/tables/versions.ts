@@ -14,10 +14,10 @@ import { decodePageToken, encodePageToken } from "@/server/catalog/paging";
 import { engineCall } from "@/server/lance/native";
 import { ManifestGone, inlineTransaction, manifestKey, parseManifest, type VersionSummary } from "@/server/lance/version-manifest";
 import type { ManifestSource, TableFiles } from "@/server/lance/table-files";
-import { authorsOf, forgetAuthors, pruneAuthors, versionAt } from "./version-authors";
+import { authorsOf, forgetAuthors, pruneAuthors } from "./version-authors";
 import type { BatchMember } from "@/server/catalog/batch-holds";
 import { branchNameProblem } from "./refs";
-import { namedBranch } from "./branch-name";
+import { namedBranch, versionAt } from "./branch-name";
 import type { Tables } from "./tables";
 import { allLanded, currentWrite } from "./write-ledger";
 

@@ -136,6 +136,9 @@ export interface WriteRequest {
   branch: string | null;
   /** Who sent it, as the version records name their authors. */
   principal: { kind: string; id: string; name: string };
+  /** The database and the path it was sent to, as its audit entry names them. */
+  database: string;
+  path: string;
 }
 
 /** What became of a request's earlier attempts. */
@@ -656,7 +659,11 @@ export class WriteLedger {
     return settledBy(decision, claim!);
   }
 
-  /** Deletes the records of requests older than the idempotency window. */
+  /**
+   * Deletes the records of requests older than the idempotency window, and the staged manifests their claims name
+   * that are still there (a batch a reader finished, or whose answer could not be recorded, leaves them for its retry,
+   * which is no longer answered from its records once they go).
+   */
   async sweep(): Promise<number> {
     const listed = await this.store.listInfo(PREFIX);
     const oldest = now() - config.idempotencyWindowMs;
@@ -669,9 +676,28 @@ export class WriteLedger {
       const group = key.startsWith(SAME_BODY) ? key : key.slice(0, key.lastIndexOf("/"));
       return (newestOf.get(group) ?? now()) < oldest;
     });
-    for (const key of expired) await this.store.delete(key);
+    for (const key of expired) {
+      if (key.endsWith(".claim")) for (const staged of stagedBy(parse<ClaimRecord>(await this.store.get(key)))) await this.store.delete(staged);
+      await this.store.delete(key);
+    }
     return expired.length;
   }
+}
+
+/** The staged manifests a claim names, each inside its version's directory and none a version's own manifest. */
+function stagedBy(claim: ClaimRecord | null): string[] {
+  const shape = claim?.shape;
+  if (!shape) return [];
+  const named = [
+    ...(shape.batch?.members ?? []).map((m) => ({ directory: m.directory, version: m.version, staged: m.staged })),
+    ...(shape.version ? [{ directory: shape.directory, version: shape.version.number, staged: shape.version.staged }] : []),
+  ];
+  return named
+    .filter(
+      ({ directory, version, staged }) =>
+        typeof staged === "string" && staged.startsWith(`${directory}/`) && ![true, false].some((v2) => manifestKey(directory, version, v2) === staged),
+    )
+    .map((n) => n.staged);
 }
 
 /** What a decision on a claimed attempt makes of the request: its answer (the version it made), or its key free again. */

@@ -38,6 +38,8 @@ async function asRequest<T extends { version: number }>(id: string, write: () =>
     rows: null,
     branch: null,
     principal: { kind: "key", id: "test", name: "test" },
+    database: "default",
+    path: `/v1/table/${id}/insert`,
   });
   const answer = await currentWrite.run(ticket, write);
   await tables.ledger.finish(ticket, { outcome: "committed", status: 200, body: answer });
