@@ -66,8 +66,8 @@ export async function openDatabase(root: DataRoot, storageOptions: Record<string
   // The ledger reads a stopped write's outcome from the table's records, which it reads through the tables.
   const ledger = new WriteLedger(store, (claim) => decideFromHistory(tables, claim));
   // A batch a reader finished gets the records its own answer would have written.
-  const tables: Tables = new Tables(catalog, datasets, store, turns, ledger, (of, author, members) =>
-    Promise.all([recordFinishedBatch(of, author, members), access().audit.record(finishedBatchEntry(author, members))]),
+  const tables: Tables = new Tables(catalog, datasets, store, turns, ledger, (author, members) =>
+    Promise.all([recordFinishedBatch(tables, author, members), access().audit.record(finishedBatchEntry(author, members))]),
   );
   return { catalog, tables };
 }

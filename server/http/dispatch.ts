@@ -34,9 +34,8 @@ import { identifierIn, type Reply, type RouteContext, type RouteDef } from "./ro
 import type { JsonBody } from "@/lib/contract/operation";
 import { log, logRequest } from "@/server/log";
 import { recordCommits, rowsChanged, type Commit } from "@/server/tables/version-authors";
-import { versionAt } from "@/server/tables/branch-name";
 import type { WriteTicket } from "@/server/tables/write-ledger";
-import { namedBranch } from "@/server/tables/branch-name";
+import { namedBranch, versionAt } from "@/server/tables/branch-name";
 import { createHash } from "node:crypto";
 import { ending, runOnce, writeTicket } from "./exactly-once";
 

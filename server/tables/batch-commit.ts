@@ -134,7 +134,8 @@ function authorOf(ticket: WriteTicket | undefined): BatchAuthor | null {
 }
 
 async function applyAll(tables: Tables, operations: BatchOperation[], steps: Array<Step<BatchResult>>): Promise<CommittedBatch> {
-  const resumes = currentWrite.getStore()?.resumes ?? null;
+  const ticket = currentWrite.getStore();
+  const resumes = ticket?.resumes ?? null;
   const versions = versionsOnly(steps, resumes);
   await tables.claimBatch(versions);
   const publishing = steps.flatMap((step) =>
@@ -147,7 +148,7 @@ async function applyAll(tables: Tables, operations: BatchOperation[], steps: Arr
     publishing.length > 1 || finishing
       ? await holdVersions(tables.records, publishing, {
           members: versions?.members ?? [],
-          author: versions ? authorOf(currentWrite.getStore()) : null,
+          author: versions ? authorOf(ticket) : null,
           batch: versions?.hold,
           earlier: finishing ? versions.members : [],
         })

@@ -72,7 +72,7 @@ export class Tables {
     /** Each write request applied at most once: its claim is made beside the commit's own look at the store. */
     readonly ledger: WriteLedger,
     /** Writes the records of a batch a reader finished in its caller's name (its versions' authors, its audit entry). */
-    private readonly recordsOfFinished: (tables: Tables, author: BatchAuthor, members: BatchMember[]) => Promise<unknown> = async () => {},
+    private readonly recordsOfFinished: (author: BatchAuthor, members: BatchMember[]) => Promise<unknown>,
   ) {
     this.written = new WrittenTables(records);
   }
@@ -565,7 +565,7 @@ export class Tables {
   private readonly finishBatch = batchFinisher(this);
 
   async recordFinished(author: BatchAuthor, members: BatchMember[]): Promise<void> {
-    await this.recordsOfFinished(this, author, members);
+    await this.recordsOfFinished(author, members);
   }
 
   /** The newest version a reader may see: a batch still committing the newest with other tables' holds it back. */
