@@ -184,15 +184,24 @@ describe("the write ledger", () => {
     expect(await store.list(".quiver/requests/same-body/early/")).toEqual([]);
   });
 
-  it("sweeps away the records older than the idempotency window, and the staged manifests their claims name, and keeps the rest", async () => {
+  it("sweeps away the records older than the idempotency window, and the staged manifests of published versions their claims name, and keeps the rest", async () => {
     for (const made of tickets) if (made.claimed) await subject.finish(made, { outcome: "committed", status: 200, body: {} });
-    // A batch whose staged manifests outlived its answer (a reader finished it), and one naming a version's own manifest.
+    // A batch whose staged manifests outlived its answer (a reader finished it), one naming a version's own manifest,
+    // one outside its version's directory, and one whose version was never made.
     const member = (table: string, staged: string) => ({ table: [table], directory: `${table}.lance`, version: 2, staged, v2: false });
-    const staged = ["b.lance/_versions/2.manifest-staged", "c.lance/_versions/2.manifest", "d.lance/elsewhere/2.manifest-staged"];
-    const batch = { hold: "h", members: [member("b", staged[0]), member("c", staged[1]), member("d", "b.lance/_versions/2.manifest-staged")] };
+    const staged = [
+      "b.lance/_versions/2.manifest-staged",
+      "c.lance/_versions/2.manifest",
+      "d.lance/elsewhere/2.manifest-staged",
+      "f.lance/_versions/2.manifest-staged",
+    ];
+    const batch = {
+      hold: "h",
+      members: [member("b", staged[0]), member("c", staged[1]), member("d", "b.lance/_versions/2.manifest-staged"), member("f", staged[3])],
+    };
     const claim = { ...request("k9"), attempt: "a9", n: 1, instance: "gone", time: new Date().toISOString(), shape: { ...shape, batch } };
     await store.putIfAbsent(".quiver/requests/k9/1.claim", JSON.stringify(claim));
-    for (const key of staged) await store.put(key, "manifest");
+    for (const key of [...staged, "b.lance/_versions/2.manifest", "d.lance/_versions/2.manifest"]) await store.put(key, "manifest");
     await new Promise((resolve) => setTimeout(resolve, 3100));
     const recent = ticket("k8");
     await subject.claim(recent, { ...shape, batch: { hold: "h2", members: [member("e", "e.lance/_versions/2.manifest-staged")] } });
@@ -202,9 +211,10 @@ describe("the write ledger", () => {
     const left = await store.list(".quiver/requests/");
     expect(left.filter((key) => !key.startsWith(".quiver/requests/k8/"))).toEqual([]);
     expect(left).toContain(".quiver/requests/k8/1.claim");
-    // Only the staged manifest inside its version's directory goes; a recent claim's stays.
+    // Only the staged manifest of a published version, inside its directory, goes; a recent claim's stays.
     expect(await Promise.all([...staged, "e.lance/_versions/2.manifest-staged"].map(async (key) => (await store.get(key)) !== null))).toEqual([
       false,
+      true,
       true,
       true,
       true,

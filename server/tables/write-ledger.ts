@@ -661,8 +661,9 @@ export class WriteLedger {
 
   /**
    * Deletes the records of requests older than the idempotency window, and the staged manifests their claims name
-   * that are still there (a batch a reader finished, or whose answer could not be recorded, leaves them for its retry,
-   * which is no longer answered from its records once they go).
+   * whose versions are published (a batch a reader finished, or whose answer could not be recorded, leaves them for
+   * its retry, which is no longer answered from its records once they go). A staged manifest whose version was never
+   * made stays: its writer may still be resolving that commit.
    */
   async sweep(): Promise<number> {
     const listed = await this.store.listInfo(PREFIX);
@@ -677,27 +678,32 @@ export class WriteLedger {
       return (newestOf.get(group) ?? now()) < oldest;
     });
     for (const key of expired) {
-      if (key.endsWith(".claim")) for (const staged of stagedBy(parse<ClaimRecord>(await this.store.get(key)))) await this.store.delete(staged);
+      if (key.endsWith(".claim")) {
+        for (const { staged, published } of stagedBy(parse<ClaimRecord>(await this.store.get(key)))) {
+          if ((await Promise.all(published.map((k) => this.store.head(k)))).some(Boolean)) await this.store.delete(staged);
+        }
+      }
       await this.store.delete(key);
     }
     return expired.length;
   }
 }
 
-/** The staged manifests a claim names, each inside its version's directory and none a version's own manifest. */
-function stagedBy(claim: ClaimRecord | null): string[] {
+/**
+ * The staged manifests a claim names, each inside its version's directory and none a version's own manifest, with the
+ * keys its version's manifest is published at (both namings where the claim does not say which the table uses).
+ */
+function stagedBy(claim: ClaimRecord | null): Array<{ staged: string; published: string[] }> {
   const shape = claim?.shape;
   if (!shape) return [];
   const named = [
-    ...(shape.batch?.members ?? []).map((m) => ({ directory: m.directory, version: m.version, staged: m.staged })),
-    ...(shape.version ? [{ directory: shape.directory, version: shape.version.number, staged: shape.version.staged }] : []),
+    ...(shape.batch?.members ?? []).map((m) => ({ directory: m.directory, version: m.version, staged: m.staged, namings: [m.v2] })),
+    ...(shape.version ? [{ directory: shape.directory, version: shape.version.number, staged: shape.version.staged, namings: [true, false] }] : []),
   ];
   return named
-    .filter(
-      ({ directory, version, staged }) =>
-        typeof staged === "string" && staged.startsWith(`${directory}/`) && ![true, false].some((v2) => manifestKey(directory, version, v2) === staged),
-    )
-    .map((n) => n.staged);
+    .map(({ directory, version, staged, namings }) => ({ directory, staged, published: namings.map((v2) => manifestKey(directory, version, v2)) }))
+    .filter(({ directory, staged, published }) => typeof staged === "string" && staged.startsWith(`${directory}/`) && !published.includes(staged))
+    .map(({ staged, published }) => ({ staged, published }));
 }
 
 /** What a decision on a claimed attempt makes of the request: its answer (the version it made), or its key free again. */
