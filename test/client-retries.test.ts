@@ -42,11 +42,16 @@ const PAUSED_CLAIMED = ["paused_batch_claimed", "paused_batch_claimed_b"] as con
 const PAUSED_HALF = ["paused_batch_half", "paused_batch_half_b"] as const;
 /** The batch whose instance pauses once it published the first table's version, and that nobody sends again. */
 const PAUSED_UNSENT = ["paused_batch_unsent", "paused_batch_unsent_b"] as const;
+/** Batches that change the catalog too (mixedBatch), whose instance dies before or after the batch's decision, or pauses before it. */
+const MIXED_BEFORE = "mixed_before";
+const MIXED_AFTER = "mixed_after";
+const MIXED_UNSENT = "mixed_unsent";
+const MIXED_PAUSED = "mixed_paused";
 /**
  * The dying instance's failpoints on any root: the second write to BACK_TO_BACK that commits is held before it records
  * or answers anything, and the instance dies once the third write's claim is in the ledger; it dies once the first
- * write to APART has claimed; and once a batch whose first table is RELEASED let its versions appear. It pauses in
- * the two batches above.
+ * write to APART has claimed; once a batch whose first table is RELEASED let its versions appear; and in the
+ * batches that change the catalog, before or after their decision. It pauses in the batches above.
  */
 const ON_ANY_ROOT = [
   `hold-before-answer:${BACK_TO_BACK}@2`,
@@ -56,6 +61,10 @@ const ON_ANY_ROOT = [
   `pause-in-batch:${PAUSED_CLAIMED[0]}`,
   `pause-in-batch:${PAUSED_HALF[1]}`,
   `pause-in-batch:${PAUSED_UNSENT[1]}`,
+  `kill-before-batch-decision:${MIXED_BEFORE}_v`,
+  `kill-before-batch-decision:${MIXED_UNSENT}_v`,
+  `kill-after-batch-decision:${MIXED_AFTER}_v`,
+  `pause-before-batch-decision:${MIXED_PAUSED}_v`,
 ];
 
 let dying: TestServer;
@@ -476,6 +485,128 @@ describe("a batch of staged versions killed part-way that its client never sends
       [1, 2],
     ]);
     await batchTidied(tables, staged);
+  });
+});
+
+/**
+ * A batch that changes the catalog as well as tables (BatchCommitTables): `<name>_v`'s staged version 2, a declare of
+ * `new` in namespace `<name>_ns` (a root-level declare's reserved directory is a table to the root's listing from the
+ * moment it is reserved, as in Lance's directory namespace), a deletion of `<name>_old`'s version 1 (of 2), and a
+ * deregister of `<name>_gone`.
+ */
+async function mixedBatch(name: string) {
+  const api = client(other.url, other.auth);
+  const staged = await withStagedVersion2(`${name}_v`);
+  expect((await api.arrow(`/v1/table/${name}_old/create`, rows(0, 2))).status).toBe(200);
+  expect((await api.arrow(`/v1/table/${name}_old/insert`, rows(2, 3))).status).toBe(200);
+  expect((await api.arrow(`/v1/table/${name}_gone/create`, rows(0, 2))).status).toBe(200);
+  expect((await api.post(`/v1/namespace/${name}_ns/create`, {})).status).toBe(200);
+  const body = {
+    operations: [
+      { create_table_version: { id: [`${name}_v`], version: 2, manifest_path: staged.staged } },
+      { declare_table: { id: [`${name}_ns`, "new"], properties: { owner: "etl" } } },
+      { delete_table_versions: { id: [`${name}_old`], ranges: [{ start_version: 1, end_version: 2 }] } },
+      { deregister_table: { id: [`${name}_gone`] } },
+    ],
+  };
+  const send = (to: TestServer) =>
+    client(to.url, to.auth).post<{ results: Array<Record<string, Record<string, unknown>>> }>("/v1/table/batch-commit", body, { "x-request-id": `${name}-1` });
+  return { staged, send };
+}
+
+/** What readers through the catalog see of a mixed batch's tables. */
+async function mixedSeen(name: string) {
+  const api = client(other.url, other.auth);
+  const [[v], [old]] = [await versionsListed([`${name}_v`]), await versionsListed([`${name}_old`])];
+  const declared = (await api.post(`/v1/table/${name}_ns$new/describe`, {})).status === 200;
+  const deregistered = (await api.post(`/v1/table/${name}_gone/describe`, {})).status === 404;
+  return { v, declared, deregistered, old };
+}
+const MIXED_UNTOUCHED = { v: [1], declared: false, deregistered: false, old: [1, 2] };
+const MIXED_APPLIED = { v: [1, 2], declared: true, deregistered: true, old: [2] };
+
+/** A mixed batch's answer, each part as the test checks it. */
+const mixedAnswer = (body: { results: Array<Record<string, Record<string, unknown>>> }) => {
+  const [created, declared, deleted, deregistered] = body.results;
+  return [
+    (created.create_table_version?.version as { version: number } | undefined)?.version,
+    declared.declare_table?.properties,
+    deleted.delete_table_versions?.deleted_count,
+    typeof deregistered.deregister_table?.location,
+  ];
+};
+const MIXED_ANSWER = [2, { owner: "etl" }, 1, "string"];
+
+describe("a batch that changes the catalog as well as tables, its instance stopped part-way", () => {
+  for (const [killedAt, name] of [
+    ["before its decision, its version published", MIXED_BEFORE],
+    ["after its decision, before its deletions and its versions' release", MIXED_AFTER],
+  ] as const) {
+    it(`killed ${killedAt}: the retry finishes it, each part applied once, and readers see it whole or not at all`, async () => {
+      const { staged, send } = await mixedBatch(name);
+      expect(await send(dying).catch((err: Error) => err)).toBeInstanceOf(Error);
+      expect(await publishedNow([staged])).toEqual([true]);
+      // Before the decision nothing of it is seen; from the decision on, all but the deletion, which trails it.
+      const decided = name === MIXED_AFTER;
+      expect(await mixedSeen(name)).toEqual(decided ? { ...MIXED_APPLIED, old: [1, 2] } : MIXED_UNTOUCHED);
+      const retry = await send(other);
+      expect(retry.status, JSON.stringify(retry.body)).toBe(200);
+      expect(mixedAnswer(retry.body)).toEqual(MIXED_ANSWER);
+      expect(await mixedSeen(name)).toEqual(MIXED_APPLIED);
+      expect(await count(`${name}_v`)).toBe(5);
+      const again = await send(other);
+      expect(again.status).toBe(200);
+      expect(mixedAnswer(again.body)).toEqual(MIXED_ANSWER);
+      expect(await versionsListed([`${name}_v`])).toEqual([[1, 2]]);
+    });
+  }
+
+  it("killed before its decision and not sent again: a reader that meets its hold after the lease finishes it whole", async () => {
+    const { staged, send } = await mixedBatch(MIXED_UNSENT);
+    expect(await send(dying).catch((err: Error) => err)).toBeInstanceOf(Error);
+    expect(await mixedSeen(MIXED_UNSENT)).toEqual(MIXED_UNTOUCHED);
+    // Reading the versioned table after the lease has the batch finished; once its declared table is seen, so is its version.
+    await until(
+      "the batch finished",
+      () => mixedSeen(MIXED_UNSENT),
+      (s) => s.declared,
+      20_000,
+      50,
+    );
+    expect((await mixedSeen(MIXED_UNSENT)).v).toEqual([1, 2]);
+    expect(
+      await until(
+        "its deletion",
+        () => mixedSeen(MIXED_UNSENT),
+        (s) => s.old.length === 1,
+        10_000,
+        50,
+      ),
+    ).toEqual(MIXED_APPLIED);
+    expect(await publishedNow([staged])).toEqual([true]);
+    const retry = await send(other);
+    expect(retry.status, JSON.stringify(retry.body)).toBe(200);
+    expect(mixedAnswer(retry.body)).toEqual(MIXED_ANSWER);
+  });
+
+  it("paused before its decision for longer than its lease while its retry is answered elsewhere: woken, it answers the same and applies nothing again", async () => {
+    const { send } = await mixedBatch(MIXED_PAUSED);
+    const first = send(dying).catch((err: Error) => err);
+    await until("the instance paused in the batch", async () => isStopped(dying.pid), Boolean, 30_000, 10);
+    expect(await mixedSeen(MIXED_PAUSED)).toEqual(MIXED_UNTOUCHED);
+    await new Promise((r) => setTimeout(r, 2 * LEASE_MS));
+    const retry = await send(other);
+    expect(retry.status, JSON.stringify(retry.body)).toBe(200);
+    expect(mixedAnswer(retry.body)).toEqual(MIXED_ANSWER);
+    expect(await mixedSeen(MIXED_PAUSED)).toEqual(MIXED_APPLIED);
+    process.kill(dying.pid, "SIGCONT");
+    const woken = await first;
+    expect(woken).not.toBeInstanceOf(Error);
+    if (woken instanceof Error) return;
+    expect(woken.status, JSON.stringify(woken.body)).toBe(200);
+    expect(mixedAnswer(woken.body)).toEqual(MIXED_ANSWER);
+    expect(await mixedSeen(MIXED_PAUSED)).toEqual(MIXED_APPLIED);
+    expect(await count(`${MIXED_PAUSED}_v`)).toBe(5);
   });
 });
 

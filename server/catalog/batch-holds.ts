@@ -48,6 +48,18 @@ export interface BatchAuthor {
   path: string;
 }
 
+/**
+ * What a batch changes besides publishing versions (BatchCommitTables' declares, deregisters and deletions of
+ * versions), as checked before it applied anything, so that any attempt of it, or a reader, can finish it the same
+ * way (server/tables/batch-finish.ts).
+ */
+export interface BatchChanges {
+  declares: Array<{ id: string[]; objectId: string; location: string; generated: boolean; properties: Record<string, string> }>;
+  /** `hides`: a root-level table in its own directory, whose row becomes the one hiding it; otherwise its row goes. */
+  deregisters: Array<{ id: string[]; objectId: string; location: string; hides: boolean; properties: Record<string, string> }>;
+  deletions: Array<{ table: string[]; branch?: string; directory: string; versions: number[]; v2: boolean }>;
+}
+
 interface BatchRecord {
   time: string;
   versions: HeldVersion[];
@@ -55,10 +67,12 @@ interface BatchRecord {
   members?: BatchMember[];
   /** Absent from a record of an earlier build. */
   author?: BatchAuthor;
+  /** Set for a batch that changes the catalog or deletes versions too. */
+  changes?: BatchChanges;
 }
 
 /** Finishes a batch whose instance stopped part-way, in the background: a reader keeps holding its versions meanwhile. */
-export type BatchFinisher = (batch: string, members: BatchMember[], author: BatchAuthor | null) => void;
+export type BatchFinisher = (batch: string, members: BatchMember[], author: BatchAuthor | null, changes: BatchChanges | null) => void;
 
 /** A new batch's name, which its claim in the write ledger records before the batch holds anything. */
 export const newBatchId = () => randomBytes(8).toString("hex");
@@ -72,11 +86,17 @@ export const newBatchId = () => randomBytes(8).toString("hex");
 export async function holdVersions(
   store: ObjectStore,
   versions: HeldVersion[],
-  { members, author, batch = newBatchId(), earlier = [] }: { members: BatchMember[]; author: BatchAuthor | null; batch?: string; earlier?: HeldVersion[] },
+  {
+    members,
+    author,
+    changes = null,
+    batch = newBatchId(),
+    earlier = [],
+  }: { members: BatchMember[]; author: BatchAuthor | null; changes?: BatchChanges | null; batch?: string; earlier?: HeldVersion[] },
 ) {
   const holds = versions.map((v) => holdKey(v.directory, { batch, version: v.version }));
-  if (versions.length) {
-    const record: BatchRecord = { time: new Date().toISOString(), versions, members, ...(author ? { author } : {}) };
+  if (versions.length || changes) {
+    const record: BatchRecord = { time: new Date().toISOString(), versions, members, ...(author ? { author } : {}), ...(changes ? { changes } : {}) };
     await Promise.all([store.put(recordKey(batch), JSON.stringify(record)), ...holds.map((key) => store.put(key, batch))]);
   }
   return {
@@ -98,9 +118,15 @@ async function tidyHolds(store: ObjectStore, batch: string, versions: HeldVersio
 
 /**
  * The versions among `holds` that a pending batch still holds back. A batch whose record is older than the write
- * lease has stopped part-way: `finish` is asked to finish it, and its versions stay held until it has.
+ * lease has stopped part-way: `finish` is asked to finish it, and its versions stay held until it has, or, for a
+ * batch that changes the catalog, until `committed` finds it decided so.
  */
-export async function heldBack(store: ObjectStore, holds: readonly BatchHold[], finish?: BatchFinisher): Promise<Set<number>> {
+export async function heldBack(
+  store: ObjectStore,
+  holds: readonly BatchHold[],
+  finish?: BatchFinisher,
+  committed?: (batch: string) => Promise<boolean>,
+): Promise<Set<number>> {
   const held = new Set<number>();
   if (holds.length === 0) return held;
   const batches = [...new Set(holds.map((h) => h.batch))];
@@ -116,7 +142,10 @@ export async function heldBack(store: ObjectStore, holds: readonly BatchHold[], 
         // a record not of this service's writing holds nothing
       }
       const age = Date.now() - Date.parse(parsed.time ?? "");
-      if (age >= config.writeLeaseMs && parsed.members?.length && finish) finish(batch, parsed.members, parsed.author ?? null);
+      if (age >= config.writeLeaseMs && (parsed.members?.length || parsed.changes) && finish)
+        finish(batch, parsed.members ?? [], parsed.author ?? null, parsed.changes ?? null);
+      // A batch that changes the catalog appears with its decision, which made the catalog's part of it seen.
+      if (parsed.changes && committed && (await committed(batch))) return;
       if (age < ABANDONED_AFTER_MS) pending.add(batch);
     }),
   );

@@ -9,6 +9,8 @@
  */
 import "server-only";
 import { log } from "@/server/log";
+import { QuiverError, fromEngineError } from "@/server/errors";
+import { config } from "@/server/config";
 import { failpoint } from "@/server/failpoints";
 import { countLookup, metrics } from "@/server/metrics";
 import { makeData, RecordBatch, Struct, Table, tableFromIPC, tableToIPC, vectorFromArray, type Schema } from "apache-arrow";
@@ -28,8 +30,18 @@ import { joinIdentifier, DELIMITER } from "@/lib/identifiers";
  * `.lance-deregistered` marker, which Quiver writes too; the row saves every instance reading one marker per table.
  */
 export const DEREGISTERED = "deregistered_table";
+/**
+ * The row type that records a batch's decision (batch-decision.ts): committed in the one catalog commit that makes
+ * the batch's catalog changes, or aborted in one of its own. Its object id is no table's or namespace's (`:` is in
+ * no name).
+ */
+export const BATCH = "quiver_batch";
+export const batchRowId = (hold: string) => `quiver:batch:${hold}`;
+export type BatchState = "committed" | "aborted";
 const MANIFEST_DIR = "__manifest";
 const COMPACT_EVERY_WRITES = 100;
+/** How many times a batch's decision is tried on a catalog that other commits keep moving on. */
+const DECISION_ATTEMPTS = 20;
 /** How many of its recent group commits a process keeps in memory for the instances that follow it. */
 const GROUP_COMMITS_KEPT = 1_000;
 /** How long a removal of a root-level directory is remembered: longer than any listing of the root takes. */
@@ -66,6 +78,15 @@ interface NewRow {
   properties: Record<string, string>;
 }
 
+/** What a batch's decision changes in the catalog (batch-decision.ts). */
+export interface CatalogBatchChange {
+  declares: Array<{ objectId: string; location: string; properties: Record<string, string> }>;
+  /** Root-level tables whose row becomes the one that hides their directory. */
+  hides: string[];
+  /** Rows removed (tables deregistered below the root, or catalogued elsewhere). */
+  removes: string[];
+}
+
 interface ManifestRow {
   object_id: string;
   object_type: string;
@@ -87,6 +108,9 @@ export class CatalogIndex {
   readonly deregistered = new Set<string>();
   /** The object id of the catalogued table at each location. */
   readonly atLocation = new Map<string, string>();
+  /** The decisions of batches that change the catalog, by their rows' object ids (BATCH), and when each was made. */
+  readonly batches = new Map<string, BatchState>();
+  readonly batchTimes = new Map<string, number>();
   /** Tables that a catalog row names (the others are root-level directories without one). */
   private registeredTables = 0;
 
@@ -109,6 +133,9 @@ export class CatalogIndex {
     } else if (row.object_type === DEREGISTERED) {
       this.deregistered.add(row.object_id);
       if (this.tables.get(row.object_id)?.registered === false) this.remove(row.object_id);
+    } else if (row.object_type === BATCH) {
+      this.batches.set(row.object_id, properties.state === "aborted" ? "aborted" : "committed");
+      this.batchTimes.set(row.object_id, Date.parse(properties.time ?? "") || 0);
     }
   }
 
@@ -127,6 +154,8 @@ export class CatalogIndex {
 
   remove(objectId: string) {
     this.deregistered.delete(objectId);
+    this.batches.delete(objectId);
+    this.batchTimes.delete(objectId);
     const table = this.tables.get(objectId);
     const namespace = this.namespaces.get(objectId);
     const entry = table ?? namespace;
@@ -158,9 +187,9 @@ export class CatalogIndex {
     }
   }
 
-  /** Catalog rows the index holds: namespaces, tables a row names, and the rows that hide deregistered directories. */
+  /** Catalog rows the index holds: namespaces, tables a row names, the rows that hide deregistered directories, batches. */
   get rows(): number {
-    return this.namespaces.size + this.registeredTables + this.deregistered.size;
+    return this.namespaces.size + this.registeredTables + this.deregistered.size + this.batches.size;
   }
 
   /** Puts a row read again in place of what the index holds under its object id (a row can move between fragments). */
@@ -488,9 +517,24 @@ export class CatalogTable {
   private compact() {
     this.compacting ??= this.datasets
       .catalogTable()
-      .then((table) => table.optimize(Date.now() - CATALOG_HISTORY_MS))
+      .then(async (table) => {
+        await this.forgetDecidedBatches();
+        return table.optimize(Date.now() - CATALOG_HISTORY_MS);
+      })
       .catch((err: unknown) => log.error({ err }, "catalog compaction failed"))
       .finally(() => (this.compacting = undefined));
+  }
+
+  /**
+   * Removes the rows of batches decided longer ago than the idempotency window: no attempt of theirs can still be
+   * answered or woken into deciding (a claim older than the window is no longer answered from).
+   */
+  private async forgetDecidedBatches() {
+    const index = this.cached?.index;
+    if (!index) return;
+    const before = Date.now() - config.idempotencyWindowMs;
+    const old = [...index.batchTimes].filter(([, time]) => time < before).map(([id]) => id);
+    if (old.length) await this.remove(old);
   }
 
   /**
@@ -679,6 +723,75 @@ export class CatalogTable {
     // row is another's when this commit inserted none).
     const index = await this.index();
     return rows.map((r) => holdsRowOf(index, r));
+  }
+
+  /**
+   * Decides a batch that changes the catalog (batch-decision.ts): commits its row in `state`, and when committed the
+   * batch's catalog changes with it, all in one commit, made only as the version right after the one the index was
+   * checked at (nothing changed between the check and the commit, on any instance). Answers the batch's state when
+   * another attempt of it decided first (its row is there), or the reason `conflict` found in the index.
+   */
+  async decideBatch(
+    hold: string,
+    state: BatchState,
+    change: CatalogBatchChange,
+    conflict: (index: CatalogIndex) => Promise<string | null>,
+  ): Promise<{ state: BatchState } | { conflict: string }> {
+    const schema = await this.manifestSchema();
+    const table = await this.datasets.catalogCommitHandle();
+    const id = batchRowId(hold);
+    const batchRow: ManifestRow = { object_id: id, object_type: BATCH, location: null, metadata: JSON.stringify({ state, time: new Date().toISOString() }) };
+    const rows: ManifestRow[] = [batchRow];
+    if (state === "committed") {
+      for (const d of change.declares) {
+        rows.push({
+          object_id: d.objectId,
+          object_type: "table",
+          location: d.location,
+          metadata: Object.keys(d.properties).length ? JSON.stringify(d.properties) : null,
+        });
+      }
+      for (const objectId of change.hides) rows.push({ object_id: objectId, object_type: DEREGISTERED, location: null, metadata: null });
+    }
+    const removes = state === "committed" ? change.removes : [];
+    for (let attempt = 1; attempt <= DECISION_ATTEMPTS; attempt++) {
+      await this.index();
+      const outcome = await this.writing.run("", async () => {
+        const { version: at, index } = this.cached!;
+        const decided = index.batches.get(id);
+        if (decided) return { state: decided };
+        const why = state === "committed" ? await conflict(index) : null;
+        if (why) return { conflict: why };
+        let moved = false;
+        const guard = {
+          properties: {},
+          admit: async (_files: unknown, _directory: string, version: number) => {
+            moved = version !== at + 1;
+            if (moved) throw new Error(`the catalog moved on from version ${at}`);
+          },
+        };
+        await engineCall("open the catalog", () => table.checkoutLatest());
+        let builder = table.mergeInsert(["object_id"]).whenMatchedUpdateAll().whenNotMatchedInsertAll();
+        if (removes.length) builder = builder.whenNotMatchedBySourceDelete(`object_id IN (${removes.map(sqlString).join(", ")})`);
+        const file = this.rowsFile(rows, schema);
+        try {
+          // Refused for a commit that came between: no failure, and the catalog is checked again.
+          const failure = (err: unknown, what: string) =>
+            moved ? new QuiverError("ConcurrentModification", `the catalog moved on from version ${at}`) : fromEngineError(err, what);
+          const result = await this.datasets.guarded(MANIFEST_DIR, guard, () => engineCall("update the catalog", () => builder.execute(file), failure));
+          this.patch(result.version, (patched) => {
+            for (const objectId of [...removes, ...rows.map((r) => r.object_id)]) patched.remove(objectId);
+            for (const row of rows) patched.addRow(row);
+          });
+          return { state };
+        } catch (err) {
+          if (moved) return null;
+          throw err;
+        }
+      });
+      if (outcome) return outcome;
+    }
+    throw new QuiverError("ServiceUnavailable", `the catalog kept changing while a batch was decided (${DECISION_ATTEMPTS} tries); send the batch again`);
   }
 
   /** Rows as an Arrow IPC file in the manifest's schema, for a merge-insert. */

@@ -10,7 +10,8 @@
 import "server-only";
 import { nameProblem, joinIdentifier, DELIMITER } from "@/lib/identifiers";
 import { QuiverError, invalidInput, unsupported } from "@/server/errors";
-import { CatalogTable, type CatalogIndex, type TableEntry } from "./catalog-table";
+import { CatalogTable, batchRowId, type BatchState, type CatalogIndex, type TableEntry } from "./catalog-table";
+import type { BatchChanges } from "./batch-holds";
 import { pageOf, type Page } from "./paging";
 import { Datasets } from "@/server/lance/datasets";
 import type { ArrowBody } from "@/server/lance/arrow-ipc";
@@ -75,6 +76,11 @@ export class Catalog {
 
   location(entry: TableEntry): string {
     return this.datasets.uri(entry.location);
+  }
+
+  /** The URI of a location in the root, as clients open it. */
+  uriOf(location: string): string {
+    return this.datasets.uri(location);
   }
 
   /**
@@ -354,6 +360,70 @@ export class Catalog {
     if (listed && (await this.stillThere(listed))) throw new QuiverError("TableAlreadyExists", `Table '${objectId}' already exists`);
     if (index.namespaces.has(objectId)) throw new QuiverError("TableAlreadyExists", `a namespace named '${objectId}' already exists`);
     return { objectId, ...(chosen ?? this.chooseLocation(id, requestedLocation)) };
+  }
+
+  /** A declare of a batch that changes the catalog, checked as declareTable checks it and with its location chosen; nothing changed. */
+  async batchDeclare(id: Id, requestedLocation: string | undefined, properties: Record<string, string>): Promise<BatchChanges["declares"][number]> {
+    const { objectId, location, generated } = await this.declarable(id, requestedLocation);
+    return { id, objectId, location, generated, properties: versioningChosen(properties) };
+  }
+
+  /** A deregister of a batch that changes the catalog: the table as it is now; nothing changed. */
+  async batchDeregister(id: Id): Promise<BatchChanges["deregisters"][number]> {
+    const entry = await this.resolve(id);
+    const hides = entry.id.length === 1 && entry.location === `${entry.objectId}.lance`;
+    return { id, objectId: entry.objectId, location: entry.location, hides, properties: entry.properties };
+  }
+
+  /** A batch's decision as a fresh look at the catalog finds it (batch-finish.ts). */
+  async batchDecision(hold: string): Promise<BatchState | undefined> {
+    return (await this.index()).batches.get(batchRowId(hold));
+  }
+
+  reserveForBatch(declare: BatchChanges["declares"][number], hold: string): Promise<boolean> {
+    return this.datasets.reserveFor(declare.location, declare.generated, hold);
+  }
+
+  async releaseBatchReservation(declare: BatchChanges["declares"][number], hold: string): Promise<void> {
+    if (await this.datasets.reservedBy(declare.location, hold)) await this.removeDirectory(declare.location);
+  }
+
+  /**
+   * Decides a batch in one catalog commit (CatalogTable.decideBatch): committed, its declared tables' rows go in and
+   * its deregistered tables' rows go (or become the rows that hide their directories), where the catalog is still as
+   * the batch found it when it was checked.
+   */
+  decideBatch(hold: string, state: BatchState, changes: BatchChanges): Promise<{ state: BatchState } | { conflict: string }> {
+    const change = {
+      declares: changes.declares.map(({ objectId, location, properties }) => ({ objectId, location, properties })),
+      hides: changes.deregisters.filter((d) => d.hides).map((d) => d.objectId),
+      removes: changes.deregisters.filter((d) => !d.hides).map((d) => d.objectId),
+    };
+    return this.catalogTable.decideBatch(hold, state, change, (index) => this.batchConflict(index, changes));
+  }
+
+  /** What in the catalog now stands in the way of a batch's catalog changes, as checked when the batch was. */
+  private async batchConflict(index: CatalogIndex, changes: BatchChanges): Promise<string | null> {
+    for (const declare of changes.declares) {
+      if (!index.namespaceExists(declare.id.slice(0, -1))) return `the namespace of table '${declare.objectId}' no longer exists`;
+      const listed = index.tables.get(declare.objectId);
+      // The root's listing shows the batch's own reserved directory as a table without a row: it is in the way only with data in it.
+      const own = listed && !listed.registered && listed.location === declare.location;
+      const inWay = listed && (own ? await this.datasets.hasData(listed.location) : await this.stillThere(listed));
+      if (inWay || index.namespaces.has(declare.objectId)) return `table '${declare.objectId}' was made by another request`;
+      const holder = index.atLocation.get(declare.location);
+      if (holder && holder !== declare.objectId) return `the location of table '${declare.objectId}' is in use by table '${holder}'`;
+    }
+    for (const deregister of changes.deregisters) {
+      const entry = index.tables.get(deregister.objectId);
+      if (!entry || entry.location !== deregister.location) return `table '${deregister.objectId}' was changed by another request`;
+    }
+    return null;
+  }
+
+  /** Marks each directory a committed batch deregistered, as deregisterTable does, in its table's turn. */
+  async afterBatchDecided(changes: BatchChanges): Promise<void> {
+    for (const { location } of changes.deregisters) await this.turns.run(location, () => this.datasets.markDeregistered(location));
   }
 
   /** Takes back a declare whose table has had no write since: its row and reserved location go. */

@@ -49,6 +49,7 @@ export class Datasets {
   private latestConnection?: Promise<NativeConnection>;
   private lazyConnection?: Promise<NativeConnection>;
   private commitConnection?: Promise<NativeConnection>;
+  private catalogCommits?: Promise<NativeTable>;
   private namespaceConnection?: Promise<NativeConnection>;
   private readonly latestManifests = new KeyedFreshRead<LatestManifest | null>();
 
@@ -150,6 +151,22 @@ export class Datasets {
   async catalogVersion(): Promise<number> {
     const latest = await this.latestManifest(MANIFEST_DIR);
     return latest ? latest.version : (await this.catalogTable()).version();
+  }
+
+  /**
+   * A handle on `__manifest` whose commits Quiver publishes (engine-versions.ts), for a catalog commit that must be
+   * admitted as one version exactly (a batch's decision, server/catalog/batch-decision.ts). The catalog's other
+   * commits are the engine's own, through `commitHandle`.
+   */
+  catalogCommitHandle(): Promise<NativeTable> {
+    if (!this.catalogCommits) {
+      const opening = engineCall("open the catalog", async () => (await this.commits()).openTable(MANIFEST_DIR, [this.rootId]));
+      this.catalogCommits = opening;
+      opening.catch(() => {
+        if (this.catalogCommits === opening) this.catalogCommits = undefined;
+      });
+    }
+    return this.catalogCommits;
   }
 
   /** A private handle on `__manifest` at one version. */
@@ -357,11 +374,11 @@ export class Datasets {
    * table is new (its name has a random part that no other writer chose), so it is not listed: one store round trip
    * less on every declare and create of a nested table.
    */
-  private async take(location: string, marker: string, generated: boolean): Promise<boolean> {
+  private async take(location: string, marker: string, generated: boolean, content = new Date().toISOString()): Promise<boolean> {
     this.checkLocation(location);
     let taken: boolean;
     try {
-      taken = null !== (await this.store.putIfAbsent(`${location}/${marker}`, new Date().toISOString()));
+      taken = null !== (await this.store.putIfAbsent(`${location}/${marker}`, content));
     } catch (err) {
       // Something that is not a directory of the root is there already (a symbolic link, planted or dangling).
       if (err instanceof OutsideRootError || ["ENOTDIR", "EEXIST"].includes((err as NodeJS.ErrnoException).code ?? "")) return false;
@@ -383,6 +400,20 @@ export class Datasets {
   /** Claims a location for a declared table, with the reserved marker its first write looks for. */
   reserve(location: string, generated: boolean): Promise<boolean> {
     return this.take(location, RESERVED_MARKER, generated);
+  }
+
+  /**
+   * Reserves a location for a table a batch declares, its marker naming the batch: true where it is reserved now, or
+   * was by another attempt of the same batch and holds nothing else.
+   */
+  async reserveFor(location: string, generated: boolean, batch: string): Promise<boolean> {
+    if (await this.take(location, RESERVED_MARKER, generated, `batch ${batch}`)) return true;
+    return (await this.reservedBy(location, batch)) && (await this.store.list(`${location}/`, 2)).length === 1;
+  }
+
+  /** Whether the location's reserved marker is the batch's. */
+  async reservedBy(location: string, batch: string): Promise<boolean> {
+    return (await this.inside(location, () => this.store.get(`${location}/${RESERVED_MARKER}`)))?.toString("utf8") === `batch ${batch}`;
   }
 
   /** Marks a table's directory deregistered: the files stay, and Lance's directory listing no longer shows it. */

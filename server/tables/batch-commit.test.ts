@@ -1,7 +1,7 @@
 /**
- * A batch that another writer overtakes between its check and its apply: the parts applied before the one that
- * fails are undone, so that the batch changes all of its tables or none. The race is made for certain by letting
- * the engine commit on one of the batch's tables after the batch was checked.
+ * A batch that another writer overtakes between its check and its apply: what it had published is taken back and its
+ * declared table's location let go, and it is decided aborted, so that the batch changes all of its tables or none.
+ * The race is made for certain by letting the engine commit on one of the batch's tables after the batch was checked.
  */
 import { existsSync, mkdtempSync, renameSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -42,7 +42,7 @@ beforeAll(async () => {
 });
 
 describe("a batch overtaken between its check and its apply", () => {
-  it("undoes what it applied before the part that failed: versions, declares and deregisters", async () => {
+  it("takes back what it applied before the part that failed: versions, declares and deregisters", async () => {
     const aStaged = await staged("a");
     const bStaged = await staged("b");
     await db.createTable("d", rows(0, 2));
@@ -58,7 +58,7 @@ describe("a batch overtaken between its check and its apply", () => {
     const failed = await batch.apply().catch((err: unknown) => err);
     expect(failed).toBeInstanceOf(QuiverError);
     expect((failed as QuiverError).codeName).toBe("ConcurrentModification");
-    expect((failed as QuiverError).message).toMatch(/operation create_table_version of table 'b' \(number 4\): .*the operations before it were undone/);
+    expect((failed as QuiverError).message).toMatch(/the batch was not applied: table 'b': version 2 is another commit's; nothing was changed/);
 
     expect(await latestVersion("a")).toBe(1);
     expect(existsSync(aStaged)).toBe(true);

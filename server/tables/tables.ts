@@ -16,7 +16,7 @@ import type { Catalog, Id, ReadAt } from "@/server/catalog/catalog";
 import type { TableEntry } from "@/server/catalog/catalog-table";
 import type { TableTurns } from "@/server/catalog/table-turns";
 import { heldBack, type BatchAuthor, type BatchMember } from "@/server/catalog/batch-holds";
-import { batchFinisher } from "./batch-finish";
+import { batchFinisher, type BatchCatalog } from "./batch-finish";
 import type { ArrowBody } from "@/server/lance/arrow-ipc";
 import type { Datasets } from "@/server/lance/datasets";
 import { engineCall, type NativeTable } from "@/server/lance/native";
@@ -359,26 +359,13 @@ export class Tables {
   }
 
   /**
-   * Claims the current request's write as a whole before a batch applies it. A batch that only publishes versions
-   * names them and their hold, so that a retry finishes it (BatchOfVersions); whether another batch that was
-   * interrupted was applied is not one table's to read.
+   * Claims the current request's write as a whole before a batch applies it: the claim names its versions, their
+   * hold and its other changes, so that a retry finishes it (BatchOfVersions).
    */
-  claimBatch(versions: BatchOfVersions | null): Promise<void> {
+  claimBatch(batch: BatchOfVersions): Promise<void> {
     const ticket = currentWrite.getStore();
     if (!ticket || ticket.claimed) return Promise.resolve();
-    const shape: CommitShape = {
-      location: "",
-      directory: "",
-      branch: null,
-      after: 0,
-      commit: randomUUID(),
-      ...(versions
-        ? { batch: versions }
-        : {
-            undecidable:
-              "a batch that declares or deregisters tables or deletes versions changes the catalog as well as tables, and whether an interrupted one was applied is not read from any one table's history",
-          }),
-    };
+    const shape: CommitShape = { location: "", directory: "", branch: null, after: 0, commit: randomUUID(), batch };
     return this.ledger.claim(ticket, shape).then(() => {
       ticket.commitStarted = true;
     });
@@ -559,10 +546,15 @@ export class Tables {
    * whose instance stopped part-way is finished meanwhile (batch-finish.ts).
    */
   heldBack(holds: readonly BatchHold[]): Promise<Set<number>> {
-    return heldBack(this.records, holds, this.finishBatch);
+    return heldBack(this.records, holds, this.finishBatch, async (batch) => (await this.catalog.batchDecision(batch)) === "committed");
   }
 
   private readonly finishBatch = batchFinisher(this);
+
+  /** What a batch that changes the catalog asks of it, to be settled (batch-finish.ts). */
+  get batchCatalog(): BatchCatalog {
+    return this.catalog;
+  }
 
   async recordFinished(author: BatchAuthor, members: BatchMember[]): Promise<void> {
     await this.recordsOfFinished(author, members);

@@ -17,7 +17,7 @@ import type { TableEntry } from "@/server/catalog/catalog-table";
 import { metrics } from "@/server/metrics";
 import { COMPACTION_OPERATIONS } from "@/server/lance/version-operations";
 import type { CommittedBy } from "@/server/lance/version-manifest";
-import type { Tables } from "./tables";
+import type { TableFiles } from "@/server/lance/table-files";
 import type { ClaimRecord } from "./write-ledger";
 import type { BatchAuthor, BatchMember } from "@/server/catalog/batch-holds";
 import { versionAt } from "./branch-name";
@@ -43,6 +43,13 @@ export function rowsChanged(answer: Record<string, unknown>): string {
 }
 
 /** A version a call committed, on a table it names; `commit` is the write ledger's id for the commit. */
+/** What recording authors asks of the tables (Tables): a table's catalogued entry and files, and the records' store. */
+interface RecordingTables {
+  readonly records: ObjectStore;
+  knownEntry(id: string[]): Promise<TableEntry>;
+  filesOf(entry: TableEntry): TableFiles;
+}
+
 export interface Commit {
   table: string[];
   version: number;
@@ -65,7 +72,7 @@ const recording = new LRUCache<string, Promise<boolean>>({ max: 10_000 });
  * Records who committed the versions a call made, and counts every commit in the metrics. A record never replaces
  * another: the first commit of a version is the one that made it.
  */
-export async function recordCommits(tables: Tables, commits: Commit[], principal: VersionAuthor["principal"], operation: string) {
+export async function recordCommits(tables: RecordingTables, commits: Commit[], principal: VersionAuthor["principal"], operation: string) {
   await Promise.all(
     commits.map(async (c) => {
       const entry = await tables.knownEntry(c.table);
@@ -104,7 +111,7 @@ export async function recordCommits(tables: Tables, commits: Commit[], principal
  * Records the versions of a batch that a reader finished (batch-finish.ts) as the batch's own answer would have: each
  * by the batch's caller, under its commit.
  */
-export function recordFinishedBatch(tables: Tables, author: BatchAuthor, members: BatchMember[]) {
+export function recordFinishedBatch(tables: RecordingTables, author: BatchAuthor, members: BatchMember[]) {
   const detail = (m: BatchMember) => `${versionAt(m.version, m.branch)}, published by a reader after the batch's instance stopped`;
   const commits = members.map((m) => ({ table: m.table, version: m.version, branch: m.branch, commit: author.commit, detail: detail(m) }));
   return recordCommits(tables, commits, author.principal, author.operation);
@@ -132,7 +139,7 @@ export async function recordDecided(store: ObjectStore, claim: ClaimRecord, vers
  * Records a maintenance job as the author of the versions its compaction made: those after `before` up to `after`
  * whose transaction is a compaction's (users' writes committed meanwhile keep their own records).
  */
-export async function recordCompaction(tables: Tables, entry: TableEntry, before: number, after: number, job: { id: string; requestedBy: string }) {
+export async function recordCompaction(tables: RecordingTables, entry: TableEntry, before: number, after: number, job: { id: string; requestedBy: string }) {
   if (after <= before) return;
   const files = tables.filesOf(entry);
   const { sources } = await files.versions(entry.location);

@@ -15,7 +15,7 @@ import { engineCall } from "@/server/lance/native";
 import { ManifestGone, inlineTransaction, manifestKey, parseManifest, type VersionSummary } from "@/server/lance/version-manifest";
 import type { ManifestSource, TableFiles } from "@/server/lance/table-files";
 import { authorsOf, forgetAuthors, pruneAuthors } from "./version-authors";
-import type { BatchMember } from "@/server/catalog/batch-holds";
+import type { BatchChanges, BatchMember } from "@/server/catalog/batch-holds";
 import { branchNameProblem } from "./refs";
 import { namedBranch, versionAt } from "./branch-name";
 import type { Tables } from "./tables";
@@ -328,23 +328,20 @@ export async function tableVersionStep(
  * the first would roll the table back, the second would leave a tag pointing nowhere.
  */
 export async function deleteTableVersions(tables: Tables, id: Id, ranges: Array<{ start: number; end: number }>, branch?: string) {
-  const step = await versionDeletionStep(tables, id, ranges, branch, { undoable: false });
-  const deleted = await step.apply();
-  await step.finish();
-  return deleted;
+  const { entry, files, directory, doomedVersions } = await versionDeletion(tables, id, ranges, branch);
+  // Checked again in the table's write turn, where nothing else commits to it.
+  const remaining = await tables.commitTo(entry, async () => {
+    const { doomed, kept, v2 } = await doomedVersions();
+    await files.deleteManifests(directory, doomed, v2);
+    return { deleted_count: doomed.length, kept };
+  });
+  // The records of who made the deleted versions go once the versions have.
+  await pruneAuthors(tables.records, entry, branch, remaining.kept);
+  return { deleted_count: remaining.deleted_count };
 }
 
-/**
- * Checks a deletion of versions as BatchDeleteTableVersions takes it (and checks it again when applied, in the
- * table's write turn). An undoable deletion keeps the manifests it deletes, to put them back when undone.
- */
-export async function versionDeletionStep(
-  tables: Tables,
-  id: Id,
-  ranges: Array<{ start: number; end: number }>,
-  branch: string | undefined,
-  { undoable }: { undoable: boolean },
-): Promise<Step<{ deleted_count: number }>> {
+/** A deletion of versions: the table, and the versions in the ranges as the table has them now, checked. */
+async function versionDeletion(tables: Tables, id: Id, ranges: Array<{ start: number; end: number }>, branch: string | undefined) {
   if (ranges.length === 0) throw invalidInput("ranges must list at least one range");
   const entry = await tables.resolve(id);
   await tables.requireData(entry, "have versions deleted");
@@ -370,30 +367,26 @@ export async function versionDeletionStep(
     }
     return { doomed, kept: new Set(versions.filter((v) => !doomed.includes(v))), v2 };
   };
-  if (undoable) await doomedVersions();
-  const deleted: Array<{ version: number; v2: boolean; content: Buffer }> = [];
-  let remaining: Set<number> | undefined;
-  return {
-    apply: () =>
-      tables.commitTo(entry, async () => {
-        const { doomed, kept, v2 } = await doomedVersions();
-        if (undoable) {
-          for (const version of doomed) {
-            const content = await files.read(manifestKey(directory, version, v2));
-            if (content) deleted.push({ version, v2, content });
-          }
-        }
-        await files.deleteManifests(directory, doomed, v2);
-        remaining = kept;
-        return { deleted_count: doomed.length };
-      }),
-    undo: () =>
-      tables.commitTo(entry, async () => {
-        for (const { version, v2, content } of deleted) await files.commitManifest(directory, version, v2, content);
-      }),
-    // The records of who made the deleted versions go once nothing can put the versions back.
-    finish: async () => {
-      if (remaining) await pruneAuthors(tables.records, entry, branch, remaining);
-    },
-  };
+  return { entry, files, directory, doomedVersions };
+}
+
+/** A batch's deletion of versions (batch-finish.ts deletes them once the batch is decided), checked; nothing changed. */
+export async function plannedDeletion(
+  tables: Tables,
+  id: Id,
+  ranges: Array<{ start: number; end: number }>,
+  branch: string | undefined,
+): Promise<BatchChanges["deletions"][number]> {
+  const { directory, doomedVersions } = await versionDeletion(tables, id, ranges, branch);
+  const { doomed, v2 } = await doomedVersions();
+  return { table: id, ...(branch ? { branch } : {}), directory, versions: doomed, v2 };
+}
+
+/** The record of a version a batch published, as its answer gives it. */
+export async function publishedVersion(tables: Tables, member: BatchMember): Promise<TableVersionRecord> {
+  const entry = await tables.resolve(member.table);
+  const files = tables.filesOf(entry);
+  const info = await files.head(manifestKey(member.directory, member.version, member.v2));
+  if (!info) throw new QuiverError("ConcurrentModification", `version ${member.version} of table '${entry.objectId}' was deleted as it was committed`);
+  return versionRecord(files, entry, member.version, { directory: member.directory, v2: member.v2, info }, false);
 }

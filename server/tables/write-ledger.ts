@@ -29,7 +29,7 @@ import { INSTANCE } from "@/server/instance";
 import { log } from "@/server/log";
 import { traced } from "@/server/tracing";
 import type { ObjectStore } from "@/server/storage/object-store";
-import type { BatchMember } from "@/server/catalog/batch-holds";
+import type { BatchChanges, BatchMember } from "@/server/catalog/batch-holds";
 import { manifestKey } from "@/server/lance/version-manifest";
 
 const PREFIX = ".quiver/requests/";
@@ -47,7 +47,7 @@ export interface CommitShape {
   version?: { number: number; staged: string };
   /** The commit's identity in the version records: one per group of appends, shared by its members. */
   commit: string;
-  /** Set when the history cannot tell this commit from others (a batch across tables that does more than publish versions). */
+  /** Set on a claim an earlier build made for a batch that changed the catalog, which no record decides. */
   undecidable?: string;
   /** A batch of staged versions: what a retry of an interrupted one reads to finish it (BatchOfVersions). */
   batch?: BatchOfVersions;
@@ -59,15 +59,18 @@ export interface CommitShape {
 }
 
 /**
- * A batch that only publishes staged versions (BatchCreateTableVersions, or a BatchCommitTables of versions alone):
- * each version and the manifest it publishes, and the record that holds them back from readers until all are
- * published (batch-holds.ts). Each version is published by one create-only write, and a staged manifest goes only
- * once the batch's answer is recorded, so a retry of a batch whose instance stopped reads which of its versions are
- * already the manifests it staged, publishes the rest under the same hold, and lets them all appear at once.
+ * A batch (BatchCreateTableVersions, BatchCommitTables): each version it publishes and the manifest staged for it,
+ * the record that holds them back from readers until all are published (batch-holds.ts), and what else it changes.
+ * Each version is published by one create-only write, and a staged manifest goes only once the batch's answer is
+ * recorded, so a retry of a batch whose instance stopped reads which of its versions are already the manifests it
+ * staged, publishes the rest under the same hold, and lets them all appear at once; a batch with other changes is
+ * decided by its row in the catalog, which every attempt reads (batch-finish.ts).
  */
 export interface BatchOfVersions {
   hold: string;
   members: BatchMember[];
+  /** A batch that declares or deregisters tables or deletes versions too, decided in the catalog (batch-finish.ts). */
+  changes?: BatchChanges;
 }
 
 export interface ClaimRecord {
