@@ -64,7 +64,11 @@ export async function openDatabase(root: DataRoot, storageOptions: Record<string
   const turns = new TableTurns();
   const catalog = new Catalog(datasets, store, turns);
   // The ledger reads a stopped write's outcome from the table's records, which it reads through the tables.
-  const ledger = new WriteLedger(store, (claim) => decideFromHistory(tables, claim));
+  const ledger = new WriteLedger(
+    store,
+    (claim) => decideFromHistory(tables, claim),
+    (hold) => catalog.batchDecision(hold),
+  );
   // A batch a reader finished gets the records its own answer would have written.
   const tables: Tables = new Tables(catalog, datasets, store, turns, ledger, (author, members) =>
     Promise.all([recordFinishedBatch(tables, author, members), access().audit.record(finishedBatchEntry(author, members))]),

@@ -565,6 +565,11 @@ describe("a batch that changes the catalog as well as tables, its instance stopp
     const { staged, send } = await mixedBatch(MIXED_UNSENT);
     expect(await send(dying).catch((err: Error) => err)).toBeInstanceOf(Error);
     expect(await mixedSeen(MIXED_UNSENT)).toEqual(MIXED_UNTOUCHED);
+    // The transaction, by the id its answer would have given, is under way until the batch is decided.
+    const { key } = (await ledgerClaimFiles()).find((file) => file.claim.requestId === `${MIXED_UNSENT}-1`)!;
+    const transaction = async () =>
+      (await client(other.url, other.auth).post<{ status: string }>(`/v1/transaction/${key.split("/")[2]}/describe`, {})).body.status;
+    expect(await transaction()).toBe("Running");
     // Reading the versioned table after the lease has the batch finished; once its declared table is seen, so is its version.
     await until(
       "the batch finished",
@@ -583,6 +588,7 @@ describe("a batch that changes the catalog as well as tables, its instance stopp
         50,
       ),
     ).toEqual(MIXED_APPLIED);
+    expect(await transaction()).toBe("Succeeded");
     expect(await publishedNow([staged])).toEqual([true]);
     const retry = await send(other);
     expect(retry.status, JSON.stringify(retry.body)).toBe(200);

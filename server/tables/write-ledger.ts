@@ -30,6 +30,7 @@ import { log } from "@/server/log";
 import { traced } from "@/server/tracing";
 import type { ObjectStore } from "@/server/storage/object-store";
 import type { BatchChanges, BatchMember } from "@/server/catalog/batch-holds";
+import type { BatchState } from "@/server/catalog/catalog-table";
 import { manifestKey } from "@/server/lance/version-manifest";
 
 const PREFIX = ".quiver/requests/";
@@ -292,6 +293,8 @@ export class WriteLedger {
     private readonly store: ObjectStore,
     /** Reads the table's records for a claim whose attempt ended without saying how. */
     private readonly decide: (claim: ClaimRecord) => Promise<Verdict>,
+    /** A batch's decision in the catalog, for one that changes the catalog (batch-finish.ts). */
+    private readonly batchDecision: (hold: string) => Promise<BatchState | undefined> = async () => undefined,
   ) {}
 
   /**
@@ -576,6 +579,11 @@ export class WriteLedger {
     const named = await this.versionNaming(claim);
     if (named) return { claim, status: "Succeeded", version: named.version };
     if (decision?.landed) return { claim, status: "Succeeded", version: decision.landed.version };
+    // A batch that changes the catalog is what its row there says, whichever attempt decided it.
+    if (claim.shape.batch?.changes) {
+      const decided = await this.batchDecision(claim.shape.batch.hold);
+      return { claim, status: decided === "committed" ? "Succeeded" : decided === "aborted" ? "Failed" : "Running" };
+    }
     // A batch of versions whose instance stopped is finished by its retry or by a reader (batch-finish.ts): done once
     // every version is the manifest staged for it, whatever its decision said while it was not.
     if (claim.shape.batch && (await this.batchPublished(claim.shape.batch))) return { claim, status: "Succeeded" };
