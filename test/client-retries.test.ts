@@ -47,6 +47,7 @@ const MIXED_BEFORE = "mixed_before";
 const MIXED_AFTER = "mixed_after";
 const MIXED_UNSENT = "mixed_unsent";
 const MIXED_PAUSED = "mixed_paused";
+const MIXED_ABORTED = "mixed_aborted";
 /**
  * The dying instance's failpoints on any root: the second write to BACK_TO_BACK that commits is held before it records
  * or answers anything, and the instance dies once the third write's claim is in the ledger; it dies once the first
@@ -65,6 +66,7 @@ const ON_ANY_ROOT = [
   `kill-before-batch-decision:${MIXED_UNSENT}_v`,
   `kill-after-batch-decision:${MIXED_AFTER}_v`,
   `pause-before-batch-decision:${MIXED_PAUSED}_v`,
+  `pause-before-batch-decision:${MIXED_ABORTED}_v`,
 ];
 
 let dying: TestServer;
@@ -613,6 +615,28 @@ describe("a batch that changes the catalog as well as tables, its instance stopp
     expect(mixedAnswer(woken.body)).toEqual(MIXED_ANSWER);
     expect(await mixedSeen(MIXED_PAUSED)).toEqual(MIXED_APPLIED);
     expect(await count(`${MIXED_PAUSED}_v`)).toBe(5);
+  });
+
+  it("paused before its decision while another request changed a table it deregisters: its retry aborts it, and woken it finds it aborted", async () => {
+    const { send } = await mixedBatch(MIXED_ABORTED);
+    const api = client(other.url, other.auth);
+    const first = send(dying).catch((err: Error) => err);
+    await until("the instance paused in the batch", async () => isStopped(dying.pid), Boolean, 30_000, 10);
+    // Another request deregisters the table the batch deregisters; the retry finds it changed and aborts the batch.
+    expect((await api.post(`/v1/table/${MIXED_ABORTED}_gone/deregister`, {})).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 2 * LEASE_MS));
+    const retry = await send(other);
+    expect(retry.status, JSON.stringify(retry.body)).toBe(409);
+    expect(JSON.stringify(retry.body)).toMatch(/was changed by another request; nothing was changed/);
+    // Registered again where it was, the table is as the batch checked it: the woken attempt must still not apply it.
+    expect((await api.post(`/v1/table/${MIXED_ABORTED}_gone/register`, { location: `${MIXED_ABORTED}_gone.lance` })).status).toBe(200);
+    process.kill(dying.pid, "SIGCONT");
+    const woken = await first;
+    expect(woken).not.toBeInstanceOf(Error);
+    if (woken instanceof Error) return;
+    expect(woken.status, JSON.stringify(woken.body)).toBe(409);
+    expect(await mixedSeen(MIXED_ABORTED)).toEqual(MIXED_UNTOUCHED);
+    expect(await count(`${MIXED_ABORTED}_v`)).toBe(3);
   });
 });
 
