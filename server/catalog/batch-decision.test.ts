@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as lancedb from "@lancedb/lancedb";
 import { Datasets } from "@/server/lance/datasets";
 import type { NativeTable } from "@/server/lance/native";
 import { engineStorageOptions } from "@/server/storage/read-cache/engine-store";
@@ -75,8 +76,16 @@ describe("a batch's decision", () => {
     expect(await ours.datasets.catalogVersion()).toBe(before + 1);
     expect(await theirs.catalog.batchDecision("b2")).toBe("committed");
     expect((await theirs.catalog.resolve(["ns", "u"])).properties).toEqual({ owner: "etl" });
+    // Lance's own directory namespace reads the catalog with the batches' rows in it, and lists none of them.
+    const lance = await lancedb.connectNamespace("dir", { root: dir });
+    expect(await lance.tableNames(["ns"])).toEqual(["u"]);
+    expect(await lance.tableNames([])).toEqual([]);
+    expect((await lance.listNamespaces([])).namespaces).toEqual(["ns"]);
+    await lance.createNamespace(["after_batches"]);
+    expect((await ours.catalog.index()).namespaces.has("after_batches")).toBe(true);
     // Another attempt of it finds it decided, and commits nothing.
+    const decided = await ours.datasets.catalogVersion();
     expect(await theirs.catalog.decideBatch("b2", "committed", { declares: [declare], deregisters: [], deletions: [] })).toEqual({ state: "committed" });
-    expect(await ours.datasets.catalogVersion()).toBe(before + 1);
+    expect(await ours.datasets.catalogVersion()).toBe(decided);
   });
 });

@@ -31,12 +31,13 @@ import { joinIdentifier, DELIMITER } from "@/lib/identifiers";
  */
 export const DEREGISTERED = "deregistered_table";
 /**
- * The row type that records a batch's decision (batch-decision.ts): committed in the one catalog commit that makes
- * the batch's catalog changes, or aborted in one of its own. Its object id is no table's or namespace's (`:` is in
- * no name).
+ * The namespace whose rows record batches' decisions (CatalogTable.decideBatch): a batch's row is committed in the one
+ * catalog commit that makes its catalog changes, or aborted in one of its own. They are table rows, the one kind
+ * besides namespaces that Lance's own directory namespace reads without failing, below a namespace that has no row
+ * and whose name no client of Quiver can take (`:` is in no name), so no listing shows them.
  */
-export const BATCH = "quiver_batch";
-export const batchRowId = (hold: string) => `quiver:batch:${hold}`;
+const BATCHES = "quiver:batches";
+export const batchRowId = (hold: string) => `${BATCHES}${DELIMITER}${hold}`;
 export type BatchState = "committed" | "aborted";
 const MANIFEST_DIR = "__manifest";
 const COMPACT_EVERY_WRITES = 100;
@@ -108,7 +109,7 @@ export class CatalogIndex {
   readonly deregistered = new Set<string>();
   /** The object id of the catalogued table at each location. */
   readonly atLocation = new Map<string, string>();
-  /** The decisions of batches that change the catalog, by their rows' object ids (BATCH), and when each was made. */
+  /** The decisions of batches that change the catalog, by their rows' object ids (under BATCHES), and when each was made. */
   readonly batches = new Map<string, BatchState>();
   readonly batchTimes = new Map<string, number>();
   /** Tables that a catalog row names (the others are root-level directories without one). */
@@ -125,7 +126,10 @@ export class CatalogIndex {
   addRow(row: ManifestRow, sorted = true) {
     const id = row.object_id.split(DELIMITER);
     const properties = parseProperties(row.metadata);
-    if (row.object_type === "namespace") {
+    if (id[0] === BATCHES) {
+      this.batches.set(row.object_id, properties.state === "aborted" ? "aborted" : "committed");
+      this.batchTimes.set(row.object_id, Date.parse(properties.time ?? "") || 0);
+    } else if (row.object_type === "namespace") {
       this.namespaces.set(row.object_id, { objectId: row.object_id, id, properties });
       insert(this.childNamespaces, parentKey(id), id[id.length - 1], sorted);
     } else if (row.object_type === "table" && row.location) {
@@ -133,9 +137,6 @@ export class CatalogIndex {
     } else if (row.object_type === DEREGISTERED) {
       this.deregistered.add(row.object_id);
       if (this.tables.get(row.object_id)?.registered === false) this.remove(row.object_id);
-    } else if (row.object_type === BATCH) {
-      this.batches.set(row.object_id, properties.state === "aborted" ? "aborted" : "committed");
-      this.batchTimes.set(row.object_id, Date.parse(properties.time ?? "") || 0);
     }
   }
 
@@ -740,7 +741,8 @@ export class CatalogTable {
     const schema = await this.manifestSchema();
     const table = await this.datasets.catalogCommitHandle();
     const id = batchRowId(hold);
-    const batchRow: ManifestRow = { object_id: id, object_type: BATCH, location: null, metadata: JSON.stringify({ state, time: new Date().toISOString() }) };
+    const metadata = JSON.stringify({ state, time: new Date().toISOString() });
+    const batchRow: ManifestRow = { object_id: id, object_type: "table", location: `.quiver/batches/${hold}`, metadata };
     const rows: ManifestRow[] = [batchRow];
     if (state === "committed") {
       for (const d of change.declares) {
