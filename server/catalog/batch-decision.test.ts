@@ -16,6 +16,7 @@ import { parseRoot } from "@/server/storage/root";
 import { openStore } from "@/server/storage/stores";
 import type { BatchChanges } from "./batch-holds";
 import { Catalog } from "./catalog";
+import type { CatalogTable } from "./catalog-table";
 import { TableTurns } from "./table-turns";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "quiver-batch-decision-"));
@@ -87,5 +88,16 @@ describe("a batch's decision", () => {
     const decided = await ours.datasets.catalogVersion();
     expect(await theirs.catalog.decideBatch("b2", "committed", { declares: [declare], deregisters: [], deletions: [] })).toEqual({ state: "committed" });
     expect(await ours.datasets.catalogVersion()).toBe(decided);
+  });
+
+  it("rows go once decided longer ago than the idempotency window, in one commit when the catalog is compacted", async () => {
+    const table = (ours.catalog as unknown as { catalogTable: CatalogTable }).catalogTable;
+    await ours.catalog.index();
+    await table.forgetBatchesDecidedBefore(Date.now() - 60_000);
+    expect(await theirs.catalog.batchDecision("b2")).toBe("committed");
+    await table.forgetBatchesDecidedBefore(Date.now() + 1);
+    expect(await theirs.catalog.batchDecision("b1")).toBeUndefined();
+    expect(await theirs.catalog.batchDecision("b2")).toBeUndefined();
+    expect((await theirs.catalog.resolve(["ns", "u"])).properties).toEqual({ owner: "etl" });
   });
 });

@@ -519,7 +519,7 @@ export class CatalogTable {
     this.compacting ??= this.datasets
       .catalogTable()
       .then(async (table) => {
-        await this.forgetDecidedBatches();
+        await this.forgetBatchesDecidedBefore(Date.now() - config.idempotencyWindowMs);
         return table.optimize(Date.now() - CATALOG_HISTORY_MS);
       })
       .catch((err: unknown) => log.error({ err }, "catalog compaction failed"))
@@ -527,13 +527,12 @@ export class CatalogTable {
   }
 
   /**
-   * Removes the rows of batches decided longer ago than the idempotency window: no attempt of theirs can still be
-   * answered or woken into deciding (a claim older than the window is no longer answered from).
+   * Removes the rows of batches decided before `before` (compaction passes the idempotency window's start: no attempt
+   * of theirs can still be answered or woken into deciding, a claim older than the window being answered from no more).
    */
-  private async forgetDecidedBatches() {
+  async forgetBatchesDecidedBefore(before: number) {
     const index = this.cached?.index;
     if (!index) return;
-    const before = Date.now() - config.idempotencyWindowMs;
     const old = [...index.batchTimes].filter(([, time]) => time < before).map(([id]) => id);
     if (old.length) await this.remove(old);
   }
