@@ -166,7 +166,7 @@ export async function settleBatch(
       // The records of who made the deleted versions go with them.
       await pruneAuthors(tables.records, entry, deletion.branch, kept);
     }
-    // The one instant at which readers through the catalog see every version the batch published.
+    // Readers through the catalog have seen the versions since the decision (heldBack asks it); the hold goes.
     await releaseBatch(tables.records, hold, members);
     return { state: "committed" };
   }
