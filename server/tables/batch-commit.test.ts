@@ -13,6 +13,7 @@ import { openDatabase } from "@/server/databases";
 import { QuiverError } from "@/server/errors";
 import { manifestKey } from "@/server/lance/version-manifest";
 import { parseRoot } from "@/server/storage/root";
+import { TableFiles } from "@/server/lance/table-files";
 import { checkBatch, commitBatch } from "./batch-commit";
 import type { Tables } from "./tables";
 
@@ -83,5 +84,27 @@ describe("a batch overtaken between its check and its apply", () => {
     expect(existsSync(aStaged)).toBe(false);
     expect(await catalog.isDeclaredOnly(await catalog.resolve(["c"]))).toBe(true);
     await expect(catalog.resolve(["d"])).rejects.toMatchObject({ codeName: "TableNotFound" });
+  });
+
+  it("the store failing while it publishes a version leaves a batch that changes the catalog undecided, for its retry", async () => {
+    const eStaged = await staged("e");
+    await db.createTable("f", rows(0, 2));
+    const decided = (await catalog.index()).batches.size;
+    const publishing = TableFiles.prototype.publishManifest;
+    TableFiles.prototype.publishManifest = async () => {
+      TableFiles.prototype.publishManifest = publishing;
+      throw new QuiverError("ServiceUnavailable", "the data root's store is unavailable: a test's");
+    };
+    const failed = await commitBatch(catalog, tables, [
+      { kind: "create_table_version", id: ["e"], version: { version: 2, manifestPath: eStaged } },
+      { kind: "deregister_table", id: ["f"] },
+    ]).catch((err: unknown) => err);
+    TableFiles.prototype.publishManifest = publishing;
+    expect(failed).toBeInstanceOf(QuiverError);
+    expect((failed as QuiverError).codeName).toBe("ServiceUnavailable");
+    // Not decided: no batch's row in the catalog, nothing of it applied.
+    expect((await catalog.index()).batches.size).toBe(decided);
+    expect(await latestVersion("e")).toBe(1);
+    expect((await catalog.resolve(["f"])).location).toBe("f.lance");
   });
 });

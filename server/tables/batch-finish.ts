@@ -155,7 +155,7 @@ export async function settleBatch(
     for (const id of named) failpoint("kill-after-batch-decision", formatIdentifier(id));
     await catalog.afterBatchDecided(changes);
     for (const deletion of changes.deletions) {
-      const entry = await tables.resolve(deletion.table).catch(() => null);
+      const entry = await entryOrGone(tables, deletion.table);
       // A table dropped since the decision has no versions left to delete.
       if (!entry) continue;
       const files = tables.filesOf(entry);
@@ -182,7 +182,10 @@ export async function settleBatch(
   return { state: "aborted", why: why ?? "another attempt of the batch found that it could not be applied" };
 }
 
-/** Reserves the batch's declared locations and publishes its versions, held; the reason it cannot, if any. */
+/**
+ * Reserves the batch's declared locations and publishes its versions, held; the reason it cannot, if any. A failure
+ * of the store is thrown, not a reason: the batch stays undecided, and its retry carries it on.
+ */
 async function prepare(tables: FinishingTables, hold: string, members: BatchMember[], changes: BatchChanges): Promise<string | null> {
   for (const declare of changes.declares) {
     if (!(await tables.batchCatalog.reserveForBatch(declare, hold))) return `the location of table '${declare.objectId}' is already in use`;
@@ -194,15 +197,25 @@ async function prepare(tables: FinishingTables, hold: string, members: BatchMemb
     try {
       await publish(tables, planned);
     } catch (err) {
-      return err instanceof Error ? err.message : String(err);
+      // Another commit took the version. Anything else (the store failing) leaves the batch undecided, for a retry.
+      if (err instanceof QuiverError && err.codeName === "ConcurrentModification") return err.message;
+      throw err;
     }
   }
   return null;
 }
 
+/** A table's entry, or null once it is catalogued no more; a failure to look (the store's) is thrown. */
+async function entryOrGone(tables: FinishingTables, id: Id): Promise<TableEntry | null> {
+  return tables.resolve(id).catch((err: unknown) => {
+    if (err instanceof QuiverError && err.codeName === "TableNotFound") return null;
+    throw err;
+  });
+}
+
 /** What finishing a member takes, or why it cannot be finished. */
 async function planOf(tables: FinishingTables, member: BatchMember): Promise<Planned | string> {
-  const entry = await tables.resolve(member.table).catch(() => null);
+  const entry = await entryOrGone(tables, member.table);
   const files = entry && tables.filesOf(entry);
   if (!entry || !files || files.directoryOf(member.branch) !== member.directory) return "its table is no longer there";
   const [content, there] = await Promise.all([files.read(member.staged), files.read(manifestKey(member.directory, member.version, member.v2))]);
