@@ -79,7 +79,7 @@ interface NewRow {
   properties: Record<string, string>;
 }
 
-/** What a batch's decision changes in the catalog (batch-decision.ts). */
+/** What a batch's decision changes in the catalog (settleBatch in server/tables/batch-finish.ts). */
 export interface CatalogBatchChange {
   declares: Array<{ objectId: string; location: string; properties: Record<string, string> }>;
   /** Root-level tables whose row becomes the one that hides their directory. */
@@ -110,8 +110,7 @@ export class CatalogIndex {
   /** The object id of the catalogued table at each location. */
   readonly atLocation = new Map<string, string>();
   /** The decisions of batches that change the catalog, by their rows' object ids (under BATCHES), and when each was made. */
-  readonly batches = new Map<string, BatchState>();
-  readonly batchTimes = new Map<string, number>();
+  readonly batches = new Map<string, { state: BatchState; time: number }>();
   /** Tables that a catalog row names (the others are root-level directories without one). */
   private registeredTables = 0;
 
@@ -127,8 +126,7 @@ export class CatalogIndex {
     const id = row.object_id.split(DELIMITER);
     const properties = parseProperties(row.metadata);
     if (id[0] === BATCHES) {
-      this.batches.set(row.object_id, properties.state === "aborted" ? "aborted" : "committed");
-      this.batchTimes.set(row.object_id, Date.parse(properties.time ?? "") || 0);
+      this.batches.set(row.object_id, { state: properties.state === "aborted" ? "aborted" : "committed", time: Date.parse(properties.time ?? "") || 0 });
     } else if (row.object_type === "namespace") {
       this.namespaces.set(row.object_id, { objectId: row.object_id, id, properties });
       insert(this.childNamespaces, parentKey(id), id[id.length - 1], sorted);
@@ -156,7 +154,6 @@ export class CatalogIndex {
   remove(objectId: string) {
     this.deregistered.delete(objectId);
     this.batches.delete(objectId);
-    this.batchTimes.delete(objectId);
     const table = this.tables.get(objectId);
     const namespace = this.namespaces.get(objectId);
     const entry = table ?? namespace;
@@ -533,7 +530,7 @@ export class CatalogTable {
   async forgetBatchesDecidedBefore(before: number) {
     const index = this.cached?.index;
     if (!index) return;
-    const old = [...index.batchTimes].filter(([, time]) => time < before).map(([id]) => id);
+    const old = [...index.batches].filter(([, { time }]) => time < before).map(([id]) => id);
     if (old.length) await this.remove(old);
   }
 
@@ -690,7 +687,7 @@ export class CatalogTable {
           object_id: r.objectId,
           object_type: r.objectType,
           location: r.location,
-          metadata: Object.keys(r.properties).length ? JSON.stringify(r.properties) : null,
+          metadata: metadataOf(r.properties),
         }));
       if (added.length === 0) return { fresh: fresh.map((f, i) => f || ours[i]), settled: true };
       const file = this.rowsFile(added, schema);
@@ -726,7 +723,7 @@ export class CatalogTable {
   }
 
   /**
-   * Decides a batch that changes the catalog (batch-decision.ts): commits its row in `state`, and when committed the
+   * Decides a batch that changes the catalog (settleBatch in server/tables/batch-finish.ts): commits its row in `state`, and when committed the
    * batch's catalog changes with it, all in one commit, made only as the version right after the one the index was
    * checked at (nothing changed between the check and the commit, on any instance). Answers the batch's state when
    * another attempt of it decided first (its row is there), or the reason `conflict` found in the index.
@@ -745,21 +742,17 @@ export class CatalogTable {
     const rows: ManifestRow[] = [batchRow];
     if (state === "committed") {
       for (const d of change.declares) {
-        rows.push({
-          object_id: d.objectId,
-          object_type: "table",
-          location: d.location,
-          metadata: Object.keys(d.properties).length ? JSON.stringify(d.properties) : null,
-        });
+        rows.push({ object_id: d.objectId, object_type: "table", location: d.location, metadata: metadataOf(d.properties) });
       }
       for (const objectId of change.hides) rows.push({ object_id: objectId, object_type: DEREGISTERED, location: null, metadata: null });
     }
     const removes = state === "committed" ? change.removes : [];
+    const file = this.rowsFile(rows, schema);
     for (let attempt = 1; attempt <= DECISION_ATTEMPTS; attempt++) {
       await this.index();
       const outcome = await this.writing.run("", async () => {
         const { version: at, index } = this.cached!;
-        const decided = index.batches.get(id);
+        const decided = index.batches.get(id)?.state;
         if (decided) return { state: decided };
         const why = state === "committed" ? await conflict(index) : null;
         if (why) return { conflict: why };
@@ -774,7 +767,6 @@ export class CatalogTable {
         await engineCall("open the catalog", () => table.checkoutLatest());
         let builder = table.mergeInsert(["object_id"]).whenMatchedUpdateAll().whenNotMatchedInsertAll();
         if (removes.length) builder = builder.whenNotMatchedBySourceDelete(`object_id IN (${removes.map(sqlString).join(", ")})`);
-        const file = this.rowsFile(rows, schema);
         try {
           // Refused for a commit that came between: no failure, and the catalog is checked again.
           const failure = (err: unknown, what: string) =>
@@ -848,7 +840,7 @@ export class CatalogTable {
 
   /** Turns the row that hides a root-level directory back into the table row that names it, in one commit. */
   unhideRootTable(name: string, location: string, properties: Record<string, string>): Promise<void> {
-    return this.replaceRow({ object_id: name, object_type: "table", location, metadata: Object.keys(properties).length ? JSON.stringify(properties) : null });
+    return this.replaceRow({ object_id: name, object_type: "table", location, metadata: metadataOf(properties) });
   }
 
   /** Writes a row in place of the one with its object id, or adds it, in one commit. */
@@ -868,6 +860,11 @@ export class CatalogTable {
 function holdsRowOf(index: CatalogIndex, row: NewRow): boolean {
   const entry = index.tables.get(row.objectId);
   return row.objectType === "table" && entry?.registered === true && entry.location === row.location;
+}
+
+/** A row's `metadata`: its properties as JSON, or null when it has none. */
+function metadataOf(properties: Record<string, string>): string | null {
+  return Object.keys(properties).length ? JSON.stringify(properties) : null;
 }
 
 export function sqlString(value: string): string {

@@ -377,7 +377,7 @@ export class Catalog {
 
   /** A batch's decision as a fresh look at the catalog finds it (batch-finish.ts). */
   async batchDecision(hold: string): Promise<BatchState | undefined> {
-    return (await this.index()).batches.get(batchRowId(hold));
+    return (await this.index()).batches.get(batchRowId(hold))?.state;
   }
 
   reserveForBatch(declare: BatchChanges["declares"][number], hold: string): Promise<boolean> {
@@ -395,7 +395,7 @@ export class Catalog {
    */
   decideBatch(hold: string, state: BatchState, changes: BatchChanges): Promise<{ state: BatchState } | { conflict: string }> {
     const change = {
-      declares: changes.declares.map(({ objectId, location, properties }) => ({ objectId, location, properties })),
+      declares: changes.declares,
       hides: changes.deregisters.filter((d) => d.hides).map((d) => d.objectId),
       removes: changes.deregisters.filter((d) => !d.hides).map((d) => d.objectId),
     };

@@ -155,7 +155,7 @@ export class Datasets {
 
   /**
    * A handle on `__manifest` whose commits Quiver publishes (engine-versions.ts), for a catalog commit that must be
-   * admitted as one version exactly (a batch's decision, server/catalog/batch-decision.ts). The catalog's other
+   * admitted as one version exactly (a batch's decision, CatalogTable.decideBatch). The catalog's other
    * commits are the engine's own, through `commitHandle`.
    */
   catalogCommitHandle(): Promise<NativeTable> {

@@ -109,9 +109,13 @@ async function finish(tables: FinishingTables, batch: string, members: BatchMemb
     { batch, versions: members.map((m) => `${m.table.join(".")}@${m.version}`) },
     "a batch of versions whose instance stopped part-way was finished by a reader that met its hold",
   );
-  // The versions are published whatever happens here: only who made them, and the audit log's entry, would lack.
-  if (author) await tables.recordFinished(author, members).catch((err: unknown) => log.error({ err, batch }, "recording a finished batch failed"));
+  await recordAsCallers(tables, batch, author, members);
   return true;
+}
+
+/** A finished batch's records in its caller's name; the batch is applied whatever happens here, only they would lack. */
+async function recordAsCallers(tables: FinishingTables, batch: string, author: BatchAuthor | null, members: BatchMember[]) {
+  if (author) await tables.recordFinished(author, members).catch((err: unknown) => log.error({ err, batch }, "recording a finished batch failed"));
 }
 
 async function finishWithChanges(tables: FinishingTables, batch: string, members: BatchMember[], author: BatchAuthor | null, changes: BatchChanges) {
@@ -121,7 +125,7 @@ async function finishWithChanges(tables: FinishingTables, batch: string, members
     return true;
   }
   log.warn({ batch }, "a batch whose instance stopped part-way was finished by a reader that met its hold");
-  if (author) await tables.recordFinished(author, members).catch((err: unknown) => log.error({ err, batch }, "recording a finished batch failed"));
+  await recordAsCallers(tables, batch, author, members);
   return true;
 }
 
@@ -239,7 +243,7 @@ async function publish(tables: FinishingTables, { entry, files, member, content 
   );
 }
 
-/** Takes back the versions this finisher published, each while nothing was committed on it. */
+/** Takes back versions the batch published (by this finisher, or by any attempt of an aborted batch), each while nothing was committed on it. */
 async function takeBack(tables: FinishingTables, mine: Planned[]) {
   for (const { entry, files, member } of mine.reverse()) {
     await tables
